@@ -1,0 +1,221 @@
+// The `electlab` command line. `sim` is a contract (see ../shared/DESIGN.md): flags,
+// --json fields and message kind names are relied on by tests and users' scripts.
+
+import { Command, CommanderError, Option } from "commander"
+import { countsByKindName } from "../src/core/engine"
+import { algorithmName, algorithmNames } from "../src/core/frame"
+import { NO_NODE } from "../src/core/node"
+import {
+  checkIds,
+  checkMembers,
+  InputError,
+  MAX_NODES,
+  MIN_NODES,
+  parseAlgorithmName,
+  parseIdList,
+  parseInteger,
+  parseNetworkName,
+  parseNumber,
+} from "./cluster"
+import { NETWORK_NAMES } from "./networks"
+import { readScenario, ScenarioRunner } from "./scenario"
+import { runBench } from "./bench"
+import { parseTopology } from "./topology"
+
+interface SimFlags {
+  algorithm: string
+  nodes?: string
+  ids?: string
+  crash?: string
+  detect?: string
+  topology: string
+  network: string
+  seed: string
+  scenario?: string
+  json?: boolean
+  loss: string
+  detector?: boolean
+  until?: string
+  maxEvents?: string
+  chart: boolean
+}
+
+/** What `electlab sim --json` prints (the contract's fields, then extras). */
+export interface SimReport {
+  algorithm: string
+  network: string
+  nodes: number[]
+  crashed: number[]
+  coordinator: number | null
+  agreement: boolean
+  messages: { total: number; byKind: Record<string, number> }
+  frames: number
+  electionTime: number
+  violations: string[]
+  heartbeats: number
+  lost: number
+  seed: number
+  endTime: number
+}
+
+/** Turns the `sim` flags into scenario commands, checking each flag by name. */
+export function simCommands(flags: SimFlags): string[] {
+  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until"] as const
+  if (flags.scenario) {
+    for (const key of scenarioOnly)
+      if (flags[key] !== undefined)
+        throw new InputError(`--${key} cannot be combined with --scenario; put it in the file`)
+    return []
+  }
+  const algorithm = parseAlgorithmName(flags.algorithm, "--algorithm")
+  const network = parseNetworkName(flags.network, "--network")
+  const seed = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1)
+  const loss = parseNumber(flags.loss, "--loss", 0, 1)
+  parseTopology(flags.topology, "--topology")
+  let ids: number[]
+  if (flags.nodes !== undefined && flags.ids !== undefined)
+    throw new InputError("give --nodes or --ids, not both")
+  if (flags.nodes !== undefined) {
+    const n = parseInteger(flags.nodes, "--nodes", MIN_NODES, MAX_NODES)
+    ids = Array.from({ length: n }, (_, i) => i + 1)
+  } else if (flags.ids !== undefined) {
+    ids = parseIdList(flags.ids, "--ids")
+  } else throw new InputError("give --nodes N or --ids a,b,c (or --scenario FILE)")
+  checkIds(ids, flags.ids !== undefined ? "--ids" : "--nodes")
+  const crashed = flags.crash !== undefined ? parseIdList(flags.crash, "--crash") : []
+  checkMembers(crashed, ids, "--crash")
+  let detect: string | null = null
+  if (flags.detect !== undefined) {
+    if (flags.detect === "all") detect = "all"
+    else {
+      const d = parseIdList(flags.detect, "--detect")
+      checkMembers(d, ids, "--detect")
+      for (const id of d)
+        if (crashed.includes(id))
+          throw new InputError(`process ${id} is crashed (--crash) and cannot notice anything`, "--detect")
+      detect = d.join(",")
+    }
+  }
+  if (crashed.length === ids.length) throw new InputError("every process is crashed", "--crash")
+
+  const ideal = network === "ideal"
+  const clusterArgs = [
+    `algorithm=${algorithmName(algorithm)}`,
+    `ids=${ids.join(",")}`,
+    `network=${network}`,
+    `seed=${seed}`,
+  ]
+  if (loss > 0) clusterArgs.push(`loss=${loss}`)
+  if (flags.detector)
+    clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=500 failure-timeout=1500")
+  const commands = [`cluster ${clusterArgs.join(" ")}`]
+  if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
+  if (detect) commands.push(`detect ${detect}`)
+  if (flags.detector || flags.until !== undefined) {
+    const until = flags.until !== undefined ? parseNumber(flags.until, "--until", 0, 1e12) : ideal ? 200 : 10000
+    commands.push(`run until=${until}`)
+  } else {
+    commands.push(flags.maxEvents ? `settle max-events=${flags.maxEvents}` : "settle")
+  }
+  commands.push("summary")
+  return commands
+}
+
+function runSim(flags: SimFlags): number {
+  const runner = new ScenarioRunner(flags.scenario ?? "sim")
+  const lines: string[] = []
+  if (flags.scenario) {
+    const blocks = readScenario(flags.scenario)
+    runner.run(blocks).forEach((out) => lines.push(...out))
+    if (!runner.lastSummary) {
+      lines.push(...runner.runCommand("summary", `${flags.scenario}: end`))
+    }
+  } else {
+    for (const command of simCommands(flags)) lines.push(...runner.runCommand(command, "sim"))
+  }
+  const s = runner.lastSummary!
+  const engine = runner.engine!
+  const spec = runner.spec!
+  if (flags.json) {
+    const report: SimReport = {
+      algorithm: algorithmName(spec.algorithm),
+      network: spec.network,
+      nodes: [...engine.ids],
+      crashed: s.crashed,
+      coordinator: s.coordinator === NO_NODE ? null : s.coordinator,
+      agreement: s.agreement,
+      messages: { total: s.messages, byKind: countsByKindName(s.byKind) },
+      frames: s.frames,
+      electionTime: s.electionTime,
+      violations: s.violations,
+      heartbeats: s.heartbeats,
+      lost: s.lost,
+      seed: spec.seed,
+      endTime: engine.now,
+    }
+    process.stdout.write(JSON.stringify(report) + "\n")
+  } else {
+    const chart = flags.chart ? lines : lines.slice(-1)
+    process.stdout.write(chart.join("\n") + "\n")
+  }
+  return s.violations.length === 0 ? 0 : 3
+}
+
+export function buildProgram(): Command {
+  const program = new Command()
+  program
+    .name("electlab")
+    .description("Coordinator election for ESP32 boards: simulator, lab and tools")
+    .showHelpAfterError()
+    .exitOverride()
+  program
+    .command("sim")
+    .description("run one election scenario in the deterministic simulator")
+    .addOption(
+      new Option("--algorithm <name>", `election algorithm: ${algorithmNames().join(", ")}`).default("bully"),
+    )
+    .option("--nodes <n>", `processes with ids 1..n (${MIN_NODES}..${MAX_NODES})`)
+    .option("--ids <list>", "explicit ids in ring order, e.g. 3,9,4 or 0..7")
+    .option("--crash <list>", "processes down at time 0")
+    .option("--detect <list>", "processes that notice the coordinator's failure at time 0, or 'all'")
+    .option("--topology <t>", "ring | complete | grid:RxC | FILE (for echo)", "complete")
+    .option("--network <name>", `${NETWORK_NAMES.join(" | ")}`, "ideal")
+    .option("--seed <s>", "seed for the network's random choices", "1")
+    .option("--loss <p>", "probability that a message is lost (0..1)", "0")
+    .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
+    .option("--until <t>", "run until this time instead of until quiet")
+    .option("--max-events <n>", "give up settling after this many events")
+    .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
+    .option("--json", "print one JSON object instead of the chart")
+    .option("--no-chart", "print only the summary line")
+    .action((flags: SimFlags) => {
+      process.exitCode = runSim(flags)
+    })
+  program
+    .command("bench")
+    .description("measure simulator throughput and a 1000-process Bully election")
+    .option("--json", "print the figures as JSON")
+    .option("--quick", "smaller runs (for tests)")
+    .action((flags: { json?: boolean; quick?: boolean }) => {
+      runBench(flags)
+    })
+  return program
+}
+
+export function main(argv: string[]): void {
+  const program = buildProgram()
+  try {
+    program.parse(argv)
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode
+      return
+    }
+    if (e instanceof InputError) {
+      process.stderr.write(`electlab: ${e.message}\n`)
+      process.exitCode = 2
+      return
+    }
+    throw e
+  }
+}

@@ -1,0 +1,144 @@
+// A cluster specification, checked with clear errors, and the engine it builds.
+
+import { isImplemented, IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
+import { Engine } from "../src/core/engine"
+import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
+import { idealTiming, type Timing } from "../src/core/node"
+import { makeNetwork, NETWORK_NAMES, type NetworkName } from "./networks"
+
+/** Bad input from a user: the message names the problem, `where` names the place. */
+export class InputError extends Error {
+  constructor(
+    message: string,
+    public where?: string,
+  ) {
+    super(where ? `${where}: ${message}` : message)
+    this.name = "InputError"
+  }
+}
+
+export const MIN_NODES = 2
+export const MAX_NODES = 10000
+
+export interface ClusterSpec {
+  algorithm: number
+  ids: number[]
+  network: NetworkName
+  seed: number
+  group: number
+  timing: Timing
+  loss: number
+}
+
+/** Board timing (ms) used for the bus and WiFi models; the ideal network counts in ticks. */
+export function boardTiming(): Timing {
+  return { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 0, failureTimeout: 0 }
+}
+
+export function parseAlgorithmName(name: string, where?: string): number {
+  const algorithm = parseAlgorithm(name)
+  if (!algorithm)
+    throw new InputError(
+      `unknown algorithm '${name}'; known: ${algorithmNames().join(", ")}`,
+      where,
+    )
+  if (!isImplemented(algorithm))
+    throw new InputError(
+      `algorithm '${name}' is not implemented yet; available: ${IMPLEMENTED_ALGORITHMS.map(algorithmName).join(", ")}`,
+      where,
+    )
+  return algorithm
+}
+
+export function parseNetworkName(name: string, where?: string): NetworkName {
+  if ((NETWORK_NAMES as readonly string[]).includes(name)) return name as NetworkName
+  throw new InputError(`unknown network '${name}'; known: ${NETWORK_NAMES.join(", ")}`, where)
+}
+
+export function parseNumber(text: string, where: string, min: number, max: number): number {
+  if (!/^-?\d+(\.\d+)?$/.test(text.trim()))
+    throw new InputError(`'${text}' is not a number`, where)
+  const n = Number(text)
+  if (n < min || n > max) throw new InputError(`${n} is out of range ${min}..${max}`, where)
+  return n
+}
+
+export function parseInteger(text: string, where: string, min: number, max: number): number {
+  const n = parseNumber(text, where, min, max)
+  if (!Number.isInteger(n)) throw new InputError(`'${text}' is not a whole number`, where)
+  return n
+}
+
+/** "1,2,5" or "0..7" or "1..3,9": ids in the order given. */
+export function parseIdList(text: string, where: string): number[] {
+  const ids: number[] = []
+  for (const part of text.split(",")) {
+    const item = part.trim()
+    if (item === "") throw new InputError(`empty entry in id list '${text}'`, where)
+    const range = /^(\d+)\.\.(\d+)$/.exec(item)
+    if (range) {
+      const lo = parseInteger(range[1], where, 0, MAX_NODE_ID)
+      const hi = parseInteger(range[2], where, 0, MAX_NODE_ID)
+      if (hi < lo) throw new InputError(`range ${item} runs backwards`, where)
+      if (hi - lo + 1 > MAX_NODES) throw new InputError(`range ${item} is too large`, where)
+      for (let id = lo; id <= hi; id++) ids.push(id)
+    } else {
+      if (!/^\d+$/.test(item))
+        throw new InputError(`'${item}' is not a process id (0..${MAX_NODE_ID})`, where)
+      ids.push(parseInteger(item, where, 0, MAX_NODE_ID))
+    }
+  }
+  return ids
+}
+
+export function checkIds(ids: number[], where: string): void {
+  if (ids.length < MIN_NODES || ids.length > MAX_NODES)
+    throw new InputError(
+      `a cluster needs ${MIN_NODES}..${MAX_NODES} processes, got ${ids.length}`,
+      where,
+    )
+  const seen = new Set<number>()
+  for (const id of ids) {
+    if (seen.has(id)) throw new InputError(`duplicate process id ${id}`, where)
+    seen.add(id)
+  }
+}
+
+/** Ids named by a flag must belong to the cluster. */
+export function checkMembers(named: number[], ids: number[], where: string): void {
+  const members = new Set(ids)
+  for (const id of named)
+    if (!members.has(id))
+      throw new InputError(`process ${id} is not in the cluster (${describeIds(ids)})`, where)
+}
+
+export function describeIds(ids: number[]): string {
+  const sorted = [...ids].sort((a, b) => a - b)
+  const contiguous = sorted.every((id, i) => i === 0 || id === sorted[i - 1] + 1)
+  if (contiguous && sorted.length > 3) return `ids ${sorted[0]}..${sorted[sorted.length - 1]}`
+  return `ids ${sorted.join(",")}`
+}
+
+export function defaultSpec(): ClusterSpec {
+  return {
+    algorithm: parseAlgorithm("bully"),
+    ids: [],
+    network: "ideal",
+    seed: 1,
+    group: 1,
+    timing: idealTiming(),
+    loss: 0,
+  }
+}
+
+export function buildEngine(spec: ClusterSpec): Engine {
+  const engine = new Engine({
+    algorithm: spec.algorithm,
+    ids: spec.ids,
+    group: spec.group,
+    timing: spec.timing,
+    network: makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length),
+  })
+  engine.start()
+  return engine
+}

@@ -1,0 +1,327 @@
+// Scenario files: commands, each optionally followed by `----` and its expected output
+// (the model is etcd raft's testdata/*.txt). The CLI runs them (`--scenario`), the golden
+// tests run them and compare, and `npm run golden:update` rewrites the expected parts.
+//
+//   # comment
+//   cluster algorithm=bully ids=0..7        set up; every process knows the highest is coordinator
+//   crash 7                                  crash now (also: recover IDS, detect IDS|all)
+//   at 20 recover 7                          schedule for time 20
+//   settle                                   run until nothing is pending
+//   run until=100 | run for=50               run for a while (needed with heartbeats on)
+//   status                                   each process's role and coordinator
+//   summary                                  totals since the last summary; then reset them
+//   ----
+//   expected output, up to a blank line
+
+import { readFileSync } from "node:fs"
+import { type Engine, type TraceRecord, type Summary } from "../src/core/engine"
+import { NO_NODE, Role, roleName } from "../src/core/node"
+import {
+  boardTiming,
+  buildEngine,
+  checkIds,
+  checkMembers,
+  type ClusterSpec,
+  defaultSpec,
+  describeIds,
+  InputError,
+  MAX_NODES,
+  MIN_NODES,
+  parseAlgorithmName,
+  parseIdList,
+  parseInteger,
+  parseNetworkName,
+  parseNumber,
+} from "./cluster"
+import { formatRecord, formatSummary, formatTime } from "./msc"
+import { algorithmName } from "../src/core/frame"
+
+export interface Block {
+  /** 1-based line of the command. */
+  line: number
+  command: string
+  /** Expected output lines, or null when the file gives none. */
+  expected: string[] | null
+}
+
+export const SEPARATOR = "----"
+
+export function parseScenario(text: string, file: string): Block[] {
+  const lines = text.split("\n")
+  const blocks: Block[] = []
+  let i = 0
+  while (i < lines.length) {
+    const raw = lines[i].trim()
+    if (raw === "" || raw.startsWith("#")) {
+      i++
+      continue
+    }
+    if (raw === SEPARATOR)
+      throw new InputError("'----' with no command above it", `${file}:${i + 1}`)
+    const block: Block = { line: i + 1, command: raw, expected: null }
+    i++
+    if (i < lines.length && lines[i].trim() === SEPARATOR) {
+      i++
+      const expected: string[] = []
+      while (i < lines.length && lines[i].trim() !== "") expected.push(lines[i++].trimEnd())
+      block.expected = expected
+    }
+    blocks.push(block)
+  }
+  return blocks
+}
+
+export function readScenario(file: string): Block[] {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    throw new InputError(`cannot read scenario file: ${(e as Error).message}`, file)
+  }
+  return parseScenario(text, file)
+}
+
+/** Writes blocks back with their actual output as the expected part. */
+export function renderScenario(header: string[], blocks: Block[], outputs: string[][]): string {
+  const parts: string[] = []
+  if (header.length) parts.push(header.join("\n"))
+  blocks.forEach((b, i) => {
+    parts.push([b.command, SEPARATOR, ...outputs[i]].join("\n"))
+  })
+  return parts.join("\n\n") + "\n"
+}
+
+/** Leading comment lines of a scenario file, kept when it is rewritten. */
+export function scenarioHeader(text: string): string[] {
+  const header: string[] = []
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || (line.trim() === "" && header.length > 0)) header.push(line)
+    else break
+  }
+  while (header.length && header[header.length - 1].trim() === "") header.pop()
+  return header
+}
+
+export interface RunOptions {
+  /** Overrides applied to the `cluster` command (CLI flags beat the file). */
+  maxEvents?: number
+}
+
+const DEFAULT_MAX_EVENTS = 50_000_000
+
+/** Runs scenario commands one by one, collecting what each one printed. */
+export class ScenarioRunner {
+  engine: Engine | null = null
+  spec: ClusterSpec | null = null
+  private output: string[] = []
+  /** The last summary taken (for --json). */
+  lastSummary: Summary | null = null
+
+  constructor(
+    private file: string,
+    private options: RunOptions = {},
+  ) {}
+
+  run(blocks: Block[]): string[][] {
+    return blocks.map((b) => this.runCommand(b.command, `${this.file}:${b.line}`))
+  }
+
+  runCommand(command: string, where: string): string[] {
+    this.output = []
+    const [verb, ...args] = command.split(/\s+/)
+    if (verb !== "cluster" && !this.engine)
+      throw new InputError(`'${verb}' before 'cluster': the first command must set up the cluster`, where)
+    switch (verb) {
+      case "cluster":
+        this.cluster(args, where)
+        break
+      case "crash":
+      case "recover":
+      case "detect":
+        this.act(verb, this.ids(args, where, verb === "detect"), where)
+        break
+      case "at":
+        this.schedule(args, where)
+        break
+      case "settle":
+        this.settle(args, where)
+        break
+      case "run":
+        this.runFor(args, where)
+        break
+      case "status":
+        this.status()
+        break
+      case "summary":
+        this.summary()
+        break
+      default:
+        throw new InputError(
+          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, settle, run, status, summary`,
+          where,
+        )
+    }
+    return this.output
+  }
+
+  private cluster(args: string[], where: string) {
+    if (this.engine) throw new InputError("a scenario has one 'cluster' command", where)
+    const spec = defaultSpec()
+    const kv = keyValues(args, where)
+    let timingSet = false
+    for (const [key, value] of kv) {
+      const at = `${where}: ${key}`
+      switch (key) {
+        case "algorithm":
+          spec.algorithm = parseAlgorithmName(value, at)
+          break
+        case "ids":
+          spec.ids = parseIdList(value, at)
+          break
+        case "nodes": {
+          const n = parseInteger(value, at, MIN_NODES, MAX_NODES)
+          spec.ids = Array.from({ length: n }, (_, i) => i + 1)
+          break
+        }
+        case "network":
+          spec.network = parseNetworkName(value, at)
+          if (!timingSet && spec.network !== "ideal") spec.timing = boardTiming()
+          break
+        case "seed":
+          spec.seed = parseInteger(value, at, 0, 2 ** 32 - 1)
+          break
+        case "group":
+          spec.group = parseInteger(value, at, 0, 255)
+          break
+        case "loss":
+          spec.loss = parseNumber(value, at, 0, 1)
+          break
+        case "answer-timeout":
+          spec.timing.answerTimeout = parseNumber(value, at, 0.001, 1e9)
+          timingSet = true
+          break
+        case "coordinator-timeout":
+          spec.timing.coordinatorTimeout = parseNumber(value, at, 0.001, 1e9)
+          timingSet = true
+          break
+        case "heartbeat":
+          spec.timing.heartbeatInterval = parseNumber(value, at, 0, 1e9)
+          timingSet = true
+          break
+        case "failure-timeout":
+          spec.timing.failureTimeout = parseNumber(value, at, 0, 1e9)
+          timingSet = true
+          break
+        default:
+          throw new InputError(
+            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout`,
+            where,
+          )
+      }
+    }
+    if (!kv.has("ids") && !kv.has("nodes")) throw new InputError("cluster needs ids= or nodes=", where)
+    if (kv.has("ids") && kv.has("nodes")) throw new InputError("give ids= or nodes=, not both", where)
+    checkIds(spec.ids, `${where}: ${kv.has("ids") ? "ids" : "nodes"}`)
+    if (spec.timing.heartbeatInterval > 0 && !(spec.timing.failureTimeout > spec.timing.heartbeatInterval))
+      throw new InputError("failure-timeout must be longer than heartbeat", where)
+    this.spec = spec
+    this.engine = buildEngine(spec)
+    this.engine.tracer = (r) => this.trace(r)
+    const top = Math.max(...spec.ids)
+    this.output.push(
+      `${algorithmName(spec.algorithm)} on ${spec.network}: ${describeIds(spec.ids)}; coordinator ${top}`,
+    )
+  }
+
+  private ids(args: string[], where: string, allowAll: boolean): number[] {
+    if (args.length !== 1) throw new InputError("expected one id list, such as 3 or 1,2", where)
+    const spec = this.spec!
+    if (allowAll && args[0] === "all") return this.engine!.nodes.filter((n) => !n.crashed).map((n) => n.id)
+    const ids = parseIdList(args[0], where)
+    checkMembers(ids, spec.ids, where)
+    return ids
+  }
+
+  private act(verb: string, ids: number[], where: string) {
+    const engine = this.engine!
+    for (const id of ids) {
+      const node = engine.node(id)!
+      if (verb === "detect" && node.crashed)
+        throw new InputError(`process ${id} is crashed and cannot notice anything`, where)
+      if (verb === "crash") engine.crash(id)
+      else if (verb === "recover") engine.recover(id)
+      else engine.detect(id)
+    }
+  }
+
+  private schedule(args: string[], where: string) {
+    if (args.length !== 3) throw new InputError("expected: at TIME crash|recover|detect IDS", where)
+    const engine = this.engine!
+    const time = parseNumber(args[0], where, 0, 1e12)
+    if (time < engine.now) throw new InputError(`time ${time} is in the past (now ${engine.now})`, where)
+    const verb = args[1]
+    const ids = this.ids([args[2]], where, false)
+    for (const id of ids) {
+      if (verb === "crash") engine.scheduleCrash(time, id)
+      else if (verb === "recover") engine.scheduleRecover(time, id)
+      else if (verb === "detect") engine.scheduleDetect(time, id)
+      else throw new InputError(`cannot schedule '${verb}'; use crash, recover or detect`, where)
+    }
+  }
+
+  private settle(args: string[], where: string) {
+    const kv = keyValues(args, where)
+    for (const key of kv.keys())
+      if (key !== "max-events") throw new InputError(`unknown key '${key}'; known: max-events`, where)
+    const max = kv.has("max-events")
+      ? parseInteger(kv.get("max-events")!, where, 1, 1e12)
+      : (this.options.maxEvents ?? DEFAULT_MAX_EVENTS)
+    if (!this.engine!.settle(max)) this.output.push(`not settled after ${max} events (t=${formatTime(this.engine!.now)})`)
+  }
+
+  private runFor(args: string[], where: string) {
+    const kv = keyValues(args, where)
+    const engine = this.engine!
+    if (kv.size !== 1 || !(kv.has("until") || kv.has("for")))
+      throw new InputError("expected: run until=TIME or run for=DURATION", where)
+    const until = kv.has("until")
+      ? parseNumber(kv.get("until")!, where, 0, 1e12)
+      : engine.now + parseNumber(kv.get("for")!, where, 0, 1e12)
+    engine.runUntil(until)
+  }
+
+  private status() {
+    for (const node of this.engine!.nodes) {
+      const who = node.coordinator === NO_NODE ? "none" : String(node.coordinator)
+      const line =
+        node.role === Role.Crashed
+          ? `${node.id} crashed`
+          : `${node.id} ${roleName(node.role)}, coordinator ${who}, epoch ${node.epoch}`
+      this.output.push(line)
+    }
+  }
+
+  private summary() {
+    const s = this.engine!.summary()
+    this.lastSummary = s
+    this.output.push(formatSummary(s))
+    this.engine!.resetStats()
+  }
+
+  private trace(r: TraceRecord) {
+    const line = formatRecord(r)
+    if (line !== null) this.output.push(line)
+  }
+}
+
+function keyValues(args: string[], where: string): Map<string, string> {
+  const kv = new Map<string, string>()
+  for (const arg of args) {
+    const eq = arg.indexOf("=")
+    if (eq <= 0) throw new InputError(`expected key=value, got '${arg}'`, where)
+    const key = arg.slice(0, eq)
+    if (kv.has(key)) throw new InputError(`'${key}' given twice`, where)
+    kv.set(key, arg.slice(eq + 1))
+  }
+  return kv
+}

@@ -1,0 +1,20 @@
+// The algorithm registry: one place that maps a wire/CLI algorithm to its state machine.
+
+import { BullyNode } from "./bully"
+import { Algorithm } from "./frame"
+import { ImprovedBullyNode } from "./improved-bully"
+import { ElectionNode, NodeConfig } from "./node"
+
+/** Algorithms with a state machine in this version of the core. */
+export const IMPLEMENTED_ALGORITHMS = [Algorithm.Bully, Algorithm.ImprovedBully]
+
+export function isImplemented(algorithm: number): boolean {
+    return IMPLEMENTED_ALGORITHMS.indexOf(algorithm) >= 0
+}
+
+/** A node running `algorithm`, or null when this core has no such algorithm. */
+export function createNode(algorithm: number, config: NodeConfig): ElectionNode {
+    if (algorithm === Algorithm.Bully) return new BullyNode(config)
+    if (algorithm === Algorithm.ImprovedBully) return new ImprovedBullyNode(config)
+    return null
+}

@@ -1,0 +1,114 @@
+// The Bully algorithm of Garcia-Molina (seeds 000, 001, 002).
+//
+// A process that notices the coordinator's failure sends ELECTION to every higher
+// process and waits T. No OK within T: it is the highest live process, so it sends
+// COORDINATOR to every lower process. An OK: a higher process takes over; wait T'
+// for its COORDINATOR and restart the election if none comes. Any ELECTION from a
+// lower process is answered with OK, and the receiver holds its own election
+// unless it already has one running. A recovered process holds an election.
+//
+// Choices the seeds leave open (see docs/algorithms.md):
+// - COORDINATOR goes to the lower processes only (Silberschatz; seed 004's count of 8).
+// - A process with no higher process wins at once, without waiting T
+//   (Silberschatz: "P4 sends no election requests").
+// - The current coordinator answers an ELECTION like anybody else: OK, then an
+//   election of its own, which it wins after T (Silberschatz, second recovery).
+// - A COORDINATOR from a lower process reaching a live higher one is contested:
+//   the receiver holds an election and bullies its way in.
+
+import { Algorithm, Frame, Kind } from "./frame"
+import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM } from "./node"
+
+const TIMER_ANSWER = TIMER_ALGORITHM
+const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
+
+const IDLE = 0
+/** Sent ELECTION, waiting T for an OK. */
+const AWAITING_OK = 1
+/** Got an OK, waiting T' for COORDINATOR. */
+const AWAITING_COORDINATOR = 2
+
+export class BullyNode extends ElectionNode {
+    private phase = IDLE
+
+    constructor(config: NodeConfig) {
+        super(Algorithm.Bully, config)
+    }
+
+    protected resetAlgorithm() {
+        this.phase = IDLE
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.phase === IDLE) this.holdElection(now, out)
+    }
+
+    protected onRecover(now: number, out: Action[]) {
+        this.holdElection(now, out)
+    }
+
+    protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
+        const from = frame.src
+        if (frame.kind === Kind.ELECTION) {
+            if (from > this.id) return false
+            this.send(Kind.OK, from, out)
+            if (this.phase === IDLE) this.holdElection(now, out)
+            return true
+        }
+        if (frame.kind === Kind.OK) {
+            if (this.phase !== AWAITING_OK || from < this.id) return false
+            this.phase = AWAITING_COORDINATOR
+            this.cancelTimer(TIMER_ANSWER, out)
+            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            return true
+        }
+        if (frame.kind === Kind.COORDINATOR) {
+            if (from < this.id) {
+                if (this.phase === IDLE) this.holdElection(now, out)
+                return true
+            }
+            this.cancelElection(out)
+            this.follow(from, now, out)
+            return true
+        }
+        return false
+    }
+
+    protected algorithmTimerName(timer: number): string {
+        if (timer === TIMER_ANSWER) return "no OK within T"
+        if (timer === TIMER_COORDINATOR) return "no COORDINATOR within T'"
+        return "timer " + timer
+    }
+
+    protected onTimer(timer: number, now: number, out: Action[]) {
+        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) this.win(out)
+        else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
+            this.phase = IDLE
+            this.holdElection(now, out)
+        }
+    }
+
+    private holdElection(now: number, out: Action[]) {
+        const higher = this.higherIds()
+        if (higher.length === 0) {
+            this.win(out)
+            return
+        }
+        this.phase = AWAITING_OK
+        this.enterElection(out)
+        this.multicast(Kind.ELECTION, higher, out)
+        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
+    }
+
+    private win(out: Action[]) {
+        this.cancelElection(out)
+        this.takeCoordinatorRole(out)
+        this.multicast(Kind.COORDINATOR, this.lowerIds(), out)
+    }
+
+    private cancelElection(out: Action[]) {
+        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
+        if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
+        this.phase = IDLE
+    }
+}

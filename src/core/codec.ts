@@ -1,0 +1,186 @@
+// Binary codec for election frames. Big-endian, packed by hand so that the same
+// code runs on a DeviceScript Buffer, a Node Buffer, a Uint8Array or a number[].
+//
+// Layout (19-byte header, then the id list):
+//   0 version u8 | 1 kind u8 | 2 algorithm u8 | 3 group u8 | 4 epoch u32
+//   8 src u16 | 10 dst u16 | 12 initiator u16 | 14 bid u32 | 18 list length u8
+//   19.. list entries, u16 each
+// Decoding never throws: a bad frame comes back with a reason, to be dropped and counted.
+
+import {
+    Frame,
+    FRAME_HEADER_BYTES,
+    FRAME_VERSION,
+    MAX_ALGORITHM,
+    MAX_FRAME_BYTES,
+    MAX_KIND,
+    MAX_LIST_LENGTH,
+    MAX_NODE_ID,
+} from "./frame"
+import { mod } from "./portable"
+
+/** Anything indexable as bytes: Buffer, Uint8Array, number[]. */
+export interface ByteSource {
+    readonly length: number
+    [index: number]: number
+}
+
+export enum CodecError {
+    None = 0,
+    /** Fewer bytes than the fixed header. */
+    Short = 1,
+    /** More bytes than fit one Jacdac packet. */
+    Long = 2,
+    /** Version byte is not FRAME_VERSION. */
+    Version = 3,
+    /** Kind byte names no known message kind. */
+    Kind = 4,
+    /** Algorithm byte names no known algorithm. */
+    Algorithm = 5,
+    /** Declared list length disagrees with the number of bytes. */
+    Length = 6,
+    /** An input element is not an integer 0..255. */
+    Byte = 7,
+    /** A field is out of its range (for example a source id of 0xffff). */
+    Field = 8,
+    /** (encode) The list has more entries than fit one frame. */
+    ListTooLong = 9,
+}
+
+export const CODEC_ERROR_COUNT = 10
+
+const CODEC_ERROR_NAMES = [
+    "none",
+    "short",
+    "long",
+    "version",
+    "kind",
+    "algorithm",
+    "length",
+    "byte",
+    "field",
+    "list-too-long",
+]
+
+export function codecErrorName(error: number): string {
+    if (error >= 0 && error < CODEC_ERROR_COUNT) return CODEC_ERROR_NAMES[error]
+    return "error" + error
+}
+
+export interface DecodeResult {
+    frame: Frame
+    error: CodecError
+}
+
+export interface EncodeResult {
+    bytes: number[]
+    error: CodecError
+}
+
+function isUint(x: number, max: number): boolean {
+    return x >= 0 && x <= max && Math.floor(x) === x
+}
+
+function putU16(out: number[], x: number) {
+    out.push(Math.floor(x / 256))
+    out.push(mod(x, 256))
+}
+
+function putU32(out: number[], x: number) {
+    out.push(Math.floor(x / 16777216))
+    out.push(mod(Math.floor(x / 65536), 256))
+    out.push(mod(Math.floor(x / 256), 256))
+    out.push(mod(x, 256))
+}
+
+function getU16(b: ByteSource, at: number): number {
+    return b[at] * 256 + b[at + 1]
+}
+
+function getU32(b: ByteSource, at: number): number {
+    return ((b[at] * 256 + b[at + 1]) * 256 + b[at + 2]) * 256 + b[at + 3]
+}
+
+/** Size in bytes of the encoded frame (valid frames only). */
+export function encodedSize(frame: Frame): number {
+    return FRAME_HEADER_BYTES + 2 * frame.list.length
+}
+
+/** Checks every field, so that a bad frame is refused before it reaches a wire. */
+export function validateFrame(frame: Frame): CodecError {
+    if (frame.version !== FRAME_VERSION) return CodecError.Version
+    if (!isUint(frame.kind, MAX_KIND) || frame.kind < 1) return CodecError.Kind
+    if (!isUint(frame.algorithm, MAX_ALGORITHM) || frame.algorithm < 1)
+        return CodecError.Algorithm
+    if (
+        !isUint(frame.group, 255) ||
+        !isUint(frame.epoch, 4294967295) ||
+        !isUint(frame.src, MAX_NODE_ID) ||
+        !isUint(frame.dst, 0xffff) ||
+        !isUint(frame.initiator, 0xffff) ||
+        !isUint(frame.bid, 4294967295)
+    )
+        return CodecError.Field
+    const list = frame.list
+    if (list.length > MAX_LIST_LENGTH) return CodecError.ListTooLong
+    for (let i = 0; i < list.length; i++)
+        if (!isUint(list[i], 0xffff)) return CodecError.Field
+    return CodecError.None
+}
+
+export function encodeFrame(frame: Frame): EncodeResult {
+    const error = validateFrame(frame)
+    if (error !== CodecError.None) return { bytes: null, error: error }
+    const out: number[] = []
+    out.push(frame.version)
+    out.push(frame.kind)
+    out.push(frame.algorithm)
+    out.push(frame.group)
+    putU32(out, frame.epoch)
+    putU16(out, frame.src)
+    putU16(out, frame.dst)
+    putU16(out, frame.initiator)
+    putU32(out, frame.bid)
+    out.push(frame.list.length)
+    for (let i = 0; i < frame.list.length; i++) putU16(out, frame.list[i])
+    return { bytes: out, error: CodecError.None }
+}
+
+function fail(error: CodecError): DecodeResult {
+    return { frame: null, error: error }
+}
+
+export function decodeFrame(bytes: ByteSource): DecodeResult {
+    if (!bytes) return fail(CodecError.Short)
+    const n = bytes.length
+    if (!(n >= FRAME_HEADER_BYTES)) return fail(CodecError.Short)
+    if (n > MAX_FRAME_BYTES) return fail(CodecError.Long)
+    for (let i = 0; i < n; i++) if (!isUint(bytes[i], 255)) return fail(CodecError.Byte)
+    if (bytes[0] !== FRAME_VERSION) return fail(CodecError.Version)
+    const kind = bytes[1]
+    if (kind < 1 || kind > MAX_KIND) return fail(CodecError.Kind)
+    const algorithm = bytes[2]
+    if (algorithm < 1 || algorithm > MAX_ALGORITHM) return fail(CodecError.Algorithm)
+    const count = bytes[18]
+    if (count > MAX_LIST_LENGTH || n !== FRAME_HEADER_BYTES + 2 * count)
+        return fail(CodecError.Length)
+    const src = getU16(bytes, 8)
+    if (src > MAX_NODE_ID) return fail(CodecError.Field)
+    const list: number[] = []
+    for (let i = 0; i < count; i++) list.push(getU16(bytes, FRAME_HEADER_BYTES + 2 * i))
+    return {
+        frame: {
+            version: bytes[0],
+            kind: kind,
+            algorithm: algorithm,
+            group: bytes[3],
+            epoch: getU32(bytes, 4),
+            src: src,
+            dst: getU16(bytes, 10),
+            initiator: getU16(bytes, 12),
+            bid: getU32(bytes, 14),
+            list: list,
+        },
+        error: CodecError.None,
+    }
+}

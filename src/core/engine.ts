@@ -1,0 +1,527 @@
+// The deterministic discrete-event engine that drives a cluster of election nodes.
+//
+// It is pure like the rest of the core (virtual time, no randomness of its own: a
+// network model decides delays and losses), so the very same engine runs the
+// worked examples inside the DeviceScript VM and behind the Node simulator.
+// Same inputs, same network model: same trace, event for event.
+//
+// Events due at the same time run in the order they were scheduled.
+
+import { createNode } from "./algorithms"
+import { Frame, Kind, kindName, MAX_KIND } from "./frame"
+import {
+    Action,
+    ActionType,
+    ElectionNode,
+    MAX_TIMERS,
+    NO_NODE,
+    Role,
+    sortedIds,
+    Timing,
+} from "./node"
+import { mod } from "./portable"
+
+/** Decides how frames travel. */
+export interface NetworkModel {
+    /** Delay before `frame` from `src` reaches `dst`; a negative value loses it. */
+    delay(src: number, dst: number, frame: Frame, now: number): number
+    /** Physical transmissions that carry one send to `to` (a broadcast medium needs one). */
+    frames(to: number[], frame: Frame): number
+}
+
+/** Every message arrives exactly one time unit after it was sent; a multicast is one frame. */
+export class IdealNetwork implements NetworkModel {
+    delay(src: number, dst: number, frame: Frame, now: number): number {
+        return 1
+    }
+    frames(to: number[], frame: Frame): number {
+        return 1
+    }
+}
+
+export enum TraceType {
+    Send = 1,
+    Lost = 2,
+    DroppedAtCrashed = 3,
+    Timeout = 4,
+    RoleChange = 5,
+    Crash = 6,
+    Recover = 7,
+    Detect = 8,
+    Fault = 9,
+}
+
+export interface TraceRecord {
+    type: TraceType
+    time: number
+    /** The acting process (sender, timer owner, role changer). */
+    node: number
+    /** Destinations of a send; for Lost/DroppedAtCrashed the one destination. */
+    to: number[]
+    frame: Frame
+    role: Role
+    coordinator: number
+    epoch: number
+    /** Timer name or fault text. */
+    text: string
+}
+
+const EV_DELIVER = 1
+const EV_TIMER = 2
+const EV_CRASH = 3
+const EV_RECOVER = 4
+const EV_DETECT = 5
+
+class QueuedEvent {
+    constructor(
+        public type: number,
+        /** Index of the target node. */
+        public node: number,
+        public frame: Frame,
+        /** Timer: timer id; deliver: unused. */
+        public arg: number,
+        /** Timer generation at scheduling time. */
+        public gen: number
+    ) {}
+}
+
+class Bucket {
+    events: QueuedEvent[] = []
+    next = 0
+    constructor(public time: number) {}
+}
+
+/** Time-bucketed FIFO: O(1) per event when many events share a time, as in the ideal network. */
+class EventQueue {
+    private buckets: Bucket[] = []
+    private first = 0
+    size = 0
+
+    push(time: number, ev: QueuedEvent) {
+        const b = this.buckets
+        let i = b.length - 1
+        while (i >= this.first && b[i].time > time) i--
+        if (i >= this.first && b[i].time === time) {
+            b[i].events.push(ev)
+        } else {
+            const nb = new Bucket(time)
+            nb.events.push(ev)
+            // insert at i + 1 (no splice in DeviceScript)
+            b.push(nb)
+            for (let j = b.length - 1; j > i + 1; j--) b[j] = b[j - 1]
+            b[i + 1] = nb
+        }
+        this.size++
+    }
+
+    /** Time of the next event, or -1 when empty. */
+    peekTime(): number {
+        if (this.size === 0) return -1
+        return this.buckets[this.first].time
+    }
+
+    pop(): QueuedEvent {
+        if (this.size === 0) return null
+        const b = this.buckets[this.first]
+        const ev = b.events[b.next]
+        b.events[b.next] = null
+        b.next++
+        if (b.next >= b.events.length) {
+            this.first++
+            if (this.first > 256) {
+                this.buckets = this.buckets.slice(this.first)
+                this.first = 0
+            }
+        }
+        this.size--
+        return ev
+    }
+}
+
+export interface EngineOptions {
+    algorithm: number
+    ids: number[]
+    group: number
+    timing: Timing
+    network: NetworkModel
+}
+
+/** What an election episode cost and decided; the shape of `electlab sim --json`. */
+export interface Summary {
+    coordinator: number
+    agreement: boolean
+    live: number[]
+    crashed: number[]
+    messages: number
+    byKind: number[]
+    frames: number
+    heartbeats: number
+    lost: number
+    electionTime: number
+    violations: string[]
+}
+
+export class Engine {
+    now = 0
+    readonly ids: number[]
+    readonly nodes: ElectionNode[] = []
+    readonly network: NetworkModel
+    /** Called for every trace record; null keeps the engine fast. */
+    tracer: (record: TraceRecord) => void = null
+    /** Numeric digest of every trace record, to compare runs (Node against the VM). */
+    digest = 0
+    digesting = true
+
+    // counters since the last resetStats()
+    messages = 0
+    byKind: number[] = []
+    frames = 0
+    heartbeats = 0
+    lost = 0
+    /** Frames handed to a destination (live or crashed) since the engine was made. */
+    delivered = 0
+    eventsRun = 0
+    private episodeStart = -1
+    private lastBeliefChange: number[] = []
+    private errors: string[] = []
+
+    private queue = new EventQueue()
+    private timerGen: number[] = []
+
+    constructor(options: EngineOptions) {
+        this.ids = sortedIds(options.ids)
+        this.network = options.network
+        for (let i = 0; i < this.ids.length; i++) {
+            const node = createNode(options.algorithm, {
+                id: this.ids[i],
+                ids: this.ids,
+                group: options.group,
+                timing: options.timing,
+            })
+            if (!node) throw new Error("no such algorithm: " + options.algorithm)
+            this.nodes.push(node)
+            this.lastBeliefChange.push(-1)
+        }
+        for (let i = 0; i < this.ids.length * MAX_TIMERS; i++) this.timerGen.push(0)
+        this.resetStats()
+    }
+
+    /** Position of `id` in the sorted ids, or -1. */
+    indexOf(id: number): number {
+        const ids = this.ids
+        let lo = 0
+        let hi = ids.length - 1
+        while (lo <= hi) {
+            const mid = (lo + hi) >> 1
+            const v = ids[mid]
+            if (v === id) return mid
+            if (v < id) lo = mid + 1
+            else hi = mid - 1
+        }
+        return -1
+    }
+
+    node(id: number): ElectionNode {
+        const i = this.indexOf(id)
+        return i < 0 ? null : this.nodes[i]
+    }
+
+    /** Every node takes the seeds' initial state: the highest process is coordinator. */
+    start() {
+        for (let i = 0; i < this.nodes.length; i++) {
+            const out = this.takeOut()
+            this.nodes[i].start(this.now, out)
+            this.apply(i, out)
+        }
+        this.resetStats()
+    }
+
+    resetStats() {
+        this.messages = 0
+        this.byKind = []
+        for (let k = 0; k <= MAX_KIND; k++) this.byKind.push(0)
+        this.frames = 0
+        this.heartbeats = 0
+        this.lost = 0
+        this.episodeStart = -1
+        this.errors = []
+        for (let i = 0; i < this.lastBeliefChange.length; i++) this.lastBeliefChange[i] = -1
+    }
+
+    // ---- external events, now ----
+
+    crash(id: number) {
+        this.external(EV_CRASH, this.indexOf(id))
+    }
+
+    recover(id: number) {
+        this.external(EV_RECOVER, this.indexOf(id))
+    }
+
+    detect(id: number) {
+        this.external(EV_DETECT, this.indexOf(id))
+    }
+
+    // ---- external events, later ----
+
+    scheduleCrash(time: number, id: number) {
+        this.queue.push(time, new QueuedEvent(EV_CRASH, this.indexOf(id), null, 0, 0))
+    }
+
+    scheduleRecover(time: number, id: number) {
+        this.queue.push(time, new QueuedEvent(EV_RECOVER, this.indexOf(id), null, 0, 0))
+    }
+
+    scheduleDetect(time: number, id: number) {
+        this.queue.push(time, new QueuedEvent(EV_DETECT, this.indexOf(id), null, 0, 0))
+    }
+
+    /** Runs one event. Returns false when nothing is pending. */
+    step(): boolean {
+        if (this.queue.size === 0) return false
+        this.now = this.queue.peekTime()
+        const ev = this.queue.pop()
+        this.eventsRun++
+        this.runEvent(ev)
+        return true
+    }
+
+    /** Runs every event due at or before `time`, then sets the clock to `time`. */
+    runUntil(time: number) {
+        while (this.queue.size > 0 && this.queue.peekTime() <= time) this.step()
+        if (time > this.now) this.now = time
+    }
+
+    /** Runs until nothing is pending or `maxEvents` ran. Returns true when quiet. */
+    settle(maxEvents: number): boolean {
+        let budget = maxEvents
+        while (this.queue.size > 0) {
+            if (budget <= 0) return false
+            budget--
+            this.step()
+        }
+        return true
+    }
+
+    pending(): number {
+        return this.queue.size
+    }
+
+    /** Liveness and safety as the seeds state them: one coordinator, the highest live process, known to all. */
+    summary(): Summary {
+        const live: number[] = []
+        const crashed: number[] = []
+        let highestLive = NO_NODE
+        let agreed = NO_NODE
+        let agreement = true
+        const coordinators: number[] = []
+        let lastChange = -1
+        for (let i = 0; i < this.nodes.length; i++) {
+            const n = this.nodes[i]
+            if (n.crashed) {
+                crashed.push(n.id)
+                continue
+            }
+            live.push(n.id)
+            highestLive = n.id
+            if (n.role === Role.Coordinator) coordinators.push(n.id)
+            if (live.length === 1) agreed = n.coordinator
+            else if (n.coordinator !== agreed) agreement = false
+            if (this.lastBeliefChange[i] > lastChange) lastChange = this.lastBeliefChange[i]
+        }
+        const violations: string[] = []
+        for (let i = 0; i < this.errors.length; i++) violations.push(this.errors[i])
+        if (live.length > 0) {
+            if (!agreement) violations.push("live processes disagree on the coordinator")
+            if (coordinators.length > 1)
+                violations.push("more than one coordinator: " + coordinators.join(","))
+            if (agreement && agreed === NO_NODE) violations.push("no coordinator known")
+            else if (agreement && this.indexOf(agreed) >= 0 && this.node(agreed).crashed)
+                violations.push("the agreed coordinator " + agreed + " is crashed")
+            else if (agreement && agreed !== highestLive)
+                violations.push(
+                    "coordinator " + agreed + " is not the highest live process " + highestLive
+                )
+        }
+        let electionTime = 0
+        if (this.episodeStart >= 0 && lastChange >= this.episodeStart)
+            electionTime = lastChange - this.episodeStart
+        return {
+            coordinator: agreement && live.length > 0 ? agreed : NO_NODE,
+            agreement: agreement,
+            live: live,
+            crashed: crashed,
+            messages: this.messages,
+            byKind: this.byKind.slice(0),
+            frames: this.frames,
+            heartbeats: this.heartbeats,
+            lost: this.lost,
+            electionTime: electionTime,
+            violations: violations,
+        }
+    }
+
+    // ---- internals ----
+
+    /** A fresh action list (assigning `length = 0` aborts the DeviceScript VM). */
+    private takeOut(): Action[] {
+        return []
+    }
+
+    private external(type: number, index: number) {
+        if (index < 0) return
+        this.runEvent(new QueuedEvent(type, index, null, 0, 0))
+    }
+
+    private runEvent(ev: QueuedEvent) {
+        const i = ev.node
+        const node = this.nodes[i]
+        const out = this.takeOut()
+        const now = this.now
+        try {
+            if (ev.type === EV_DELIVER) {
+                this.delivered++
+                if (node.crashed) {
+                    this.record(TraceType.DroppedAtCrashed, ev.frame.src, [node.id], ev.frame, "")
+                    return
+                }
+                node.receive(ev.frame, now, out)
+            } else if (ev.type === EV_TIMER) {
+                if (ev.gen !== this.timerGen[i * MAX_TIMERS + ev.arg]) return
+                this.timerGen[i * MAX_TIMERS + ev.arg]++
+                if (node.crashed) return
+                this.record(TraceType.Timeout, node.id, null, null, node.timerName(ev.arg))
+                node.timer(ev.arg, now, out)
+            } else if (ev.type === EV_CRASH) {
+                if (node.crashed) return
+                this.record(TraceType.Crash, node.id, null, null, "")
+                node.crash(now, out)
+            } else if (ev.type === EV_RECOVER) {
+                if (!node.crashed) return
+                if (this.episodeStart < 0) this.episodeStart = now
+                this.record(TraceType.Recover, node.id, null, null, "")
+                node.recover(now, out)
+            } else if (ev.type === EV_DETECT) {
+                if (node.crashed) return
+                if (this.episodeStart < 0) this.episodeStart = now
+                this.record(TraceType.Detect, node.id, null, null, "")
+                node.suspect(now, out)
+            }
+        } catch (e) {
+            this.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
+            return
+        }
+        this.apply(i, out)
+    }
+
+    /** Carries out the actions node `i` returned. */
+    private apply(i: number, out: Action[]) {
+        const node = this.nodes[i]
+        const now = this.now
+        for (let a = 0; a < out.length; a++) {
+            const action = out[a]
+            if (action.type === ActionType.Send) {
+                this.transmit(node.id, action.to, action.frame)
+            } else if (action.type === ActionType.SetTimer) {
+                const slot = i * MAX_TIMERS + action.timer
+                const gen = ++this.timerGen[slot]
+                this.queue.push(
+                    now + action.delay,
+                    new QueuedEvent(EV_TIMER, i, null, action.timer, gen)
+                )
+            } else if (action.type === ActionType.CancelTimer) {
+                this.timerGen[i * MAX_TIMERS + action.timer]++
+            } else if (action.type === ActionType.RoleChange) {
+                if (action.role === Role.Electing && this.episodeStart < 0)
+                    this.episodeStart = now
+                if (action.role !== Role.Crashed) this.lastBeliefChange[i] = now
+                if (this.tracer || this.digesting)
+                    this.recordRole(node.id, action.role, action.coordinator, action.epoch)
+            }
+        }
+    }
+
+    private transmit(src: number, to: number[], frame: Frame) {
+        const now = this.now
+        const heartbeat = frame.kind === Kind.HEARTBEAT
+        if (heartbeat) this.heartbeats += to.length
+        else {
+            this.messages += to.length
+            this.byKind[frame.kind] += to.length
+        }
+        this.frames += this.network.frames(to, frame)
+        this.record(TraceType.Send, src, to, frame, "")
+        for (let d = 0; d < to.length; d++) {
+            const dst = to[d]
+            const di = this.indexOf(dst)
+            const delay = this.network.delay(src, dst, frame, now)
+            if (di < 0 || delay < 0) {
+                this.lost++
+                this.record(TraceType.Lost, src, [dst], frame, "")
+                continue
+            }
+            this.queue.push(now + delay, new QueuedEvent(EV_DELIVER, di, frame, 0, 0))
+        }
+    }
+
+    private record(type: TraceType, node: number, to: number[], frame: Frame, text: string) {
+        if (this.digesting) {
+            let h = this.fold(this.digest, type)
+            h = this.fold(h, Math.round(this.now * 1000))
+            h = this.fold(h, node)
+            if (frame) {
+                h = this.fold(h, frame.kind)
+                h = this.fold(h, frame.epoch)
+            }
+            if (to) for (let i = 0; i < to.length; i++) h = this.fold(h, to[i])
+            this.digest = h
+        }
+        if (this.tracer)
+            this.tracer({
+                type: type,
+                time: this.now,
+                node: node,
+                to: to,
+                frame: frame,
+                role: Role.Follower,
+                coordinator: NO_NODE,
+                epoch: frame ? frame.epoch : 0,
+                text: text,
+            })
+    }
+
+    private recordRole(node: number, role: Role, coordinator: number, epoch: number) {
+        if (this.digesting) {
+            let h = this.fold(this.digest, TraceType.RoleChange)
+            h = this.fold(h, Math.round(this.now * 1000))
+            h = this.fold(h, node)
+            h = this.fold(h, role)
+            h = this.fold(h, coordinator + 1)
+            this.digest = this.fold(h, epoch)
+        }
+        if (this.tracer)
+            this.tracer({
+                type: TraceType.RoleChange,
+                time: this.now,
+                node: node,
+                to: null,
+                frame: null,
+                role: role,
+                coordinator: coordinator,
+                epoch: epoch,
+                text: "",
+            })
+    }
+
+    /** Polynomial hash step, exact in doubles (the VM's `%` is not, past int32). */
+    private fold(h: number, x: number): number {
+        return mod(h * 31 + mod(x, 2147483647), 2147483647)
+    }
+}
+
+/** Message counts by kind name, only the kinds that occurred, in kind order. */
+export function countsByKindName(byKind: number[]): { [kind: string]: number } {
+    const named: { [kind: string]: number } = {}
+    for (let k = 1; k < byKind.length; k++) if (byKind[k] > 0) named[kindName(k)] = byKind[k]
+    return named
+}

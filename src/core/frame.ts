@@ -1,0 +1,133 @@
+// Election frames: the one message format shared by every algorithm and transport.
+// Portable: compiled by both tsc (Node) and the DeviceScript compiler.
+
+/** Wire format version; a frame with any other version is rejected. */
+export const FRAME_VERSION = 1
+
+/** A frame must fit in one Jacdac packet payload (236 bytes). */
+export const MAX_FRAME_BYTES = 236
+
+/** Fixed part of a frame, before the id list. */
+export const FRAME_HEADER_BYTES = 19
+
+/** Most ids a list can carry in one frame: (236 - 19) / 2. */
+export const MAX_LIST_LENGTH = 108
+
+/** Destination of a frame meant for more than one process. */
+export const BROADCAST = 0xffff
+
+/** Largest process id (0xffff is reserved for BROADCAST). */
+export const MAX_NODE_ID = 0xfffe
+
+/** Message kinds. The numbers are on the wire: never renumber, only append. */
+export enum Kind {
+    ELECTION = 1,
+    OK = 2,
+    COORDINATOR = 3,
+    REQUEST = 4,
+    TABLE = 5,
+    UPDATE = 6,
+    HEARTBEAT = 7,
+    ACK = 8,
+    INQUIRY = 9,
+    ECHO = 10,
+}
+
+/** Highest kind number this version understands. */
+export const MAX_KIND = 10
+
+/** Algorithms. The numbers are on the wire: never renumber, only append. */
+export enum Algorithm {
+    Bully = 1,
+    ImprovedBully = 2,
+    Ring = 3,
+    ActiveListRing = 4,
+    BidRing = 5,
+    Echo = 6,
+}
+
+export const MAX_ALGORITHM = 6
+
+/**
+ * One election message. `list` carries ids (ring members, crashed entries of a
+ * status table); `initiator` and `bid` are algorithm-specific payload fields.
+ */
+export interface Frame {
+    version: number
+    kind: Kind
+    algorithm: Algorithm
+    group: number
+    epoch: number
+    src: number
+    dst: number
+    initiator: number
+    bid: number
+    list: number[]
+}
+
+const KIND_NAMES = [
+    "?",
+    "ELECTION",
+    "OK",
+    "COORDINATOR",
+    "REQUEST",
+    "TABLE",
+    "UPDATE",
+    "HEARTBEAT",
+    "ACK",
+    "INQUIRY",
+    "ECHO",
+]
+
+const ALGORITHM_NAMES = [
+    "?",
+    "bully",
+    "improved-bully",
+    "ring",
+    "active-list-ring",
+    "bid-ring",
+    "echo",
+]
+
+export function kindName(kind: number): string {
+    if (kind >= 1 && kind <= MAX_KIND) return KIND_NAMES[kind]
+    return "KIND" + kind
+}
+
+export function algorithmName(algorithm: number): string {
+    if (algorithm >= 1 && algorithm <= MAX_ALGORITHM)
+        return ALGORITHM_NAMES[algorithm]
+    return "algorithm" + algorithm
+}
+
+/** The algorithm with this CLI name, or 0 when there is none. */
+export function parseAlgorithm(name: string): number {
+    for (let a = 1; a <= MAX_ALGORITHM; a++) if (ALGORITHM_NAMES[a] === name) return a
+    return 0
+}
+
+export function algorithmNames(): string[] {
+    return ALGORITHM_NAMES.slice(1)
+}
+
+export function makeFrame(
+    kind: Kind,
+    algorithm: Algorithm,
+    group: number,
+    epoch: number,
+    src: number,
+    dst: number
+): Frame {
+    return {
+        version: FRAME_VERSION,
+        kind: kind,
+        algorithm: algorithm,
+        group: group,
+        epoch: epoch,
+        src: src,
+        dst: dst,
+        initiator: 0,
+        bid: 0,
+        list: [],
+    }
+}

@@ -1,0 +1,249 @@
+// The improved Bully algorithm of seed 004.
+//
+// Every process keeps a status table (NORMAL or CRASHED for each process). A process
+// that notices the coordinator's failure sends ELECTION to the highest process below
+// the failed coordinator that its table calls NORMAL; with no OK within T it marks
+// that process CRASHED and cascades to the next one down. The process that receives
+// the ELECTION answers OK and becomes coordinator: COORDINATOR to every lower process
+// its table calls NORMAL. A recovered process holds no election: it sends REQUEST to
+// a neighbour, gets the table back (TABLE), and then either sends UPDATE to all the
+// others (the coordinator outranks it) or takes over with COORDINATOR to all the
+// others (it outranks the coordinator).
+//
+// Choices the paper leaves open (see docs/algorithms.md):
+// - The process that notices is itself the highest live one below the failed
+//   coordinator: it wins at once (the paper's best case, n-2 COORDINATOR only).
+// - After an OK the initiator waits T' for COORDINATOR; if none comes it marks the
+//   candidate CRASHED and cascades on (the paper assumes the candidate never fails).
+// - The ELECTION receiver takes everybody above it as CRASHED: the initiator asks
+//   only when its table says so. A COORDINATOR tells the same to every receiver.
+// - "Any of its live neighbours": the recovered process asks its successor in id
+//   order (wrapping round), then the next one on each timeout; with nobody
+//   answering it is alone and takes over.
+// - TABLE carries the coordinator in `initiator` (`bid` = 1 when one is known) and
+//   the CRASHED ids in `list`, at most 108 of them (one frame); more are sent NORMAL
+//   and cost a timeout if ever asked.
+// - A live process that gets COORDINATOR from a lower one takes over (as in 4.4).
+
+import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+
+const TIMER_ANSWER = TIMER_ALGORITHM
+const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
+const TIMER_TABLE = TIMER_ALGORITHM + 2
+
+const IDLE = 0
+/** Sent ELECTION to `candidate`, waiting T for its OK. */
+const AWAITING_OK = 1
+/** Got the candidate's OK, waiting T' for its COORDINATOR. */
+const AWAITING_COORDINATOR = 2
+/** Recovered; sent REQUEST to `candidate`, waiting T for the table. */
+const AWAITING_TABLE = 3
+
+export class ImprovedBullyNode extends ElectionNode {
+    /** alive[i] describes ids[i]: true NORMAL, false CRASHED. */
+    private alive: boolean[] = []
+    private phase = IDLE
+    /** Index (in ids) of the process asked last. */
+    private candidate = -1
+    /** When this process last became coordinator. */
+    private wonAt = -1
+
+    constructor(config: NodeConfig) {
+        super(Algorithm.ImprovedBully, config)
+        this.markAllAlive()
+    }
+
+    /** True when this node's table calls `id` NORMAL. */
+    believesAlive(id: number): boolean {
+        const i = this.ids.indexOf(id)
+        return i >= 0 && this.alive[i]
+    }
+
+    protected resetAlgorithm() {
+        this.phase = IDLE
+        this.candidate = -1
+        this.wonAt = -1
+        this.markAllAlive()
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.phase !== IDLE) return
+        let failed = this.ids.indexOf(this.coordinator)
+        if (failed < 0) failed = this.ids.length
+        else this.alive[failed] = false
+        this.enterElection(out)
+        this.askBelow(failed, now, out)
+    }
+
+    protected onRecover(now: number, out: Action[]) {
+        this.enterElection(out)
+        this.candidate = this.index
+        this.askNextNeighbour(now, out)
+    }
+
+    protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
+        const from = frame.src
+        const fromIndex = this.ids.indexOf(from)
+        const kind = frame.kind
+        if (kind === Kind.ELECTION) {
+            if (from > this.id) return false
+            const wasKnownAlive = this.alive[fromIndex]
+            this.alive[fromIndex] = true
+            this.send(Kind.OK, from, out)
+            if (this.coordinator !== this.id || this.phase !== IDLE) {
+                this.markAboveCrashed(this.index)
+                this.win(this.liveLowerIds(), now, out)
+            } else if (!wasKnownAlive || now !== this.wonAt) {
+                // The sender missed our announcement (or was left out of it).
+                this.send(Kind.COORDINATOR, from, out)
+            }
+            return true
+        }
+        if (kind === Kind.OK) {
+            if (this.phase !== AWAITING_OK || fromIndex !== this.candidate) return false
+            this.phase = AWAITING_COORDINATOR
+            this.cancelTimer(TIMER_ANSWER, out)
+            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            return true
+        }
+        if (kind === Kind.COORDINATOR) {
+            this.alive[fromIndex] = true
+            if (from < this.id) {
+                // A live process outranks the announcer: take over (case 4.4).
+                this.markAboveCrashed(this.index)
+                this.win(this.liveLowerIds(), now, out)
+                return true
+            }
+            this.markAboveCrashed(fromIndex)
+            this.stopWaiting(out)
+            this.follow(from, now, out)
+            return true
+        }
+        if (kind === Kind.REQUEST) {
+            this.alive[fromIndex] = true
+            this.replyTable(from, out)
+            return true
+        }
+        if (kind === Kind.TABLE) {
+            if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
+            this.cancelTimer(TIMER_TABLE, out)
+            this.phase = IDLE
+            this.adoptTable(frame)
+            const coordinator = frame.bid === 1 ? frame.initiator : NO_NODE
+            if (coordinator !== NO_NODE && coordinator > this.id) {
+                // Case 4.3: tell everybody we are back.
+                this.multicast(Kind.UPDATE, this.othersIds(), out)
+                this.follow(coordinator, now, out)
+            } else {
+                // Case 4.4: we outrank the coordinator and take over.
+                this.win(this.othersIds(), now, out)
+            }
+            return true
+        }
+        if (kind === Kind.UPDATE) {
+            this.alive[fromIndex] = true
+            return true
+        }
+        return false
+    }
+
+    protected algorithmTimerName(timer: number): string {
+        if (timer === TIMER_ANSWER) return "no OK within T"
+        if (timer === TIMER_COORDINATOR) return "no COORDINATOR within T'"
+        if (timer === TIMER_TABLE) return "no TABLE within T"
+        return "timer " + timer
+    }
+
+    protected onTimer(timer: number, now: number, out: Action[]) {
+        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) {
+            this.alive[this.candidate] = false
+            this.askBelow(this.candidate, now, out)
+        } else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
+            this.alive[this.candidate] = false
+            this.askBelow(this.candidate, now, out)
+        } else if (timer === TIMER_TABLE && this.phase === AWAITING_TABLE) {
+            this.alive[this.candidate] = false
+            this.askNextNeighbour(now, out)
+        }
+    }
+
+    /** ELECTION to the highest process below index `limit` believed alive, or win. */
+    private askBelow(limit: number, now: number, out: Action[]) {
+        let c = limit - 1
+        while (c > this.index && !this.alive[c]) c--
+        if (c <= this.index) {
+            this.win(this.liveLowerIds(), now, out)
+            return
+        }
+        this.candidate = c
+        this.phase = AWAITING_OK
+        this.send(Kind.ELECTION, this.ids[c], out)
+        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
+    }
+
+    /** REQUEST to the next neighbour after `candidate` in id order, wrapping round. */
+    private askNextNeighbour(now: number, out: Action[]) {
+        const n = this.ids.length
+        const next = (this.candidate + 1) % n
+        if (next === this.index) {
+            // Nobody answered: this process is alone.
+            this.phase = IDLE
+            this.win(this.othersIds(), now, out)
+            return
+        }
+        this.candidate = next
+        this.phase = AWAITING_TABLE
+        this.send(Kind.REQUEST, this.ids[next], out)
+        this.setTimer(TIMER_TABLE, this.timing.answerTimeout, out)
+    }
+
+    private win(announceTo: number[], now: number, out: Action[]) {
+        this.stopWaiting(out)
+        this.wonAt = now
+        this.alive[this.index] = true
+        this.takeCoordinatorRole(out)
+        this.multicast(Kind.COORDINATOR, announceTo, out)
+    }
+
+    private stopWaiting(out: Action[]) {
+        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
+        else if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
+        else if (this.phase === AWAITING_TABLE) this.cancelTimer(TIMER_TABLE, out)
+        this.phase = IDLE
+    }
+
+    private replyTable(to: number, out: Action[]) {
+        const f = this.frame(Kind.TABLE, to)
+        const known = this.coordinator !== NO_NODE && this.alive[this.ids.indexOf(this.coordinator)]
+        f.initiator = known ? this.coordinator : 0
+        f.bid = known ? 1 : 0
+        for (let i = 0; i < this.ids.length && f.list.length < MAX_LIST_LENGTH; i++)
+            if (!this.alive[i] && this.ids[i] !== to) f.list.push(this.ids[i])
+        out.push({ type: ActionType.Send, to: [to], frame: f })
+    }
+
+    private adoptTable(frame: Frame) {
+        this.markAllAlive()
+        for (let i = 0; i < frame.list.length; i++) {
+            const at = this.ids.indexOf(frame.list[i])
+            if (at >= 0 && at !== this.index) this.alive[at] = false
+        }
+    }
+
+    private liveLowerIds(): number[] {
+        const lower: number[] = []
+        for (let i = 0; i < this.index; i++) if (this.alive[i]) lower.push(this.ids[i])
+        return lower
+    }
+
+    private markAboveCrashed(index: number) {
+        for (let i = index + 1; i < this.ids.length; i++) this.alive[i] = false
+    }
+
+    private markAllAlive() {
+        const n = this.ids.length
+        this.alive = []
+        for (let i = 0; i < n; i++) this.alive.push(true)
+    }
+}

@@ -1,0 +1,9 @@
+// Arithmetic that gives the same answer in Node and in the DeviceScript VM.
+
+/**
+ * a mod b for non-negative integers of any size up to 2^53. The VM's `%` is wrong
+ * once an operand leaves the int32 range (62000000000 % 1000 gives 856 there).
+ */
+export function mod(a: number, b: number): number {
+    return a - Math.floor(a / b) * b
+}
