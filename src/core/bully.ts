@@ -15,6 +15,8 @@
 //   election of its own, which it wins after T (Silberschatz, second recovery).
 // - A COORDINATOR from a lower process reaching a live higher one is contested:
 //   the receiver holds an election and bullies its way in.
+// - The highest process, once coordinator, answers a late ELECTION with OK and a
+//   COORDINATOR to the asker only (its own election would be one more broadcast).
 
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM } from "./node"
@@ -52,6 +54,12 @@ export class BullyNode extends ElectionNode {
         if (frame.kind === Kind.ELECTION) {
             if (from > this.id) return false
             this.send(Kind.OK, from, out)
+            if (this.coordinator === this.id && this.index === this.ids.length - 1) {
+                // The highest process is already coordinator: its "election" would be a
+                // fresh announcement to everybody; telling the asker is enough.
+                this.send(Kind.COORDINATOR, from, out)
+                return true
+            }
             if (this.phase === IDLE) this.holdElection(now, out)
             return true
         }

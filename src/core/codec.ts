@@ -162,7 +162,7 @@ export function decodeFrame(bytes: ByteSource): DecodeResult {
     const algorithm = bytes[2]
     if (algorithm < 1 || algorithm > MAX_ALGORITHM) return fail(CodecError.Algorithm)
     const count = bytes[18]
-    if (count > MAX_LIST_LENGTH || n !== FRAME_HEADER_BYTES + 2 * count)
+    if (n !== FRAME_HEADER_BYTES + 2 * count)
         return fail(CodecError.Length)
     const src = getU16(bytes, 8)
     if (src > MAX_NODE_ID) return fail(CodecError.Field)

@@ -120,6 +120,12 @@ class EventQueue {
         return this.buckets[this.first].time
     }
 
+    peek(): QueuedEvent {
+        if (this.size === 0) return null
+        const b = this.buckets[this.first]
+        return b.events[b.next]
+    }
+
     pop(): QueuedEvent {
         if (this.size === 0) return null
         const b = this.buckets[this.first]
@@ -278,6 +284,7 @@ export class Engine {
 
     /** Runs one event. Returns false when nothing is pending. */
     step(): boolean {
+        this.dropCancelledTimers()
         if (this.queue.size === 0) return false
         this.now = this.queue.peekTime()
         const ev = this.queue.pop()
@@ -288,23 +295,39 @@ export class Engine {
 
     /** Runs every event due at or before `time`, then sets the clock to `time`. */
     runUntil(time: number) {
-        while (this.queue.size > 0 && this.queue.peekTime() <= time) this.step()
+        this.dropCancelledTimers()
+        while (this.queue.size > 0 && this.queue.peekTime() <= time) {
+            this.step()
+            this.dropCancelledTimers()
+        }
         if (time > this.now) this.now = time
     }
 
     /** Runs until nothing is pending or `maxEvents` ran. Returns true when quiet. */
     settle(maxEvents: number): boolean {
         let budget = maxEvents
+        this.dropCancelledTimers()
         while (this.queue.size > 0) {
             if (budget <= 0) return false
             budget--
             this.step()
+            this.dropCancelledTimers()
         }
         return true
     }
 
+    /** Events still to run (cancelled timers may be among them). */
     pending(): number {
         return this.queue.size
+    }
+
+    /** Cancelled timers at the head of the queue must not move the clock. */
+    private dropCancelledTimers() {
+        let ev = this.queue.peek()
+        while (ev && ev.type === EV_TIMER && ev.gen !== this.timerGen[ev.node * MAX_TIMERS + ev.arg]) {
+            this.queue.pop()
+            ev = this.queue.peek()
+        }
     }
 
     /** Liveness and safety as the seeds state them: one coordinator, the highest live process, known to all. */

@@ -1,0 +1,78 @@
+// Drive one node by hand and read its actions as short strings.
+
+import { createNode } from "../src/core/algorithms"
+import { Engine, IdealNetwork } from "../src/core/engine"
+import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../src/core/frame"
+import { type Action, ActionType, type ElectionNode, idealTiming, roleName } from "../src/core/node"
+
+export function makeNode(algorithm: Algorithm, id: number, ids: number[]): ElectionNode {
+  return createNode(algorithm, { id, ids, group: 1, timing: idealTiming() })
+}
+
+/** A frame as another node would send it. */
+export function frameFrom(
+  algorithm: Algorithm,
+  kind: Kind,
+  src: number,
+  dst: number,
+  patch: Partial<Frame> = {},
+): Frame {
+  return { ...makeFrame(kind, algorithm, 1, 0, src, dst), ...patch }
+}
+
+/** "send ELECTION 5,6,7", "set 2 +3", "cancel 2", "role coordinator 6". */
+export function describe(actions: Action[]): string[] {
+  return actions.map((a) => {
+    switch (a.type) {
+      case ActionType.Send:
+        return `send ${kindName(a.frame.kind)} ${a.to.join(",")}${a.frame.dst === BROADCAST ? " (broadcast)" : ""}`
+      case ActionType.SetTimer:
+        return `set ${a.timer} +${a.delay}`
+      case ActionType.CancelTimer:
+        return `cancel ${a.timer}`
+      case ActionType.RoleChange:
+        return `role ${roleName(a.role)} ${a.coordinator}`
+    }
+  })
+}
+
+/** Only the sends, as "KIND to". */
+export function sends(actions: Action[]): string[] {
+  return describe(actions).filter((s) => s.startsWith("send "))
+}
+
+export interface Outcome {
+  coordinator: number
+  messages: number
+  byKind: number[]
+  electionTime: number
+  violations: string[]
+  digest: number
+}
+
+/** Ideal network, ids given, `crashed` down at 0, `detect` notice at 0, run to quiet. */
+export function runElection(
+  algorithm: Algorithm,
+  ids: number[],
+  crashed: number[],
+  detect: number[],
+): Outcome {
+  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork() })
+  engine.start()
+  for (const id of crashed) engine.crash(id)
+  for (const id of detect) engine.detect(id)
+  if (!engine.settle(50_000_000)) throw new Error("did not settle")
+  const s = engine.summary()
+  return {
+    coordinator: s.coordinator,
+    messages: s.messages,
+    byKind: s.byKind,
+    electionTime: s.electionTime,
+    violations: s.violations,
+    digest: engine.digest,
+  }
+}
+
+export function range(lo: number, hi: number): number[] {
+  return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i)
+}
