@@ -21,6 +21,11 @@ import { NETWORK_NAMES } from "./networks"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { parseTopology } from "./topology"
+import { checkGolden, describeMismatch } from "./golden"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+
+const GOLDEN_DIR = join(import.meta.dirname, "..", "test", "scenarios")
 
 interface SimFlags {
   algorithm: string
@@ -161,6 +166,25 @@ function runSim(flags: SimFlags): number {
   return s.violations.length === 0 ? 0 : 3
 }
 
+function runGolden(files: string[], update: boolean): number {
+  const list = files.length
+    ? files
+    : readdirSync(GOLDEN_DIR)
+        .filter((f) => f.endsWith(".txt"))
+        .sort()
+        .map((f) => join(GOLDEN_DIR, f))
+  let failed = 0
+  for (const file of list) {
+    const r = checkGolden(file, update)
+    if (r.rewritten) process.stdout.write(`rewrote ${file} (${r.mismatches.length} blocks changed)\n`)
+    else if (r.mismatches.length) {
+      failed++
+      for (const m of r.mismatches) process.stdout.write(describeMismatch(file, m) + "\n\n")
+    } else process.stdout.write(`ok ${file}\n`)
+  }
+  return failed ? 1 : 0
+}
+
 export function buildProgram(): Command {
   const program = new Command()
   program
@@ -190,6 +214,14 @@ export function buildProgram(): Command {
     .option("--no-chart", "print only the summary line")
     .action((flags: SimFlags) => {
       process.exitCode = runSim(flags)
+    })
+  program
+    .command("golden")
+    .description("check golden scenario files against their expected output")
+    .argument("[files...]", "scenario files", [])
+    .option("--update", "rewrite the expected parts with the actual output (review the diff!)")
+    .action((files: string[], flags: { update?: boolean }) => {
+      process.exitCode = runGolden(files, !!flags.update)
     })
   program
     .command("bench")

@@ -1,0 +1,159 @@
+import fc from "fast-check"
+import { describe, expect, test } from "vitest"
+import { Engine, IdealNetwork } from "../src/core/engine"
+import { Algorithm, Kind } from "../src/core/frame"
+import { idealTiming, Role } from "../src/core/node"
+import { buildEngine, defaultSpec } from "../sim/cluster"
+import { BusNetwork } from "../sim/networks"
+import { range, runElection } from "./helpers"
+
+const algorithms = [Algorithm.Bully, Algorithm.ImprovedBully]
+
+describe("engine", () => {
+  test("same inputs, same trace: the digest is stable and sensitive", () => {
+    const a = runElection(Algorithm.Bully, range(0, 7), [7], [4]).digest
+    const b = runElection(Algorithm.Bully, range(0, 7), [7], [4]).digest
+    const c = runElection(Algorithm.Bully, range(0, 7), [7], [3]).digest
+    expect(a).toBe(b)
+    expect(a).not.toBe(c)
+  })
+
+  test("seeded lossy runs repeat exactly; another seed differs", () => {
+    const run = (seed: number) => {
+      const spec = { ...defaultSpec(), algorithm: Algorithm.Bully, ids: range(1, 12), seed, loss: 0.2, network: "wifi" as const }
+      spec.timing = { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 100, failureTimeout: 350 }
+      const engine = buildEngine(spec)
+      engine.crash(12)
+      engine.runUntil(20_000)
+      return engine.digest
+    }
+    expect(run(7)).toBe(run(7))
+    expect(run(7)).not.toBe(run(8))
+  })
+
+  test("the failure detector: followers notice a crashed coordinator through missing heartbeats", () => {
+    for (const algorithm of algorithms) {
+      const engine = new Engine({
+        algorithm,
+        ids: range(1, 6),
+        group: 1,
+        timing: { ...idealTiming(), heartbeatInterval: 10, failureTimeout: 25 },
+        network: new IdealNetwork(),
+      })
+      engine.start()
+      engine.runUntil(50)
+      expect(engine.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
+      engine.crash(6)
+      engine.runUntil(200)
+      const s = engine.summary()
+      expect(s.violations).toEqual([])
+      expect(s.coordinator).toBe(5)
+      // nothing happens before the timeout runs out after the last heartbeat (t=50)
+      expect(engine.node(5)!.role).toBe(Role.Coordinator)
+    }
+  })
+
+  test("a recovered former coordinator takes over again after detection and recovery", () => {
+    for (const algorithm of algorithms) {
+      const engine = new Engine({ algorithm, ids: range(1, 5), group: 1, timing: idealTiming(), network: new IdealNetwork() })
+      engine.start()
+      engine.crash(5)
+      engine.detect(1)
+      engine.settle(1e6)
+      expect(engine.summary().coordinator).toBe(4)
+      engine.recover(5)
+      engine.settle(1e6)
+      const s = engine.summary()
+      expect(s.coordinator).toBe(5)
+      expect(s.violations).toEqual([])
+    }
+  })
+
+  test("scheduled events run at their time", () => {
+    const engine = new Engine({ algorithm: Algorithm.Bully, ids: range(1, 4), group: 1, timing: idealTiming(), network: new IdealNetwork() })
+    engine.start()
+    engine.scheduleCrash(10, 4)
+    engine.scheduleDetect(12, 1)
+    engine.runUntil(11)
+    expect(engine.node(4)!.crashed).toBe(true)
+    expect(engine.messages).toBe(0)
+    engine.settle(1e6)
+    expect(engine.summary().coordinator).toBe(3)
+    expect(engine.summary().electionTime).toBe(5)
+  })
+
+  test("property: any crash set and any noticing processes elect the highest live process", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...algorithms),
+        fc.integer({ min: 2, max: 24 }),
+        fc.array(fc.boolean(), { minLength: 24, maxLength: 24 }),
+        fc.array(fc.boolean(), { minLength: 24, maxLength: 24 }),
+        (algorithm, n, down, notice) => {
+          const ids = range(1, n)
+          const crashed = ids.filter((id) => id === n || down[id - 1])
+          const live = ids.filter((id) => !crashed.includes(id))
+          fc.pre(live.length > 0)
+          let detect = live.filter((id) => notice[id - 1])
+          if (detect.length === 0) detect = [live[0]]
+          const r = runElection(algorithm, ids, crashed, detect)
+          expect(r.violations).toEqual([])
+          expect(r.coordinator).toBe(Math.max(...live))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  test("property: with recoveries interleaved, bully and improved bully still converge", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...algorithms),
+        fc.integer({ min: 3, max: 12 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 12 }), fc.boolean()), { maxLength: 8 }),
+        (algorithm, n, events) => {
+          const engine = new Engine({
+            algorithm,
+            ids: range(1, n),
+            group: 1,
+            timing: { ...idealTiming(), heartbeatInterval: 4, failureTimeout: 9 },
+            network: new IdealNetwork(),
+          })
+          engine.start()
+          for (const [time, rawId, up] of events) {
+            const id = ((rawId - 1) % n) + 1
+            if (up) engine.scheduleRecover(time, id)
+            else engine.scheduleCrash(time, id)
+          }
+          engine.runUntil(400)
+          const s = engine.summary()
+          fc.pre(s.live.length > 0)
+          expect(s.violations).toEqual([])
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})
+
+describe("bus model", () => {
+  test("a frame's air time follows 1 Mbit/s, 10 bits a byte, 16 header bytes and a 0.1 ms gap", () => {
+    const frame = { version: 1, kind: Kind.ELECTION, algorithm: 1, group: 1, epoch: 0, src: 1, dst: 2, initiator: 0, bid: 0, list: [] }
+    // 19-byte frame → 20 bytes payload + 16 header = 36 bytes = 360 µs, + 100 µs gap
+    expect(BusNetwork.frameMs(frame)).toBeCloseTo(0.46, 6)
+  })
+
+  test("bully over the bus elects the same winner with the same messages as the ideal network", () => {
+    const spec = { ...defaultSpec(), algorithm: Algorithm.Bully, ids: range(1, 10), network: "bus" as const }
+    spec.timing = { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 0, failureTimeout: 0 }
+    const engine = buildEngine(spec)
+    engine.crash(10)
+    engine.detect(4)
+    engine.settle(1e6)
+    const s = engine.summary()
+    expect(s.coordinator).toBe(9)
+    expect(s.messages).toBe(44)
+    expect(s.electionTime).toBeGreaterThan(300)
+    expect(s.electionTime).toBeLessThan(320)
+  })
+})
