@@ -50,7 +50,9 @@ export function runBench(flags: { json?: boolean; quick?: boolean }): void {
     delivered += run.delivered
     ms += run.ms
   }
-  const big = timeElection(Algorithm.Bully, bigN)
+  // The median of several runs: this machine has 2 cores and noisy neighbours.
+  const bigRuns = Array.from({ length: flags.quick ? 1 : 5 }, () => timeElection(Algorithm.Bully, bigN))
+  const big = bigRuns.sort((a, b) => a.ms - b.ms)[Math.floor(bigRuns.length / 2)]
   const improved = timeElection(Algorithm.ImprovedBully, bigN)
   const result = {
     throughput: { messagesPerSecond: Math.round((delivered / ms) * 1000), runs: repeats, n: midN },
@@ -66,7 +68,7 @@ export function runBench(flags: { json?: boolean; quick?: boolean }): void {
   process.stdout.write(
     [
       `throughput: ${mps} million delivered messages/s (bully, n=${midN}, lowest notices, ${repeats} runs)`,
-      `bully n=${bigN}, lowest notices: ${big.messages} messages, winner ${big.coordinator}, ${big.ms.toFixed(0)} ms ` +
+      `bully n=${bigN}, lowest notices: ${big.messages} messages, winner ${big.coordinator}, ${big.ms.toFixed(0)} ms (median of ${bigRuns.length}) ` +
         `(${((big.delivered / big.ms) * 1000 / 1e6).toFixed(2)} million messages/s)`,
       `improved-bully n=${bigN}, lowest notices: ${improved.messages} messages, winner ${improved.coordinator}, ${improved.ms.toFixed(2)} ms`,
     ].join("\n") + "\n",

@@ -13,6 +13,7 @@ import {
     Action,
     ActionType,
     ElectionNode,
+    indexOfSorted,
     MAX_TIMERS,
     NO_NODE,
     Role,
@@ -67,6 +68,8 @@ export interface TraceRecord {
 }
 
 const EV_DELIVER = 1
+/** One frame to several nodes with the same delay: one queue entry instead of many. */
+const EV_DELIVER_MANY = 6
 const EV_TIMER = 2
 const EV_CRASH = 3
 const EV_RECOVER = 4
@@ -81,7 +84,9 @@ class QueuedEvent {
         /** Timer: timer id; deliver: unused. */
         public arg: number,
         /** Timer generation at scheduling time. */
-        public gen: number
+        public gen: number,
+        /** EV_DELIVER_MANY: indices of the target nodes. */
+        public targets: number[]
     ) {}
 }
 
@@ -214,17 +219,7 @@ export class Engine {
 
     /** Position of `id` in the sorted ids, or -1. */
     indexOf(id: number): number {
-        const ids = this.ids
-        let lo = 0
-        let hi = ids.length - 1
-        while (lo <= hi) {
-            const mid = (lo + hi) >> 1
-            const v = ids[mid]
-            if (v === id) return mid
-            if (v < id) lo = mid + 1
-            else hi = mid - 1
-        }
-        return -1
+        return indexOfSorted(this.ids, id)
     }
 
     node(id: number): ElectionNode {
@@ -271,15 +266,15 @@ export class Engine {
     // ---- external events, later ----
 
     scheduleCrash(time: number, id: number) {
-        this.queue.push(time, new QueuedEvent(EV_CRASH, this.indexOf(id), null, 0, 0))
+        this.queue.push(time, new QueuedEvent(EV_CRASH, this.indexOf(id), null, 0, 0, null))
     }
 
     scheduleRecover(time: number, id: number) {
-        this.queue.push(time, new QueuedEvent(EV_RECOVER, this.indexOf(id), null, 0, 0))
+        this.queue.push(time, new QueuedEvent(EV_RECOVER, this.indexOf(id), null, 0, 0, null))
     }
 
     scheduleDetect(time: number, id: number) {
-        this.queue.push(time, new QueuedEvent(EV_DETECT, this.indexOf(id), null, 0, 0))
+        this.queue.push(time, new QueuedEvent(EV_DETECT, this.indexOf(id), null, 0, 0, null))
     }
 
     /** Runs one event. Returns false when nothing is pending. */
@@ -386,30 +381,33 @@ export class Engine {
 
     // ---- internals ----
 
-    /** A fresh action list (assigning `length = 0` aborts the DeviceScript VM). */
+    private out: Action[] = []
+
+    /** The shared action list, emptied by apply() (assigning `length = 0` aborts the DeviceScript VM). */
     private takeOut(): Action[] {
-        return []
+        return this.out
     }
 
     private external(type: number, index: number) {
         if (index < 0) return
-        this.runEvent(new QueuedEvent(type, index, null, 0, 0))
+        this.runEvent(new QueuedEvent(type, index, null, 0, 0, null))
     }
 
     private runEvent(ev: QueuedEvent) {
+        if (ev.type === EV_DELIVER_MANY) {
+            for (let t = 0; t < ev.targets.length; t++) this.deliver(ev.targets[t], ev.frame)
+            return
+        }
+        if (ev.type === EV_DELIVER) {
+            this.deliver(ev.node, ev.frame)
+            return
+        }
         const i = ev.node
         const node = this.nodes[i]
         const out = this.takeOut()
         const now = this.now
         try {
-            if (ev.type === EV_DELIVER) {
-                this.delivered++
-                if (node.crashed) {
-                    this.record(TraceType.DroppedAtCrashed, ev.frame.src, [node.id], ev.frame, "")
-                    return
-                }
-                node.receive(ev.frame, now, out)
-            } else if (ev.type === EV_TIMER) {
+            if (ev.type === EV_TIMER) {
                 if (ev.gen !== this.timerGen[i * MAX_TIMERS + ev.arg]) return
                 this.timerGen[i * MAX_TIMERS + ev.arg]++
                 if (node.crashed) return
@@ -432,6 +430,25 @@ export class Engine {
             }
         } catch (e) {
             this.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
+            while (out.length > 0) out.pop()
+            return
+        }
+        this.apply(i, out)
+    }
+
+    private deliver(i: number, frame: Frame) {
+        const node = this.nodes[i]
+        this.delivered++
+        if (node.crashed) {
+            this.record(TraceType.DroppedAtCrashed, frame.src, [node.id], frame, "")
+            return
+        }
+        const out = this.takeOut()
+        try {
+            node.receive(frame, this.now, out)
+        } catch (e) {
+            this.errors.push("node " + node.id + " threw at t=" + this.now + ": " + e)
+            while (out.length > 0) out.pop()
             return
         }
         this.apply(i, out)
@@ -450,7 +467,7 @@ export class Engine {
                 const gen = ++this.timerGen[slot]
                 this.queue.push(
                     now + action.delay,
-                    new QueuedEvent(EV_TIMER, i, null, action.timer, gen)
+                    new QueuedEvent(EV_TIMER, i, null, action.timer, gen, null)
                 )
             } else if (action.type === ActionType.CancelTimer) {
                 this.timerGen[i * MAX_TIMERS + action.timer]++
@@ -462,6 +479,7 @@ export class Engine {
                     this.recordRole(node.id, action.role, action.coordinator, action.epoch)
             }
         }
+        while (out.length > 0) out.pop()
     }
 
     private transmit(src: number, to: number[], frame: Frame) {
@@ -474,6 +492,10 @@ export class Engine {
         }
         this.frames += this.network.frames(to, frame)
         this.record(TraceType.Send, src, to, frame, "")
+        // Destinations that share one delay go in one queue entry, in the order sent:
+        // the same order individual entries would run in.
+        let batch: number[] = null
+        let batchDelay = -1
         for (let d = 0; d < to.length; d++) {
             const dst = to[d]
             const di = this.indexOf(dst)
@@ -483,8 +505,21 @@ export class Engine {
                 this.record(TraceType.Lost, src, [dst], frame, "")
                 continue
             }
-            this.queue.push(now + delay, new QueuedEvent(EV_DELIVER, di, frame, 0, 0))
+            if (batch && delay === batchDelay) {
+                batch.push(di)
+                continue
+            }
+            if (batch) this.enqueueDelivery(now + batchDelay, frame, batch)
+            batch = [di]
+            batchDelay = delay
         }
+        if (batch) this.enqueueDelivery(now + batchDelay, frame, batch)
+    }
+
+    private enqueueDelivery(time: number, frame: Frame, targets: number[]) {
+        if (targets.length === 1)
+            this.queue.push(time, new QueuedEvent(EV_DELIVER, targets[0], frame, 0, 0, null))
+        else this.queue.push(time, new QueuedEvent(EV_DELIVER_MANY, -1, frame, 0, 0, targets))
     }
 
     private record(type: TraceType, node: number, to: number[], frame: Frame, text: string) {

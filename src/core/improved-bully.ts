@@ -26,7 +26,15 @@
 // - A live process that gets COORDINATOR from a lower one takes over (as in 4.4).
 
 import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+import {
+    Action,
+    ActionType,
+    ElectionNode,
+    indexOfSorted,
+    NO_NODE,
+    NodeConfig,
+    TIMER_ALGORITHM,
+} from "./node"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -56,7 +64,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     /** True when this node's table calls `id` NORMAL. */
     believesAlive(id: number): boolean {
-        const i = this.ids.indexOf(id)
+        const i = indexOfSorted(this.ids, id)
         return i >= 0 && this.alive[i]
     }
 
@@ -69,7 +77,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     protected onSuspect(now: number, out: Action[]) {
         if (this.phase !== IDLE) return
-        let failed = this.ids.indexOf(this.coordinator)
+        let failed = indexOfSorted(this.ids, this.coordinator)
         if (failed < 0) failed = this.ids.length
         else this.alive[failed] = false
         this.enterElection(out)
@@ -84,7 +92,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const from = frame.src
-        const fromIndex = this.ids.indexOf(from)
+        const fromIndex = indexOfSorted(this.ids, from)
         const kind = frame.kind
         if (kind === Kind.ELECTION) {
             if (from > this.id) return false
@@ -215,7 +223,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     private replyTable(to: number, out: Action[]) {
         const f = this.frame(Kind.TABLE, to)
-        const known = this.coordinator !== NO_NODE && this.alive[this.ids.indexOf(this.coordinator)]
+        const known = this.coordinator !== NO_NODE && this.alive[indexOfSorted(this.ids, this.coordinator)]
         f.initiator = known ? this.coordinator : 0
         f.bid = known ? 1 : 0
         for (let i = 0; i < this.ids.length && f.list.length < MAX_LIST_LENGTH; i++)
@@ -226,7 +234,7 @@ export class ImprovedBullyNode extends ElectionNode {
     private adoptTable(frame: Frame) {
         this.markAllAlive()
         for (let i = 0; i < frame.list.length; i++) {
-            const at = this.ids.indexOf(frame.list[i])
+            const at = indexOfSorted(this.ids, frame.list[i])
             if (at >= 0 && at !== this.index) this.alive[at] = false
         }
     }

@@ -104,6 +104,25 @@ export enum Ignored {
 }
 export const IGNORED_REASONS = 6
 
+/** Position of `id` in ascending `ids`, or -1 (binary search: clusters can be large). */
+export function indexOfSorted(ids: number[], id: number): number {
+    const n = ids.length
+    if (n === 0) return -1
+    // Ids are usually contiguous (1..n): try the direct position first.
+    const guess = id - ids[0]
+    if (guess >= 0 && guess < n && ids[guess] === id) return guess
+    let lo = 0
+    let hi = n - 1
+    while (lo <= hi) {
+        const mid = (lo + hi) >> 1
+        const v = ids[mid]
+        if (v === id) return mid
+        if (v < id) lo = mid + 1
+        else hi = mid - 1
+    }
+    return -1
+}
+
 export function sortedIds(ids: number[]): number[] {
     const copy = ids.slice(0)
     copy.sort((a, b) => a - b)
@@ -135,7 +154,7 @@ export abstract class ElectionNode {
         this.algorithm = algorithm
         this.id = config.id
         this.ids = sortedIds(config.ids)
-        this.index = this.ids.indexOf(config.id)
+        this.index = indexOfSorted(this.ids, config.id)
         this.group = config.group
         this.timing = config.timing
     }
@@ -170,7 +189,7 @@ export abstract class ElectionNode {
             this.flagMisconfigured(out)
             return this.ignore(Ignored.OwnId)
         }
-        if (this.ids.indexOf(frame.src) < 0) return this.ignore(Ignored.UnknownSender)
+        if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         if (frame.kind === Kind.HEARTBEAT) {
             this.onHeartbeat(frame, now, out)

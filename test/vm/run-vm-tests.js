@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Runs the DeviceScript VM tests and checks that the VM and Node agree on the seeds'
+// worked examples: same phases (winner, message counts, election time) and the same
+// trace digest, event for event. Prints "N passed, N failed" and exits non-zero on any failure.
+import { spawnSync } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { register } from "tsx/esm/api"
+
+register()
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const { workedExamples, runExample, resultLines } = await import("./worked-examples.ts")
+
+const devs = join(root, "node_modules", ".bin", "devs")
+let passed = 0
+let failed = 0
+const check = (ok, what) => {
+  if (ok) passed++
+  else failed++
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`)
+}
+
+const vm = spawnSync(devs, ["run", "test/vm/core.vm.ts", "--test", "--test-self-exit", "-T", "120000"], {
+  cwd: root,
+  encoding: "utf8",
+})
+// Strip the VM's colour codes and its "WASM> " prefix.
+const vmOut = (vm.stdout + vm.stderr).replace(/\x1b\[[0-9;]*m/g, "")
+const vmLines = vmOut.split("\n").map((l) => l.replace(/^WASM> /, "").trim())
+const summary = vmLines.find((l) => l.startsWith("tests: "))
+check(vm.status === 0, `DeviceScript VM tests (test/vm/core.vm.ts): ${summary ?? "no summary"}`)
+if (vm.status !== 0) console.log(vmOut)
+
+for (const example of workedExamples()) {
+  const expected = resultLines(runExample(example))
+  const got = vmLines.filter((l) => l.startsWith(`ELECTLAB-PHASE ${example.name} `) || l.startsWith(`ELECTLAB-DIGEST ${example.name} `))
+  const same = expected.length === got.length && expected.every((l, i) => l === got[i])
+  check(same, `VM agrees with Node on ${example.name}`)
+  if (!same) console.log(`  node: ${expected.join("\n        ")}\n  vm:   ${got.join("\n        ")}`)
+}
+
+console.log(`${passed} passed, ${failed} failed`)
+process.exitCode = failed ? 1 : 0
