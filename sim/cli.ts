@@ -22,6 +22,7 @@ import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
+import { manifestTiming, readManifest } from "./manifest"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 
@@ -43,6 +44,9 @@ interface SimFlags {
   until?: string
   maxEvents?: string
   chart: boolean
+  manifest?: string
+  /** Set when --algorithm came from its default rather than the command line. */
+  algorithmDefaulted?: boolean
 }
 
 /** What `electlab sim --json` prints (the contract's fields, then extras). */
@@ -65,14 +69,18 @@ export interface SimReport {
 
 /** Turns the `sim` flags into scenario commands, checking each flag by name. */
 export function simCommands(flags: SimFlags): string[] {
-  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until"] as const
+  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest"] as const
   if (flags.scenario) {
     for (const key of scenarioOnly)
       if (flags[key] !== undefined)
         throw new InputError(`--${key} cannot be combined with --scenario; put it in the file`)
     return []
   }
-  const algorithm = parseAlgorithmName(flags.algorithm, "--algorithm")
+  const manifest = flags.manifest ? readManifest(flags.manifest) : null
+  if (manifest && (flags.nodes !== undefined || flags.ids !== undefined))
+    throw new InputError("--manifest gives the node ids; drop --nodes/--ids")
+  const algorithmName_ = manifest && flags.algorithmDefaulted ? manifest.algorithm : flags.algorithm
+  const algorithm = parseAlgorithmName(algorithmName_, flags.algorithmDefaulted && manifest ? flags.manifest : "--algorithm")
   const network = parseNetworkName(flags.network, "--network")
   const seed = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1)
   const loss = parseNumber(flags.loss, "--loss", 0, 1)
@@ -80,13 +88,15 @@ export function simCommands(flags: SimFlags): string[] {
   let ids: number[]
   if (flags.nodes !== undefined && flags.ids !== undefined)
     throw new InputError("give --nodes or --ids, not both")
-  if (flags.nodes !== undefined) {
+  if (manifest) {
+    ids = manifest.boards.map((b) => b.nodeId)
+  } else if (flags.nodes !== undefined) {
     const n = parseInteger(flags.nodes, "--nodes", MIN_NODES, MAX_NODES)
     ids = Array.from({ length: n }, (_, i) => i + 1)
   } else if (flags.ids !== undefined) {
     ids = parseIdList(flags.ids, "--ids")
   } else throw new InputError("give --nodes N or --ids a,b,c (or --scenario FILE)")
-  checkIds(ids, flags.ids !== undefined ? "--ids" : "--nodes")
+  checkIds(ids, manifest ? flags.manifest! : flags.ids !== undefined ? "--ids" : "--nodes")
   const crashed = flags.crash !== undefined ? parseIdList(flags.crash, "--crash") : []
   checkMembers(crashed, ids, "--crash")
   let detect: string | null = null
@@ -111,8 +121,16 @@ export function simCommands(flags: SimFlags): string[] {
     `seed=${seed}`,
   ]
   if (loss > 0) clusterArgs.push(`loss=${loss}`)
-  if (flags.detector)
-    clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=500 failure-timeout=1500")
+  if (manifest) {
+    clusterArgs.push(`group=${manifest.group}`)
+    if (!ideal) {
+      const t = manifestTiming(manifest)
+      clusterArgs.push(`answer-timeout=${t.answerTimeout}`, `coordinator-timeout=${t.coordinatorTimeout}`)
+      if (flags.detector) clusterArgs.push(`heartbeat=${t.heartbeatInterval}`, `failure-timeout=${t.failureTimeout}`)
+    }
+  }
+  if (flags.detector && !(manifest && !ideal))
+    clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=250 failure-timeout=800")
   const commands = [`cluster ${clusterArgs.join(" ")}`]
   if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
   if (detect) commands.push(`detect ${detect}`)
@@ -151,7 +169,7 @@ function runSim(flags: SimFlags): number {
       agreement: s.agreement,
       messages: { total: s.messages, byKind: countsByKindName(s.byKind) },
       frames: s.frames,
-      electionTime: s.electionTime,
+      electionTime: Math.round(s.electionTime * 1000) / 1000,
       violations: s.violations,
       heartbeats: s.heartbeats,
       lost: s.lost,
@@ -210,10 +228,25 @@ export function buildProgram(): Command {
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")
     .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
+    .option("--manifest <file>", "take node ids, algorithm, group and timing from a lab manifest (devicescript.json)")
     .option("--json", "print one JSON object instead of the chart")
     .option("--no-chart", "print only the summary line")
-    .action((flags: SimFlags) => {
+    .action((flags: SimFlags, command: Command) => {
+      flags.algorithmDefaulted = command.getOptionValueSource("algorithm") === "default"
       process.exitCode = runSim(flags)
+    })
+  program
+    .command("manifest")
+    .description("check a lab manifest and list its boards")
+    .argument("[file]", "the manifest", "devicescript.json")
+    .action((file: string) => {
+      const m = readManifest(file)
+      const lines = [
+        `${file}: group ${m.group}, ${m.algorithm} over ${m.transport}, ${m.boards.length} boards`,
+        `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms, T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
+        ...m.boards.map((b) => `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}`),
+      ]
+      process.stdout.write(lines.join("\n") + "\n")
     })
   program
     .command("golden")
