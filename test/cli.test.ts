@@ -138,3 +138,14 @@ describe("scenario files: errors name the file and line", () => {
     expect(() => runText("cluster nodes=3 heartbeat=10\n")).toThrow("s.txt:1: failure-timeout must be longer than heartbeat"))
   test("a missing file", () => expect(() => readScenario("/nonexistent.txt")).toThrow("/nonexistent.txt: cannot read scenario file"))
 })
+
+describe("electlab bench", () => {
+  test("--quick --json runs the benchmark elections and reports their exact message counts", () => {
+    const r = electlab(["bench", "--quick", "--json"])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.bully).toMatchObject({ n: 100, messages: 100 * 100 - 100 - 1, coordinator: 99 })
+    expect(out.improvedBully).toMatchObject({ n: 100, messages: 100, coordinator: 99 })
+    expect(out.throughput.messagesPerSecond).toBeGreaterThan(0)
+  })
+})
