@@ -183,10 +183,15 @@ class EventQueue {
 
 export interface EngineOptions {
     algorithm: number
+    /** Process ids in ring order. */
     ids: number[]
     group: number
     timing: Timing
     network: NetworkModel
+    /** Graph neighbours of each process, aligned with `ids`; absent: complete graph. */
+    neighbors?: number[][]
+    /** bid-ring suitability of each process, aligned with `ids`; absent: all 0. */
+    suitability?: number[]
 }
 
 /** What an election episode cost and decided; the shape of `electlab sim --json`. */
@@ -235,11 +240,14 @@ export class Engine {
         this.ids = sortedIds(options.ids)
         this.network = options.network
         for (let i = 0; i < this.ids.length; i++) {
+            const at = options.ids.indexOf(this.ids[i])
             const node = createNode(options.algorithm, {
                 id: this.ids[i],
-                ids: this.ids,
+                ids: options.ids,
                 group: options.group,
                 timing: options.timing,
+                neighbors: options.neighbors ? options.neighbors[at] : undefined,
+                suitability: options.suitability ? options.suitability[at] : undefined,
             })
             if (!node) throw new Error("no such algorithm: " + options.algorithm)
             this.nodes.push(node)
@@ -370,7 +378,7 @@ export class Engine {
                 continue
             }
             live.push(n.id)
-            highestLive = n.id
+            if (highestLive === NO_NODE || n.rank() > this.node(highestLive).rank()) highestLive = n.id
             if (n.role === Role.Coordinator) coordinators.push(n.id)
             if (live.length === 1) agreed = n.coordinator
             else if (n.coordinator !== agreed) agreement = false
@@ -387,7 +395,7 @@ export class Engine {
                 violations.push("the agreed coordinator " + agreed + " is crashed")
             else if (agreement && agreed !== highestLive)
                 violations.push(
-                    "coordinator " + agreed + " is not the highest live process " + highestLive
+                    "coordinator " + agreed + " is not the highest-ranked live process " + highestLive
                 )
         }
         let electionTime = 0

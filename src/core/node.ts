@@ -87,10 +87,14 @@ export function idealTiming(): Timing {
 
 export interface NodeConfig {
     id: number
-    /** Every process id in the cluster (this one included), any order. */
+    /** Every process id in the cluster (this one included), in ring order: each sends to the next, the last to the first. */
     ids: number[]
     group: number
     timing: Timing
+    /** Graph neighbours (tree/echo election); absent means every other process. */
+    neighbors?: number[]
+    /** bid-ring: suitability prefix of this process's bid (0..65535); absent means 0. */
+    suitability?: number
 }
 
 /** Why a node ignored a frame it was handed. */
@@ -135,6 +139,8 @@ export abstract class ElectionNode {
     readonly ids: number[]
     /** Position of `id` in `ids`. */
     readonly index: number
+    /** All ids in ring order, as configured. */
+    readonly ringOrder: number[]
     readonly group: number
     readonly timing: Timing
     readonly algorithm: Algorithm
@@ -154,9 +160,15 @@ export abstract class ElectionNode {
         this.algorithm = algorithm
         this.id = config.id
         this.ids = sortedIds(config.ids)
+        this.ringOrder = config.ids.slice(0)
         this.index = indexOfSorted(this.ids, config.id)
         this.group = config.group
         this.timing = config.timing
+    }
+
+    /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
+    rank(): number {
+        return this.id
     }
 
     // ---- entry points, called by drivers ----
