@@ -8,7 +8,7 @@
 // Events due at the same time run in the order they were scheduled.
 
 import { createNode } from "./algorithms"
-import { Frame, Kind, kindName, MAX_KIND } from "./frame"
+import { Frame, Kind, kindName, MAX_KIND, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
     ActionType,
@@ -205,6 +205,8 @@ export interface Summary {
     frames: number
     heartbeats: number
     lost: number
+    /** Messages whose frame is too long for one Jacdac packet (a list past 108 ids). */
+    oversize: number
     electionTime: number
     violations: string[]
 }
@@ -226,6 +228,7 @@ export class Engine {
     frames = 0
     heartbeats = 0
     lost = 0
+    oversize = 0
     /** Frames handed to a destination (live or crashed) since the engine was made. */
     delivered = 0
     eventsRun = 0
@@ -284,6 +287,7 @@ export class Engine {
         this.frames = 0
         this.heartbeats = 0
         this.lost = 0
+        this.oversize = 0
         this.episodeStart = -1
         this.errors = []
         for (let i = 0; i < this.lastBeliefChange.length; i++) this.lastBeliefChange[i] = -1
@@ -386,6 +390,10 @@ export class Engine {
         }
         const violations: string[] = []
         for (let i = 0; i < this.errors.length; i++) violations.push(this.errors[i])
+        if (this.oversize > 0)
+            violations.push(
+                this.oversize + " messages exceed the 236-byte frame (lists past " + MAX_LIST_LENGTH + " ids)"
+            )
         if (live.length > 0) {
             if (!agreement) violations.push("live processes disagree on the coordinator")
             if (coordinators.length > 1)
@@ -411,6 +419,7 @@ export class Engine {
             frames: this.frames,
             heartbeats: this.heartbeats,
             lost: this.lost,
+            oversize: this.oversize,
             electionTime: electionTime,
             violations: violations,
         }
@@ -530,6 +539,7 @@ export class Engine {
             this.messages += to.length
             this.byKind[frame.kind] += to.length
         }
+        if (frame.list.length > MAX_LIST_LENGTH) this.oversize += to.length
         this.frames += this.network.frames(to, frame)
         this.record(TraceType.Send, src, to, frame, "")
         // Destinations that share one delay go in one queue entry, in the order sent:

@@ -321,6 +321,11 @@ export abstract class ElectionNode {
     /** Take the coordinator role in a new epoch and start heartbeats. */
     protected takeCoordinatorRole(out: Action[]) {
         this.epoch = this.epoch + 1
+        this.assumeCoordinatorRole(out)
+    }
+
+    /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
+    protected assumeCoordinatorRole(out: Action[]) {
         this.setRole(Role.Coordinator, this.id, out)
         this.cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0)

@@ -7,3 +7,10 @@
 export function mod(a: number, b: number): number {
     return a - Math.floor(a / b) * b
 }
+
+/** Largest element of a non-empty list (the VM's Math.max looks at two arguments only). */
+export function maxOf(list: number[]): number {
+    let best = list[0]
+    for (let i = 1; i < list.length; i++) if (list[i] > best) best = list[i]
+    return best
+}
