@@ -4,4 +4,4 @@ import { register } from "tsx/esm/api"
 
 register()
 const { main } = await import("../sim/cli.ts")
-main(process.argv)
+await main(process.argv)

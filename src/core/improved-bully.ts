@@ -84,6 +84,13 @@ export class ImprovedBullyNode extends ElectionNode {
         this.askBelow(failed, now, out)
     }
 
+    /** A lower process acts as coordinator: take over, as a recovered higher process does (4.4). */
+    protected override contest(now: number, out: Action[]) {
+        if (this.phase !== IDLE) return
+        this.markAboveCrashed(this.index)
+        this.win(this.liveLowerIds(), now, out)
+    }
+
     protected onRecover(now: number, out: Action[]) {
         this.enterElection(out)
         this.candidate = this.index

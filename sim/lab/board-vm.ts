@@ -1,0 +1,88 @@
+// One simulated board: a DeviceScript VM running the compiled firmware on the local bus.
+// Its structured log ("EL <event> t=.. n=.. key=value ...") is how the lab sees its state.
+
+import { type ChildProcess, spawn } from "node:child_process"
+import { createInterface } from "node:readline"
+import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
+import { DEVS_CLI } from "./firmware-image"
+
+export interface LogEvent {
+  /** Node id of the board that logged it. */
+  node: number
+  /** boot, ready, role, tx, rx, drop, err, config, peer, action. */
+  event: string
+  fields: Record<string, string>
+  /** Host time (performance.now()) when the line arrived. */
+  at: number
+}
+
+/** The device id the lab gives the board with this node id (see nodeIdFromDeviceId). */
+export function labDeviceId(nodeId: number): string {
+  return LAB_DEVICE_PREFIX + nodeId.toString(16).padStart(8, "0")
+}
+
+/** "EL role t=1082 n=1 r=follower c=3 e=0" → event; null for other lines. */
+export function parseLogLine(line: string, node: number, at: number): LogEvent | null {
+  const clean = line.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim()
+  if (!clean.startsWith("EL ")) return null
+  const [, event, ...rest] = clean.split(" ")
+  const fields: Record<string, string> = {}
+  for (const part of rest) {
+    const eq = part.indexOf("=")
+    if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1)
+  }
+  return { node, event, fields, at }
+}
+
+export class BoardVm {
+  private child: ChildProcess | null = null
+  /** Lines that were not structured log events (VM banners, errors), newest last. */
+  readonly rawTail: string[] = []
+
+  constructor(
+    readonly nodeId: number,
+    private image: string,
+    private onEvent: (e: LogEvent) => void,
+    private onExit: (vm: BoardVm, code: number | null) => void,
+  ) {}
+
+  get running(): boolean {
+    return this.child !== null
+  }
+
+  start() {
+    if (this.child) return
+    const child = spawn(
+      process.execPath,
+      [DEVS_CLI, "run", this.image, "--tcp", "--device-id", labDeviceId(this.nodeId)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    )
+    this.child = child
+    const read = (stream: NodeJS.ReadableStream) =>
+      createInterface({ input: stream }).on("line", (line) => {
+        const ev = parseLogLine(line, this.nodeId, performance.now())
+        if (ev) this.onEvent(ev)
+        else {
+          this.rawTail.push(line)
+          if (this.rawTail.length > 20) this.rawTail.shift()
+        }
+      })
+    read(child.stdout!)
+    read(child.stderr!)
+    child.on("exit", (code) => {
+      if (this.child === child) this.child = null
+      this.onExit(this, code)
+    })
+  }
+
+  /** Kill the VM process (the board loses power). */
+  kill(): Promise<void> {
+    const child = this.child
+    if (!child) return Promise.resolve()
+    this.child = null
+    return new Promise((resolve) => {
+      child.once("exit", () => resolve())
+      child.kill("SIGKILL")
+    })
+  }
+}

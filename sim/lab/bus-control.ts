@@ -1,0 +1,62 @@
+// The lab's own seat on the bus (jacdac-ts): it finds each board's ElectLab Election
+// service, reads its registers, and sends the crash/recover action, exactly as a tool on a
+// laptop plugged into a real lab's bus would.
+
+import { createRequire } from "node:module"
+// jacdac-ts's "exports" hide its typings from TypeScript; a type-only import by path is erased at run time.
+import type * as JD from "../../node_modules/jacdac-ts/dist/types/src/jacdac"
+
+// The ESM build of jacdac-ts cannot load `net` for its socket transport; the CJS build can.
+const jacdac = createRequire(import.meta.url)("jacdac-ts") as typeof JD
+
+export const ELECTLAB_SERVICE_CLASS = 0x1e1ec7ab
+const REG_NODE_ID = 0x180
+const CMD_SET_CRASHED = 0x81
+
+type Service = JD.JDService
+
+export class BusControl {
+  private bus: JD.JDBus
+  private byNode = new Map<number, Service>()
+
+  constructor(port: number) {
+    // A client with no role manager: it only reads registers and sends commands.
+    this.bus = new jacdac.JDBus([jacdac.createNodeSocketTransport(port)], { client: true, disableRoleManager: true })
+    this.bus.minLoggerPriority = jacdac.LoggerPriority.Silent
+  }
+
+  async connect(): Promise<void> {
+    await this.bus.connect()
+  }
+
+  /** Finds the service of every board on the bus and the node id behind it. */
+  async refresh(): Promise<number[]> {
+    const found = new Map<number, Service>()
+    for (const device of this.bus.devices({ serviceClass: ELECTLAB_SERVICE_CLASS })) {
+      const service = device.services({ serviceClass: ELECTLAB_SERVICE_CLASS })[0]
+      if (!service) continue
+      const reg = service.register(REG_NODE_ID)
+      await reg.refresh()
+      const data = reg.data
+      if (data && data.length >= 2) found.set(data[0] | (data[1] << 8), service)
+    }
+    this.byNode = found
+    return [...found.keys()].sort((a, b) => a - b)
+  }
+
+  /** The crash/recover action of the board with this node id. */
+  async setCrashed(node: number, crashed: boolean): Promise<void> {
+    let service = this.byNode.get(node)
+    if (!service || !service.device.connected) {
+      await this.refresh()
+      service = this.byNode.get(node)
+    }
+    if (!service) throw new Error(`board ${node} is not on the bus`)
+    await service.sendCmdAsync(CMD_SET_CRASHED, Uint8Array.of(crashed ? 1 : 0))
+  }
+
+  async close(): Promise<void> {
+    await this.bus.disconnect()
+    this.bus.stop()
+  }
+}

@@ -1,0 +1,161 @@
+// `electlab lab`: the virtual lab, with the live dashboard or headless with a script.
+
+import { existsSync } from "node:fs"
+import { algorithmName } from "../../src/core/frame"
+import { MAX_BOARDS } from "../../src/firmware/bus-limits"
+import { checkIds, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
+import { runDashboard } from "./dashboard"
+import { type Failover, Lab, type LabOptions } from "./lab"
+import { readLabScript, runLabScript, type ScriptStep } from "./script"
+
+export interface LabFlags {
+  boards?: string
+  ids?: string
+  algorithm?: string
+  manifest?: string
+  loss: string
+  delay: string
+  seed: string
+  headless?: boolean
+  script?: string
+  verbose?: boolean
+}
+
+export function labOptions(flags: LabFlags): LabOptions {
+  const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
+  const manifest = manifestFile ? readManifest(manifestFile) : null
+  let ids: number[]
+  if (flags.boards !== undefined && flags.ids !== undefined) throw new InputError("give --boards or --ids, not both")
+  if (flags.boards !== undefined) {
+    const n = parseInteger(flags.boards, "--boards", 2, MAX_BOARDS)
+    ids = Array.from({ length: n }, (_, i) => i + 1)
+  } else if (flags.ids !== undefined) ids = parseIdList(flags.ids, "--ids")
+  else if (manifest) ids = manifest.boards.map((b) => b.nodeId)
+  else ids = [1, 2, 3, 4, 5]
+  checkIds(ids, flags.ids !== undefined ? "--ids" : flags.boards !== undefined ? "--boards" : (manifestFile ?? "boards"))
+  if (ids.length > MAX_BOARDS)
+    throw new InputError(`the firmware joins labs of at most ${MAX_BOARDS} boards, got ${ids.length}`, "--ids")
+  const algorithmText = flags.algorithm ?? manifest?.algorithm ?? "improved-bully"
+  const algorithm = parseAlgorithmName(algorithmText, flags.algorithm ? "--algorithm" : manifestFile)
+  return {
+    ids,
+    algorithm,
+    group: manifest?.group ?? 1,
+    timing: manifest
+      ? manifestTiming(manifest)
+      : {
+          answerTimeout: DEFAULT_TIMING.answerTimeoutMs,
+          coordinatorTimeout: DEFAULT_TIMING.coordinatorTimeoutMs,
+          heartbeatInterval: DEFAULT_TIMING.heartbeatMs,
+          failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
+        },
+    loss: parseNumber(flags.loss, "--loss", 0, 0.9),
+    delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
+    seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
+  }
+}
+
+export interface LabSummary {
+  algorithm: string
+  agreement: boolean
+  coordinator: number | null
+  boards: { node: number; powered: boolean; role: string; coordinator: number; epoch: number; tx: number; rx: number; drops: number; errors: number }[]
+  /** Every crash, recover, kill and restart, with the time until the boards agreed again. */
+  transitions: Failover[]
+  /** The transitions that moved the coordinator. */
+  failovers: Failover[]
+  failoverStats: { count: number; medianMs: number | null; minMs: number | null; maxMs: number | null; medianElectionFrames: number | null } | null
+  timing: LabOptions["timing"]
+  firmwareBytes: number
+  bus: { frames: number; bytes: number; dropped: number }
+}
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+export function summarize(lab: Lab): LabSummary {
+  const { agreed, coordinator } = lab.agreement()
+  const failovers = lab.failovers.filter((f) => f.coordinatorBefore !== f.coordinatorAfter && f.durationMs !== null)
+  const durations = failovers.map((f) => f.durationMs!)
+  return {
+    algorithm: algorithmName(lab.options.algorithm),
+    agreement: agreed,
+    coordinator,
+    boards: [...lab.boards.values()].map((b) => ({
+      node: b.node,
+      powered: b.powered,
+      role: b.powered ? b.role : "off",
+      coordinator: b.coordinator,
+      epoch: b.epoch,
+      tx: b.tx,
+      rx: b.rx,
+      drops: b.drops,
+      errors: b.errors,
+    })),
+    transitions: lab.failovers,
+    failovers,
+    failoverStats: failovers.length
+      ? {
+          count: failovers.length,
+          medianMs: median(durations),
+          minMs: Math.min(...durations),
+          maxMs: Math.max(...durations),
+          medianElectionFrames: median(failovers.map((f) => f.electionFrames)),
+        }
+      : null,
+    timing: lab.options.timing,
+    firmwareBytes: lab.firmwareBytes,
+    bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
+  }
+}
+
+/** Headless: boot, wait for agreement, run the script, wait for agreement, report. */
+export async function runHeadless(options: LabOptions, steps: ScriptStep[], file: string, verbose: boolean): Promise<LabSummary> {
+  const lab = new Lab(options)
+  let shown = 0
+  const progress = setInterval(() => {
+    if (!verbose) return
+    for (; shown < lab.log.length; shown++) process.stderr.write(`${lab.log[shown].at} ms ${lab.log[shown].text}\n`)
+  }, 200)
+  const onSignal = (): void => void lab.stop().then(() => process.exit(130))
+  process.once("SIGINT", onSignal)
+  try {
+    await lab.start()
+    await lab.waitForAgreement(60_000)
+    await runLabScript(lab, steps, file)
+    await lab.waitForAgreement(60_000)
+    return summarize(lab)
+  } finally {
+    clearInterval(progress)
+    process.removeListener("SIGINT", onSignal)
+    await lab.stop()
+  }
+}
+
+export async function runLabCommand(flags: LabFlags): Promise<number> {
+  const options = labOptions(flags)
+  const steps = flags.script ? readLabScript(flags.script) : []
+  if (flags.script && !flags.headless) throw new InputError("--script runs headless: add --headless")
+  if (flags.headless) {
+    const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose)
+    process.stdout.write(JSON.stringify(summary, null, 2) + "\n")
+    return summary.agreement ? 0 : 3
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY)
+    throw new InputError("the dashboard needs a terminal; use --headless (with --script FILE) otherwise")
+  const lab = new Lab(options)
+  process.stdout.write(`starting ${options.ids.length} boards (building the firmware, booting the VMs)...\n`)
+  const dashboard = runDashboard(lab)
+  try {
+    await lab.start()
+  } catch (e) {
+    await lab.stop()
+    throw e
+  }
+  await dashboard
+  return 0
+}

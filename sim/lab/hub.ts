@@ -1,0 +1,91 @@
+// A local Jacdac bus: the DeviceScript VMs started with `--tcp` connect to 127.0.0.1:8082
+// and send frames as [1 length byte][Jacdac frame]; the hub relays each one to every other
+// client. It is also where bus faults are injected: loss and delay, drawn from a seed.
+
+import net from "node:net"
+import { Rng } from "../rng"
+
+export const HUB_PORT = 8082
+
+export interface HubOptions {
+  port?: number
+  /** Probability that one relayed frame copy is lost, 0..1. */
+  loss?: number
+  /** Added delay per relayed frame, ms. */
+  delayMs?: number
+  seed?: number
+}
+
+export class BusHub {
+  readonly port: number
+  private server: net.Server | null = null
+  private clients = new Set<net.Socket>()
+  private rng: Rng
+  /** Frames received from clients (each relayed to all others). */
+  frames = 0
+  bytes = 0
+  dropped = 0
+
+  constructor(private options: HubOptions = {}) {
+    this.port = options.port ?? HUB_PORT
+    this.rng = new Rng(options.seed ?? 1)
+  }
+
+  async start(): Promise<void> {
+    this.server = net.createServer((socket) => this.accept(socket))
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once("error", (e: NodeJS.ErrnoException) =>
+        reject(
+          e.code === "EADDRINUSE"
+            ? new Error(`port ${this.port} is in use: another lab or 'devs devtools' is running`)
+            : e,
+        ),
+      )
+      this.server!.listen(this.port, "127.0.0.1", () => resolve())
+    })
+  }
+
+  clientCount(): number {
+    return this.clients.size
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.clients) c.destroy()
+    this.clients.clear()
+    if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()))
+    this.server = null
+  }
+
+  private accept(socket: net.Socket) {
+    socket.setNoDelay(true)
+    this.clients.add(socket)
+    let pending = Buffer.alloc(0)
+    socket.on("data", (data) => {
+      pending = pending.length ? Buffer.concat([pending, data]) : data
+      while (pending.length >= 1 && pending.length >= 1 + pending[0]) {
+        const frame = pending.subarray(0, 1 + pending[0])
+        pending = pending.subarray(1 + pending[0])
+        this.relay(socket, Buffer.from(frame))
+      }
+    })
+    const forget = () => this.clients.delete(socket)
+    socket.on("close", forget)
+    socket.on("error", forget)
+  }
+
+  private relay(from: net.Socket, frame: Buffer) {
+    this.frames++
+    this.bytes += frame.length - 1
+    const loss = this.options.loss ?? 0
+    const delay = this.options.delayMs ?? 0
+    for (const client of this.clients) {
+      if (client === from || client.destroyed) continue
+      if (loss > 0 && this.rng.next() < loss) {
+        this.dropped++
+        continue
+      }
+      if (delay > 0) setTimeout(() => client.destroyed || client.write(frame), delay)
+      else client.write(frame)
+    }
+  }
+}

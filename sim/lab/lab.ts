@@ -1,0 +1,324 @@
+// The virtual lab: a local Jacdac bus hub, one DeviceScript VM per board running the
+// compiled firmware, and the lab's own seat on the bus to crash and recover boards.
+// The lab follows each board through its structured log and tracks every failover.
+
+import { performance } from "node:perf_hooks"
+import { algorithmName } from "../../src/core/frame"
+import type { Timing } from "../../src/core/node"
+import { BoardVm, type LogEvent } from "./board-vm"
+import { BusControl } from "./bus-control"
+import { buildFirmwareImage } from "./firmware-image"
+import { BusHub, HUB_PORT } from "./hub"
+
+export interface LabOptions {
+  ids: number[]
+  algorithm: number
+  group: number
+  timing: Timing
+  /** Bus faults injected by the hub. */
+  loss?: number
+  delayMs?: number
+  seed?: number
+  port?: number
+}
+
+export interface BoardState {
+  node: number
+  /** The VM process is running. */
+  powered: boolean
+  /** The firmware has logged its boot line since the VM started. */
+  booted: boolean
+  role: string
+  coordinator: number
+  epoch: number
+  /** Election frames (heartbeats not counted) sent and received since boot. */
+  tx: number
+  rx: number
+  drops: number
+  errors: number
+}
+
+export interface Failover {
+  /** What started it: "crash 5", "kill 5", "recover 5", "restart 5". */
+  trigger: string
+  /** ms since the lab was ready. */
+  startedAt: number
+  coordinatorBefore: number | null
+  coordinatorAfter: number | null
+  /** From the trigger to the moment every live board names the new coordinator, ms. */
+  durationMs: number | null
+  /** Election frames sent by all boards in that time (heartbeats not counted). */
+  electionFrames: number
+  /** Jacdac frames the bus carried in that time (all traffic: announces, heartbeats, events). */
+  busFrames: number
+}
+
+export interface LabLogLine {
+  /** ms since the lab started */
+  at: number
+  text: string
+}
+
+interface OpenFailover {
+  record: Failover
+  /** True once the lab has seen the trigger take effect on the board itself. */
+  observed: () => boolean
+  at: number
+  txAtStart: number
+  busAtStart: number
+}
+
+export class Lab {
+  readonly hub: BusHub
+  readonly boards = new Map<number, BoardState>()
+  readonly failovers: Failover[] = []
+  readonly log: LabLogLine[] = []
+  firmwareBytes = 0
+  private vms = new Map<number, BoardVm>()
+  private control: BusControl | null = null
+  private startedAt = performance.now()
+  private readyAt = 0
+  private open: OpenFailover | null = null
+  private totalTx = 0
+  private listeners: (() => void)[] = []
+  private stopped = false
+
+  constructor(readonly options: LabOptions) {
+    this.hub = new BusHub({
+      port: options.port ?? HUB_PORT,
+      loss: options.loss,
+      delayMs: options.delayMs,
+      seed: options.seed,
+    })
+    for (const node of options.ids) this.boards.set(node, emptyBoard(node))
+  }
+
+  /** Build the firmware, start the bus, boot every board. */
+  async start(): Promise<void> {
+    this.note(`building the firmware (${algorithmName(this.options.algorithm)}, boards ${this.options.ids.join(",")})`)
+    const image = await buildFirmwareImage({
+      algorithm: this.options.algorithm,
+      ids: this.options.ids,
+      group: this.options.group,
+      timing: this.options.timing,
+    })
+    this.firmwareBytes = image.bytes
+    await this.hub.start()
+    this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes`)
+    for (const node of this.options.ids) {
+      const vm = new BoardVm(node, image.path, (e) => this.onEvent(e), (v, code) => this.onExit(v, code))
+      this.vms.set(node, vm)
+      vm.start()
+    }
+    this.control = new BusControl(this.hub.port)
+    await this.control.connect()
+  }
+
+  /**
+   * Resolves once the last crash/recover/kill/restart has taken effect and every live board
+   * agrees on the highest live board; ms since the call.
+   */
+  async waitForAgreement(timeoutMs = 30_000): Promise<number> {
+    const t0 = performance.now()
+    while (this.open || !this.agreement().agreed) {
+      if (this.stopped) throw new Error("the lab stopped")
+      if (performance.now() - t0 > timeoutMs)
+        throw new Error(`no agreement after ${timeoutMs} ms: ${this.describeBoards()}`)
+      await sleep(20)
+    }
+    if (!this.readyAt) this.readyAt = performance.now()
+    return performance.now() - t0
+  }
+
+  /** Live boards: powered, booted, not crashed. */
+  liveBoards(): BoardState[] {
+    return [...this.boards.values()].filter((b) => b.powered && b.booted && b.role !== "crashed")
+  }
+
+  /** Agreement as the seeds define it: the highest live board leads and every live board knows it. */
+  agreement(): { agreed: boolean; coordinator: number | null } {
+    const live = this.liveBoards()
+    if (live.length === 0) return { agreed: false, coordinator: null }
+    const highest = Math.max(...live.map((b) => b.node))
+    const agreed = live.every(
+      (b) => b.coordinator === highest && b.role === (b.node === highest ? "coordinator" : "follower"),
+    )
+    return { agreed, coordinator: agreed ? highest : null }
+  }
+
+  /** The agreed coordinator, or null. */
+  coordinator(): number | null {
+    return this.agreement().coordinator
+  }
+
+  async crash(node: number) {
+    this.check(node)
+    this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === "crashed")
+    await this.control!.setCrashed(node, true)
+  }
+
+  async recover(node: number) {
+    this.check(node)
+    this.beginFailover(`recover ${node}`, () => this.liveBoards().some((b) => b.node === node))
+    await this.control!.setCrashed(node, false)
+  }
+
+  /** Power the board off: its VM is killed. */
+  async kill(node: number) {
+    this.check(node)
+    this.beginFailover(`kill ${node}`, () => !this.boards.get(node)!.powered)
+    await this.vms.get(node)!.kill()
+    const b = this.boards.get(node)!
+    b.powered = false
+    b.booted = false
+    this.checkFailover()
+    this.changed()
+  }
+
+  /** Power the board on again: a fresh VM boots the firmware. */
+  async restart(node: number) {
+    this.check(node)
+    const vm = this.vms.get(node)!
+    if (vm.running) return
+    this.beginFailover(`restart ${node}`, () => this.liveBoards().some((b) => b.node === node))
+    Object.assign(this.boards.get(node)!, emptyBoard(node), { powered: true })
+    vm.start()
+    this.changed()
+  }
+
+  isPowered(node: number): boolean {
+    return this.vms.get(node)?.running ?? false
+  }
+
+  /** ms since the lab was ready (first agreement), or since it started. */
+  now(): number {
+    return performance.now() - (this.readyAt || this.startedAt)
+  }
+
+  onChange(listener: () => void) {
+    this.listeners.push(listener)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
+    if (this.control) await this.control.close().catch((): void => undefined)
+    await this.hub.stop()
+  }
+
+  describeBoards(): string {
+    return [...this.boards.values()]
+      .map((b) => `${b.node}:${b.powered ? b.role : "off"}→${b.coordinator}`)
+      .join(" ")
+  }
+
+  private check(node: number) {
+    if (!this.boards.has(node)) throw new Error(`no board ${node} (boards: ${this.options.ids.join(",")})`)
+  }
+
+  private beginFailover(trigger: string, observed: () => boolean) {
+    this.closeFailover(null)
+    const at = performance.now()
+    this.open = {
+      record: {
+        trigger,
+        startedAt: Math.round(this.now()),
+        coordinatorBefore: this.coordinator(),
+        coordinatorAfter: null,
+        durationMs: null,
+        electionFrames: 0,
+        busFrames: 0,
+      },
+      observed,
+      at,
+      txAtStart: this.totalTx,
+      busAtStart: this.hub.frames,
+    }
+    this.note(trigger)
+  }
+
+  private closeFailover(coordinator: number | null) {
+    const open = this.open
+    if (!open) return
+    this.open = null
+    const r = open.record
+    if (coordinator !== null) {
+      r.coordinatorAfter = coordinator
+      r.durationMs = Math.round(performance.now() - open.at)
+    }
+    r.electionFrames = this.totalTx - open.txAtStart
+    r.busFrames = this.hub.frames - open.busAtStart
+    this.failovers.push(r)
+    if (coordinator !== null)
+      this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)
+  }
+
+  private onEvent(e: LogEvent) {
+    const b = this.boards.get(e.node)
+    if (!b) return
+    const f = e.fields
+    switch (e.event) {
+      case "boot":
+        b.booted = true
+        break
+      case "role":
+        b.role = f.r
+        b.coordinator = Number(f.c)
+        b.epoch = Number(f.e)
+        this.note(`${e.node} ${f.r}${f.r === "follower" ? ` of ${f.c}` : ""} (epoch ${f.e})`)
+        break
+      case "tx":
+        b.tx++
+        this.totalTx++
+        break
+      case "rx":
+        b.rx++
+        break
+      case "drop":
+        b.drops++
+        break
+      case "err":
+        b.errors++
+        this.note(`${e.node} error: ${f.where} ${f.msg ?? ""}`)
+        break
+      case "config":
+        this.note(`${e.node} configuration problem: ${f.problem}`)
+        break
+    }
+    this.checkFailover()
+    this.changed()
+  }
+
+  private checkFailover() {
+    if (!this.open || !this.open.observed()) return
+    const { agreed, coordinator } = this.agreement()
+    if (agreed) this.closeFailover(coordinator)
+  }
+
+  private onExit(vm: BoardVm, code: number | null) {
+    const b = this.boards.get(vm.nodeId)
+    if (b) {
+      b.powered = false
+      b.booted = false
+    }
+    if (!this.stopped) this.note(`board ${vm.nodeId}: VM exited (${code ?? "killed"})`)
+    this.changed()
+  }
+
+  private note(text: string) {
+    this.log.push({ at: Math.round(performance.now() - this.startedAt), text })
+    if (this.log.length > 500) this.log.shift()
+  }
+
+  private changed() {
+    for (const l of this.listeners) l()
+  }
+}
+
+function emptyBoard(node: number): BoardState {
+  return { node, powered: true, booted: false, role: "booting", coordinator: -1, epoch: 0, tx: 0, rx: 0, drops: 0, errors: 0 }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -1,0 +1,142 @@
+// The wired transport: election frames over the Jacdac bus through the ElectLab Election
+// service (services/electlab.md). Unicast is the `frame` command on the role bound to the
+// destination's server; broadcast is the `broadcast` event of our own server.
+
+import * as ds from "@devicescript/core"
+import { Server, startServer } from "@devicescript/server"
+import { FrameTransport, log, NodeDriver } from "./driver"
+
+import { MAX_BOARDS } from "./bus-limits"
+
+class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
+    driver: NodeDriver
+    nonce: number
+
+    constructor(driver: NodeDriver, nonce: number) {
+        super(ds.ElectlabElection.spec)
+        this.driver = driver
+        this.nonce = nonce
+    }
+    nodeId() {
+        return this.driver.config.nodeId
+    }
+    bootNonce() {
+        return this.nonce
+    }
+    role(): ds.ElectlabElectionRole {
+        // the service's Role enum has the core's Role numbers
+        return this.driver.role() as number as ds.ElectlabElectionRole
+    }
+    coordinator() {
+        return this.driver.coordinator()
+    }
+    epoch() {
+        return this.driver.epoch()
+    }
+    framesSent() {
+        return this.driver.framesSent
+    }
+    framesReceived() {
+        return this.driver.framesReceived
+    }
+    framesDropped() {
+        return this.driver.droppedTotal()
+    }
+    async frame(data: Buffer) {
+        await this.driver.receive(data)
+    }
+    async setCrashed(crashed: boolean) {
+        log("action", "n=" + this.driver.config.nodeId + " crashed=" + (crashed ? 1 : 0))
+        await this.driver.setCrashed(crashed)
+    }
+}
+
+const UNKNOWN = -1
+const SELF = -2
+
+export class BusTransport implements FrameTransport {
+    private server: ElectionServer
+    private peers: ds.ElectlabElection[] = []
+    /** Node id behind each role, UNKNOWN while unbound, SELF for our own server. */
+    private peerNode: number[] = []
+    /** Unicasts with no bound role for the destination (the peer is off the bus). */
+    unroutable = 0
+
+    constructor(private driver: NodeDriver) {
+        const nonce = Math.floor(Math.random() * 4294967295)
+        this.server = new ElectionServer(driver, nonce)
+    }
+
+    start() {
+        startServer(this.server)
+        for (let i = 0; i < MAX_BOARDS; i++) {
+            this.peers.push(new ds.ElectlabElection())
+            this.peerNode.push(UNKNOWN)
+        }
+        const self = this
+        this.peers.forEach((peer, i) => {
+            peer.binding().subscribe(async (bound: boolean) => {
+                try {
+                    self.peerNode[i] = UNKNOWN
+                    if (bound) await self.identify(i)
+                } catch (e) {
+                    log("err", "where=bind msg=" + e)
+                }
+            })
+            peer.broadcast.subscribe(async (data: Buffer) => {
+                try {
+                    if (self.peerNode[i] === SELF) return
+                    await self.driver.receive(data)
+                } catch (e) {
+                    log("err", "where=event msg=" + e)
+                }
+            })
+        })
+    }
+
+    /** Peers identified so far (our own server not counted). */
+    peerCount(): number {
+        let n = 0
+        for (let i = 0; i < this.peerNode.length; i++) if (this.peerNode[i] >= 0) n++
+        return n
+    }
+
+    /** Which board a freshly bound role talks to: ourselves, a peer, or a duplicate id. */
+    private async identify(i: number) {
+        const peer = this.peers[i]
+        const id = await peer.nodeId.read()
+        const nonce = await peer.bootNonce.read()
+        const me = this.driver.config.nodeId
+        if (id === me && nonce === this.server.nonce) {
+            this.peerNode[i] = SELF
+            return
+        }
+        if (id === me) {
+            log("config", "n=" + me + " problem=duplicate-node-id")
+            this.driver.flagProblem("another board on the bus has node id " + me)
+        }
+        this.peerNode[i] = id
+        log("peer", "n=" + me + " peer=" + id)
+    }
+
+    async unicast(dst: number, bytes: Buffer) {
+        const i = this.peerNode.indexOf(dst)
+        if (i < 0) {
+            this.unroutable++
+            return
+        }
+        try {
+            await this.peers[i].frame(bytes)
+        } catch (e) {
+            log("err", "where=unicast msg=" + e)
+        }
+    }
+
+    async broadcast(bytes: Buffer) {
+        try {
+            await this.server.sendEvent(ds.ElectlabElection.spec.lookup("broadcast").encode(bytes))
+        } catch (e) {
+            log("err", "where=broadcast msg=" + e)
+        }
+    }
+}

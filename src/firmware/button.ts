@@ -1,0 +1,33 @@
+// The BOOT button crashes the node and, pressed again, recovers it: the lab demo.
+
+import * as ds from "@devicescript/core"
+import { startButton } from "@devicescript/servers"
+import { log, NodeDriver } from "./driver"
+
+/** The BOOT button's pin on the supported boards: 9 on the ESP32-C3, 0 on the ESP32 and ESP32-S3. */
+function bootButton(pin: number): ds.Button {
+    // startButton() wants a literal configuration: one call per supported pin.
+    if (pin === 9) return startButton({ pin: ds.gpio(9) })
+    if (pin === 0) return startButton({ pin: ds.gpio(0) })
+    return null
+}
+
+export function startCrashButton(driver: NodeDriver, pin: number) {
+    if (pin < 0) return
+    try {
+        const button = bootButton(pin)
+        if (!button) {
+            log("config", "n=" + driver.config.nodeId + " problem=unsupported-button-pin pin=" + pin)
+            return
+        }
+        button.down.subscribe(async () => {
+            try {
+                await driver.toggleCrashed()
+            } catch (e) {
+                log("err", "where=button msg=" + e)
+            }
+        })
+    } catch (e) {
+        log("err", "where=button-start pin=" + pin + " msg=" + e)
+    }
+}

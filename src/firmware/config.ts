@@ -1,0 +1,83 @@
+// What a board needs to know to take part: its node id, the membership, the algorithm,
+// the group and the timing. Boards read it from settings (see `electlab settings`);
+// the virtual lab compiles it into a generated entry file.
+
+import { Algorithm } from "../core/frame"
+import { Timing } from "../core/node"
+
+export interface FirmwareConfig {
+    /** This board's process number; -1: derive it from the device id. */
+    nodeId: number
+    /** Every process number, in ring order. */
+    ids: number[]
+    algorithm: Algorithm
+    group: number
+    timing: Timing
+    /** GPIO of the BOOT button; -1 for none (the VM). */
+    buttonPin: number
+    /** bid-ring suitability (0..65535). */
+    suitability: number
+}
+
+/** Device ids the virtual lab hands out: this prefix, then the node id in hex. */
+export const LAB_DEVICE_PREFIX = "e1ec7ab0"
+
+const HEX = "0123456789abcdef"
+
+/** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile). */
+export function parseHex(text: string): number {
+    if (text.length === 0) return -1
+    let value = 0
+    const lower = text.toLowerCase()
+    for (let i = 0; i < lower.length; i++) {
+        const digit = HEX.indexOf(lower.charAt(i))
+        if (digit < 0) return -1
+        value = value * 16 + digit
+    }
+    return value
+}
+
+/**
+ * A node id from a 16-hex-digit device id: its last four digits. The virtual lab
+ * chooses device ids so that this is the node id it wants; on a real board it is a
+ * fallback when the NODE_ID setting is missing (duplicates are flagged on the bus).
+ */
+export function nodeIdFromDeviceId(deviceId: string): number {
+    const v = parseHex(deviceId.slice(deviceId.length - 4))
+    if (v < 0) return 0
+    return v > 0xfffe ? 0xfffe : v
+}
+
+/** "1,2,3" → [1, 2, 3]; invalid entries are dropped. */
+export function parseIdList(text: string): number[] {
+    const out: number[] = []
+    const parts = text.split(",")
+    for (let i = 0; i < parts.length; i++) {
+        const p = parts[i].trim()
+        if (p.length === 0) continue
+        let v = 0
+        let ok = true
+        for (let j = 0; j < p.length; j++) {
+            const d = "0123456789".indexOf(p.charAt(j))
+            if (d < 0) ok = false
+            v = v * 10 + d
+        }
+        if (ok && v <= 0xfffe && out.indexOf(v) < 0) out.push(v)
+    }
+    return out
+}
+
+/** Problems that make the board refuse to run (shown as "misconfigured" on the LED). */
+export function configProblems(config: FirmwareConfig): string[] {
+    const problems: string[] = []
+    if (config.ids.length < 2) problems.push("NODE_IDS lists fewer than two processes")
+    if (config.ids.indexOf(config.nodeId) < 0)
+        problems.push("node " + config.nodeId + " is not in NODE_IDS")
+    if (config.algorithm < 1 || config.algorithm > 6) problems.push("unknown algorithm")
+    if (!(config.timing.answerTimeout > 0)) problems.push("ANSWER_MS must be positive")
+    if (!(config.timing.coordinatorTimeout > config.timing.answerTimeout))
+        problems.push("COORD_MS must exceed ANSWER_MS")
+    if (config.timing.heartbeatInterval > 0 && !(config.timing.failureTimeout > config.timing.heartbeatInterval))
+        problems.push("FAIL_MS must exceed HEARTBEAT_MS")
+    return problems
+}

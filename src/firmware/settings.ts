@@ -1,0 +1,34 @@
+// Board configuration from DeviceScript settings (keys of at most 13 characters),
+// written by `electlab settings` from the lab manifest.
+
+import * as ds from "@devicescript/core"
+import { readSetting } from "@devicescript/settings"
+import { parseAlgorithm } from "../core/frame"
+import { FirmwareConfig, nodeIdFromDeviceId, parseIdList } from "./config"
+
+async function numberSetting(key: string, fallback: number): Promise<number> {
+    const v = await readSetting<number | string>(key, fallback)
+    const n = typeof v === "number" ? v : parseIdList("" + v)[0]
+    return n === undefined ? fallback : n
+}
+
+export async function readFirmwareConfig(): Promise<FirmwareConfig> {
+    const nodeSetting = await numberSetting("NODE_ID", -1)
+    const nodeId = nodeSetting >= 0 ? nodeSetting : nodeIdFromDeviceId(ds.deviceIdentifier("self"))
+    const ids = parseIdList("" + (await readSetting<string>("NODE_IDS", "")))
+    const algorithm = parseAlgorithm("" + (await readSetting<string>("ALGORITHM", "improved-bully")))
+    return {
+        nodeId: nodeId,
+        ids: ids,
+        algorithm: algorithm,
+        group: await numberSetting("GROUP", 1),
+        timing: {
+            answerTimeout: await numberSetting("ANSWER_MS", 200),
+            coordinatorTimeout: await numberSetting("COORD_MS", 400),
+            heartbeatInterval: await numberSetting("HEARTBEAT_MS", 250),
+            failureTimeout: await numberSetting("FAIL_MS", 800),
+        },
+        buttonPin: await numberSetting("BUTTON_PIN", -1),
+        suitability: await numberSetting("SUITABILITY", 0),
+    }
+}
