@@ -31,6 +31,16 @@ const summary = vmLines.find((l) => l.startsWith("tests: "))
 check(vm.status === 0, `DeviceScript VM tests (test/vm/core.vm.ts): ${summary ?? "no summary"}`)
 if (vm.status !== 0) console.log(vmOut)
 
+// The firmware's adapters (config, LED scheme, the node driver with real timers).
+const fw = spawnSync(devs, ["run", "test/vm/firmware.vm.ts", "--test", "--test-self-exit", "-T", "120000"], {
+  cwd: root,
+  encoding: "utf8",
+})
+const fwOut = (fw.stdout + fw.stderr).replace(/\x1b\[[0-9;]*m/g, "")
+const fwSummary = fwOut.split("\n").map((l) => l.replace(/^WASM> /, "").trim()).find((l) => l.startsWith("tests: "))
+check(fw.status === 0, `DeviceScript VM tests (test/vm/firmware.vm.ts): ${fwSummary ?? "no summary"}`)
+if (fw.status !== 0) console.log(fwOut)
+
 for (const example of workedExamples()) {
   const expected = resultLines(runExample(example))
   const got = vmLines.filter((l) => l.startsWith(`ELECTLAB-PHASE ${example.name} `) || l.startsWith(`ELECTLAB-DIGEST ${example.name} `))

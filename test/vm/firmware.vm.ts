@@ -1,0 +1,138 @@
+// The firmware's adapters inside the DeviceScript VM:
+// `devs run test/vm/firmware.vm.ts --test --test-self-exit`.
+
+import * as ds from "@devicescript/core"
+import { describe, expect, test } from "@devicescript/test"
+import { encodeFrame } from "../../src/core/codec"
+import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
+import { Role } from "../../src/core/node"
+import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
+import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
+import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
+
+function config(id: number): FirmwareConfig {
+    return {
+        nodeId: id,
+        ids: [1, 2, 3],
+        algorithm: Algorithm.ImprovedBully,
+        group: 1,
+        timing: { answerTimeout: 60, coordinatorTimeout: 120, heartbeatInterval: 40, failureTimeout: 150 },
+        buttonPin: -1,
+        suitability: 0,
+    }
+}
+
+/** Frames between drivers in one VM, as the bus would carry them (a broadcast reaches all). */
+class MemoryBus {
+    drivers: NodeDriver[] = []
+    frames = 0
+}
+
+class MemoryTransport implements FrameTransport {
+    constructor(public bus: MemoryBus, public me: number) {}
+    async unicast(dst: number, bytes: Buffer) {
+        this.bus.frames++
+        for (let i = 0; i < this.bus.drivers.length; i++) {
+            const d = this.bus.drivers[i]
+            if (d.config.nodeId === dst) await d.receive(bytes)
+        }
+    }
+    async broadcast(bytes: Buffer) {
+        this.bus.frames++
+        for (let i = 0; i < this.bus.drivers.length; i++) {
+            const d = this.bus.drivers[i]
+            if (d.config.nodeId !== this.me) await d.receive(bytes)
+        }
+    }
+}
+
+describe("config", () => {
+    test("hex and device ids", () => {
+        expect(parseHex("ff")).toBe(255)
+        expect(parseHex("1E1EC7AB")).toBe(0x1e1ec7ab)
+        expect(parseHex("xyz")).toBe(-1)
+        expect(nodeIdFromDeviceId("e1ec7ab000000005")).toBe(5)
+        expect(nodeIdFromDeviceId("e1ec7ab00000012c")).toBe(300)
+    })
+    test("id lists", () => {
+        const ids = parseIdList("3, 1,x,2,3")
+        expect(ids.length).toBe(3)
+        expect(ids[0]).toBe(3)
+        expect(ids[2]).toBe(2)
+    })
+    test("problems", () => {
+        expect(configProblems(config(2)).length).toBe(0)
+        const bad = config(9)
+        expect(configProblems(bad).length).toBe(1)
+        bad.timing.coordinatorTimeout = 10
+        expect(configProblems(bad).length).toBe(2)
+    })
+})
+
+describe("led scheme", () => {
+    test("each role has its own colour", () => {
+        expect(ledLook(Role.Coordinator).color).toBe(0x00ff00)
+        expect(ledLook(Role.Crashed).color).toBe(0xff0000)
+        expect(ledColorAt(Role.Coordinator, 5)).toBe(0x00ff00)
+        expect(ledColorAt(Role.Follower, 0)).toBe(0x0000ff)
+        expect(ledColorAt(Role.Follower, 9)).toBe(0)
+        expect(ledColorAt(Role.Electing, 1)).toBe(0)
+    })
+})
+
+describe("driver", () => {
+    test("three drivers with real timers fail over when the coordinator crashes", async () => {
+        const bus = new MemoryBus()
+        for (let id = 1; id <= 3; id++) {
+            const d = new NodeDriver(config(id), [])
+            d.transport = new MemoryTransport(bus, id)
+            bus.drivers.push(d)
+        }
+        for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+        await ds.sleep(200)
+        expect(bus.drivers[0].coordinator()).toBe(3)
+        expect(bus.drivers[2].role()).toBe(Role.Coordinator)
+        await bus.drivers[2].setCrashed(true)
+        expect(bus.drivers[2].role()).toBe(Role.Crashed)
+        await ds.sleep(500)
+        expect(bus.drivers[0].coordinator()).toBe(2)
+        expect(bus.drivers[1].role()).toBe(Role.Coordinator)
+        await bus.drivers[2].setCrashed(false)
+        await ds.sleep(300)
+        expect(bus.drivers[0].coordinator()).toBe(3)
+        expect(bus.drivers[1].coordinator()).toBe(3)
+        expect(bus.drivers[2].role()).toBe(Role.Coordinator)
+        expect(bus.drivers[0].errors).toBe(0)
+        await bus.drivers[0].setCrashed(true)
+        await bus.drivers[1].setCrashed(true)
+        await bus.drivers[2].setCrashed(true)
+    })
+
+    test("a malformed frame is dropped and counted, and the board carries on", async () => {
+        const d = new NodeDriver(config(1), [])
+        await d.start()
+        await d.receive(Buffer.from([1, 2, 3]))
+        await d.receive(Buffer.from([9, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]))
+        expect(d.droppedTotal()).toBe(2)
+        const ok = encodeFrame(makeFrame(Kind.COORDINATOR, Algorithm.ImprovedBully, 1, 1, 2, BROADCAST))
+        await d.receive(Buffer.from(ok.bytes))
+        expect(d.coordinator()).toBe(2)
+        expect(d.framesReceived).toBe(1)
+        expect(d.errors).toBe(0)
+        await d.setCrashed(true)
+    })
+
+    test("a misconfigured board refuses to run and says so", async () => {
+        const bad = config(7)
+        const d = new NodeDriver(bad, configProblems(bad))
+        await d.start()
+        expect(d.role()).toBe(Role.Misconfigured)
+    })
+
+    test("a duplicate node id seen at run time stops the node", async () => {
+        const d = new NodeDriver(config(1), [])
+        await d.start()
+        d.flagProblem("another board on the bus has node id 1")
+        expect(d.role()).toBe(Role.Misconfigured)
+    })
+})
