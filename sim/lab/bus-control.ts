@@ -9,6 +9,16 @@ import type * as JD from "../../node_modules/jacdac-ts/dist/types/src/jacdac"
 // The ESM build of jacdac-ts cannot load `net` for its socket transport; the CJS build can.
 const jacdac = createRequire(import.meta.url)("jacdac-ts") as typeof JD
 
+// The socket transport reports "tcp: connecting" and the like on the console, which would
+// break the headless JSON and the dashboard: drop exactly those lines.
+for (const level of ["log", "debug", "info"] as const) {
+  const original = console[level].bind(console)
+  console[level] = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("tcp: ")) return
+    original(...args)
+  }
+}
+
 export const ELECTLAB_SERVICE_CLASS = 0x1e1ec7ab
 const REG_NODE_ID = 0x180
 const CMD_SET_CRASHED = 0x81

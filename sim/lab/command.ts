@@ -65,10 +65,35 @@ export interface LabSummary {
   transitions: Failover[]
   /** The transitions that moved the coordinator. */
   failovers: Failover[]
-  failoverStats: { count: number; medianMs: number | null; minMs: number | null; maxMs: number | null; medianElectionFrames: number | null } | null
+  failoverStats: Stats | null
+  /** The same figures per kind of trigger: crash, recover, kill, restart. */
+  statsByTrigger: Record<string, Stats>
   timing: LabOptions["timing"]
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
+}
+
+interface Stats {
+  count: number
+  medianMs: number | null
+  minMs: number | null
+  maxMs: number | null
+  p90Ms: number | null
+  medianElectionFrames: number | null
+  medianBusFrames: number | null
+}
+
+function stats(records: Failover[]): Stats {
+  const durations = records.map((f) => f.durationMs!).sort((a, b) => a - b)
+  return {
+    count: records.length,
+    medianMs: median(durations),
+    minMs: durations.length ? durations[0] : null,
+    maxMs: durations.length ? durations[durations.length - 1] : null,
+    p90Ms: durations.length ? durations[Math.min(durations.length - 1, Math.ceil(0.9 * durations.length) - 1)] : null,
+    medianElectionFrames: median(records.map((f) => f.electionFrames)),
+    medianBusFrames: median(records.map((f) => f.busFrames)),
+  }
 }
 
 function median(xs: number[]): number | null {
@@ -80,7 +105,11 @@ function median(xs: number[]): number | null {
 export function summarize(lab: Lab): LabSummary {
   const { agreed, coordinator } = lab.agreement()
   const failovers = lab.failovers.filter((f) => f.coordinatorBefore !== f.coordinatorAfter && f.durationMs !== null)
-  const durations = failovers.map((f) => f.durationMs!)
+  const statsByTrigger: Record<string, Stats> = {}
+  for (const kind of ["crash", "recover", "kill", "restart"]) {
+    const records = lab.failovers.filter((f) => f.trigger.startsWith(kind + " ") && f.durationMs !== null)
+    if (records.length) statsByTrigger[kind] = stats(records)
+  }
   return {
     algorithm: algorithmName(lab.options.algorithm),
     agreement: agreed,
@@ -98,15 +127,8 @@ export function summarize(lab: Lab): LabSummary {
     })),
     transitions: lab.failovers,
     failovers,
-    failoverStats: failovers.length
-      ? {
-          count: failovers.length,
-          medianMs: median(durations),
-          minMs: Math.min(...durations),
-          maxMs: Math.max(...durations),
-          medianElectionFrames: median(failovers.map((f) => f.electionFrames)),
-        }
-      : null,
+    failoverStats: failovers.length ? stats(failovers) : null,
+    statsByTrigger,
     timing: lab.options.timing,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
@@ -141,7 +163,9 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
   const steps = flags.script ? readLabScript(flags.script) : []
   if (flags.script && !flags.headless) throw new InputError("--script runs headless: add --headless")
   if (flags.headless) {
-    const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose)
+    const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose).catch((e: Error) => {
+      throw e instanceof InputError ? e : new InputError(e.message, "lab")
+    })
     process.stdout.write(JSON.stringify(summary, null, 2) + "\n")
     return summary.agreement ? 0 : 3
   }
@@ -154,7 +178,8 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
     await lab.start()
   } catch (e) {
     await lab.stop()
-    throw e
+    process.stdout.write("\x1b[?25h")
+    throw new InputError((e as Error).message, "lab")
   }
   await dashboard
   return 0

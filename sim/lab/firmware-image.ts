@@ -25,6 +25,8 @@ export interface FirmwareImage {
   path: string
   /** Bytecode size in bytes. */
   bytes: number
+  /** The build folder, removed when the lab stops. */
+  folder: string
 }
 
 const LINKED = ["node_modules", "services", "boards", "src", "package.json", "devsconfig.json"]
@@ -48,7 +50,8 @@ await runFirmware({
 `
 }
 
-export async function buildFirmwareImage(config: ImageConfig, name = "ws"): Promise<FirmwareImage> {
+/** Builds in .electlab/ws-<pid>: two labs (or a lab and a test run) never share a build folder. */
+export async function buildFirmwareImage(config: ImageConfig, name = `ws-${process.pid}`): Promise<FirmwareImage> {
   const ws = join(ROOT, ".electlab", name)
   mkdirSync(ws, { recursive: true })
   for (const entry of LINKED) {
@@ -66,5 +69,9 @@ export async function buildFirmwareImage(config: ImageConfig, name = "ws"): Prom
     throw new Error(`devs build of the lab firmware failed: ${err.stderr || err.stdout || err.message}`)
   }
   if (!existsSync(bin)) throw new Error(`devs build wrote no bytecode at ${bin}`)
-  return { path: bin, bytes: readFileSync(bin).length }
+  return { path: bin, bytes: readFileSync(bin).length, folder: ws }
+}
+
+export function removeFirmwareImage(image: FirmwareImage) {
+  rmSync(image.folder, { recursive: true, force: true })
 }

@@ -7,7 +7,7 @@ import { algorithmName } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
 import { BoardVm, type LogEvent } from "./board-vm"
 import { BusControl } from "./bus-control"
-import { buildFirmwareImage } from "./firmware-image"
+import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
 
 export interface LabOptions {
@@ -76,6 +76,7 @@ export class Lab {
   firmwareBytes = 0
   private vms = new Map<number, BoardVm>()
   private control: BusControl | null = null
+  private image: FirmwareImage | null = null
   private startedAt = performance.now()
   private readyAt = 0
   private open: OpenFailover | null = null
@@ -102,6 +103,7 @@ export class Lab {
       group: this.options.group,
       timing: this.options.timing,
     })
+    this.image = image
     this.firmwareBytes = image.bytes
     await this.hub.start()
     this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes`)
@@ -204,6 +206,7 @@ export class Lab {
     await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
     if (this.control) await this.control.close().catch((): void => undefined)
     await this.hub.stop()
+    if (this.image) removeFirmwareImage(this.image)
   }
 
   describeBoards(): string {

@@ -1,0 +1,100 @@
+// Integration: the virtual lab with the real compiled firmware in 4 DeviceScript VMs on one
+// local bus. Slow (VM boots take seconds); it owns port 8082 while it runs.
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { Algorithm } from "../src/core/frame"
+import { Lab } from "../sim/lab/lab"
+import { parseLabScript } from "../sim/lab/script"
+
+const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
+
+describe("virtual lab: improved bully on 4 boards", () => {
+  const lab = new Lab({ ids: [1, 2, 3, 4], algorithm: Algorithm.ImprovedBully, group: 1, timing })
+
+  beforeAll(async () => {
+    await lab.start()
+  }, 120_000)
+  afterAll(async () => {
+    await lab.stop()
+    expect(lab.hub.clientCount()).toBe(0)
+  })
+
+  test("all boards agree on the highest id", async () => {
+    await lab.waitForAgreement(60_000)
+    expect(lab.coordinator()).toBe(4)
+    for (const b of lab.boards.values()) expect(b.coordinator).toBe(4)
+    expect(lab.firmwareBytes).toBeGreaterThan(10_000)
+  }, 90_000)
+
+  test("crashing the coordinator through its service action: the next-highest takes over", async () => {
+    await lab.crash(4)
+    const ms = await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(3)
+    expect(lab.boards.get(4)!.role).toBe("crashed")
+    for (const b of lab.liveBoards()) expect(b.coordinator).toBe(3)
+    // detection needs up to the failure timeout after the last heartbeat
+    expect(ms).toBeGreaterThan(timing.failureTimeout - timing.heartbeatInterval - 100)
+    const f = lab.failovers.at(-1)!
+    expect(f).toMatchObject({ trigger: "crash 4", coordinatorBefore: 4, coordinatorAfter: 3 })
+    expect(f.electionFrames).toBeGreaterThan(0)
+  }, 60_000)
+
+  test("recovering it: the recovered board outranks the coordinator and takes over (seed 004, 4.4)", async () => {
+    await lab.recover(4)
+    await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(4)
+    for (const b of lab.liveBoards()) expect(b.coordinator).toBe(4)
+    const f = lab.failovers.at(-1)!
+    expect(f).toMatchObject({ trigger: "recover 4", coordinatorBefore: 3, coordinatorAfter: 4 })
+    // REQUEST, TABLE, then COORDINATOR to the 3 others, no election
+    expect(f.electionFrames).toBe(3)
+  }, 60_000)
+
+  test("killing the coordinator's VM: the others detect the silence and fail over", async () => {
+    await lab.kill(4)
+    await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(3)
+    expect(lab.isPowered(4)).toBe(false)
+  }, 60_000)
+
+  test("no board logged an error or dropped a frame", () => {
+    for (const b of lab.boards.values()) {
+      expect(b.errors).toBe(0)
+      expect(b.drops).toBe(0)
+    }
+  })
+})
+
+describe("electlab lab --headless", () => {
+  test("runs a script and prints each board's final state and every failover", () => {
+    const dir = mkdtempSync(join(tmpdir(), "electlab-lab-"))
+    const script = join(dir, "script.txt")
+    writeFileSync(script, "crash coordinator\nwait-agreement\nrecover crashed\n")
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, "..", "bin", "electlab.js"), "lab", "--headless", "--boards", "3", "--algorithm", "bully", "--script", script],
+      { encoding: "utf8", timeout: 120_000 },
+    )
+    expect(r.status).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.algorithm).toBe("bully")
+    expect(out.agreement).toBe(true)
+    expect(out.coordinator).toBe(3)
+    expect(out.boards.map((b: { coordinator: number }) => b.coordinator)).toEqual([3, 3, 3])
+    expect(out.failovers.map((f: { trigger: string; coordinatorAfter: number }) => [f.trigger, f.coordinatorAfter])).toEqual([
+      ["crash 3", 2],
+      ["recover 3", 3],
+    ])
+    expect(out.failoverStats.count).toBe(2)
+  }, 150_000)
+
+  test("script errors name the file and line", () => {
+    expect(() => parseLabScript("crash coordinator\nexplode 3\n", "s.txt")).toThrow("s.txt:2: unknown command 'explode'")
+    expect(() => parseLabScript("repeat 2\ncrash 1\n", "s.txt")).toThrow("s.txt: 'repeat' without 'end'")
+    expect(() => parseLabScript("recover coordinator\n", "s.txt")).toThrow("s.txt:1: 'coordinator' is neither a board number nor 'crashed'")
+    expect(parseLabScript("repeat 3\ncrash coordinator\nwait-agreement\nend\n", "s.txt")[0]).toMatchObject({ kind: "repeat", times: 3 })
+  })
+})
