@@ -3,7 +3,7 @@
 
 import { Command, CommanderError, Option } from "commander"
 import { countsByKindName } from "../src/core/engine"
-import { algorithmName, algorithmNames } from "../src/core/frame"
+import { Algorithm, algorithmName, algorithmNames } from "../src/core/frame"
 import { NO_NODE } from "../src/core/node"
 import {
   checkIds,
@@ -16,15 +16,16 @@ import {
   parseInteger,
   parseNetworkName,
   parseNumber,
+  parseNumberList,
 } from "./cluster"
 import { NETWORK_NAMES } from "./networks"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
-import { parseTopology } from "./topology"
+import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
 import { manifestTiming, readManifest } from "./manifest"
 import { readdirSync } from "node:fs"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 
 const GOLDEN_DIR = join(import.meta.dirname, "..", "test", "scenarios")
 
@@ -35,6 +36,7 @@ interface SimFlags {
   crash?: string
   detect?: string
   topology: string
+  suitability?: string
   network: string
   seed: string
   scenario?: string
@@ -69,7 +71,7 @@ export interface SimReport {
 
 /** Turns the `sim` flags into scenario commands, checking each flag by name. */
 export function simCommands(flags: SimFlags): string[] {
-  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest"] as const
+  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest", "suitability"] as const
   if (flags.scenario) {
     for (const key of scenarioOnly)
       if (flags[key] !== undefined)
@@ -84,7 +86,7 @@ export function simCommands(flags: SimFlags): string[] {
   const network = parseNetworkName(flags.network, "--network")
   const seed = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1)
   const loss = parseNumber(flags.loss, "--loss", 0, 1)
-  parseTopology(flags.topology, "--topology")
+  const topology = parseTopology(flags.topology, "--topology")
   let ids: number[]
   if (flags.nodes !== undefined && flags.ids !== undefined)
     throw new InputError("give --nodes or --ids, not both")
@@ -112,6 +114,17 @@ export function simCommands(flags: SimFlags): string[] {
     }
   }
   if (crashed.length === ids.length) throw new InputError("every process is crashed", "--crash")
+  const echo = algorithm === Algorithm.Echo
+  if (flags.topology !== "complete" && !echo)
+    throw new InputError(`applies to echo only (${algorithmName(algorithm)} does not use a graph)`, "--topology")
+  if (echo) neighborsFor(topology, ids, "--topology")
+  let suitability: number[] | null = null
+  if (flags.suitability !== undefined) {
+    if (algorithm !== Algorithm.BidRing) throw new InputError("applies to bid-ring only", "--suitability")
+    suitability = parseNumberList(flags.suitability, "--suitability", 0, 65535)
+    if (suitability.length !== ids.length)
+      throw new InputError(`${suitability.length} values for ${ids.length} processes (one per id, in the order of the ids)`, "--suitability")
+  }
 
   const ideal = network === "ideal"
   const clusterArgs = [
@@ -121,6 +134,9 @@ export function simCommands(flags: SimFlags): string[] {
     `seed=${seed}`,
   ]
   if (loss > 0) clusterArgs.push(`loss=${loss}`)
+  if (echo && flags.topology !== "complete")
+    clusterArgs.push(`topology=${topology.kind === "file" ? resolve(topology.file) : flags.topology}`)
+  if (suitability) clusterArgs.push(`suitability=${suitability.join(",")}`)
   if (manifest) {
     clusterArgs.push(`group=${manifest.group}`)
     if (!ideal) {
@@ -220,7 +236,8 @@ export function buildProgram(): Command {
     .option("--ids <list>", "explicit ids in ring order, e.g. 3,9,4 or 0..7")
     .option("--crash <list>", "processes down at time 0")
     .option("--detect <list>", "processes that notice the coordinator's failure at time 0, or 'all'")
-    .option("--topology <t>", "ring | complete | grid:RxC | FILE (for echo)", "complete")
+    .option("--topology <t>", "echo's graph: ring | complete | grid:RxC | FILE (edge list: one 'a b' pair per line)", "complete")
+    .option("--suitability <list>", "bid-ring: each process's suitability (0..65535), in the order of the ids")
     .option("--network <name>", `${NETWORK_NAMES.join(" | ")}`, "ideal")
     .option("--seed <s>", "seed for the network's random choices", "1")
     .option("--loss <p>", "probability that a message is lost (0..1)", "0")

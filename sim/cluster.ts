@@ -28,6 +28,11 @@ export interface ClusterSpec {
   group: number
   timing: Timing
   loss: number
+  /** echo: graph neighbours aligned with `ids` (absent: complete graph), and the topology's name. */
+  neighbors?: number[][]
+  topology?: string
+  /** bid-ring: suitability prefix of each process's bid, aligned with `ids` (absent: all 0). */
+  suitability?: number[]
 }
 
 /** Board timing (ms) used for the bus and WiFi models; the ideal network counts in ticks. */
@@ -67,6 +72,14 @@ export function parseInteger(text: string, where: string, min: number, max: numb
   const n = parseNumber(text, where, min, max)
   if (!Number.isInteger(n)) throw new InputError(`'${text}' is not a whole number`, where)
   return n
+}
+
+/** "5,0,0": one whole number per process, in the order of the ids. */
+export function parseNumberList(text: string, where: string, min: number, max: number): number[] {
+  return text.split(",").map((part) => {
+    if (part.trim() === "") throw new InputError(`empty entry in list '${text}'`, where)
+    return parseInteger(part, where, min, max)
+  })
 }
 
 /** "1,2,5" or "0..7" or "1..3,9": ids in the order given. */
@@ -137,6 +150,8 @@ export function buildEngine(spec: ClusterSpec): Engine {
     ids: spec.ids,
     group: spec.group,
     timing: spec.timing,
+    neighbors: spec.neighbors,
+    suitability: spec.suitability,
     network: makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length),
   })
   engine.start()

@@ -1,15 +1,53 @@
 // Message sequence chart: one line per trace record, stable so golden files can diff it.
 
 import { type TraceRecord, TraceType, type Summary, countsByKindName } from "../src/core/engine"
-import { type Frame, Kind, kindName } from "../src/core/frame"
+import { Algorithm, type Frame, Kind, kindName } from "../src/core/frame"
 import { Role, NO_NODE, roleName } from "../src/core/node"
 
 export function formatTime(t: number): string {
   return Number.isInteger(t) ? String(t) : t.toFixed(3)
 }
 
+/** Bids print as the id, or suitability:id when a suitability prefix is set. */
+export function formatBid(bid: number): string {
+  const suitability = Math.floor(bid / 65536)
+  const id = bid - suitability * 65536
+  return suitability > 0 ? `${suitability}:${id}` : String(id)
+}
+
+/** The ring and echo algorithms carry their payload in initiator, bid and list: show it. */
+function describeRingFrame(frame: Frame): string {
+  const name = kindName(frame.kind)
+  const list = `[${frame.list.join(",")}]`
+  switch (frame.algorithm) {
+    case Algorithm.Ring:
+      if (frame.kind === Kind.ELECTION) return `${name} ${list}`
+      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} members ${list} epoch=${frame.epoch}`
+      return name
+    case Algorithm.ActiveListRing:
+      if (frame.kind === Kind.ELECTION) return `${name} elect(${frame.initiator})`
+      if (frame.kind === Kind.INQUIRY) return `${name} from ${frame.initiator}`
+      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} epoch=${frame.epoch}`
+      return name
+    case Algorithm.BidRing:
+      if (frame.kind === Kind.ELECTION) return `${name} initiator=${frame.initiator} bid=${formatBid(frame.bid)}`
+      if (frame.kind === Kind.COORDINATOR)
+        return `${name} ${formatBid(frame.bid)} initiator=${frame.initiator} epoch=${frame.epoch}`
+      return name
+    case Algorithm.Echo: {
+      const wave = `wave=${frame.initiator}/${frame.epoch}`
+      if (frame.kind === Kind.ELECTION) return `${name} ${wave}`
+      if (frame.kind === Kind.ECHO) return `${name} ${wave} best=${frame.bid}`
+      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} ${wave}`
+      return name
+    }
+  }
+  return name
+}
+
 function describeFrame(frame: Frame): string {
   const name = kindName(frame.kind)
+  if (frame.algorithm >= Algorithm.Ring) return describeRingFrame(frame)
   switch (frame.kind) {
     case Kind.COORDINATOR:
       return `${name} epoch=${frame.epoch}`

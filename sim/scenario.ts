@@ -4,6 +4,8 @@
 //
 //   # comment
 //   cluster algorithm=bully ids=0..7        set up; every process knows the highest is coordinator
+//                                            (echo: topology=ring|complete|grid:RxC|FILE;
+//                                             bid-ring: suitability=5,0,0 aligned with the ids)
 //   crash 7                                  crash now (also: recover IDS, detect IDS|all)
 //   at 20 recover 7                          schedule for time 20
 //   settle                                   run until nothing is pending
@@ -32,9 +34,13 @@ import {
   parseInteger,
   parseNetworkName,
   parseNumber,
+  parseNumberList,
 } from "./cluster"
 import { formatRecord, formatSummary, formatTime } from "./msc"
-import { algorithmName } from "../src/core/frame"
+import { Algorithm, algorithmName } from "../src/core/frame"
+import { existsSync } from "node:fs"
+import { dirname } from "node:path"
+import { neighborsFor, parseTopology, describeTopology } from "./topology"
 
 export interface Block {
   /** 1-based line of the command. */
@@ -169,6 +175,8 @@ export class ScenarioRunner {
     const spec = defaultSpec()
     const kv = keyValues(args, where)
     let timingSet = false
+    let topology: string | null = null
+    let suitability: string | null = null
     for (const [key, value] of kv) {
       const at = `${where}: ${key}`
       switch (key) {
@@ -212,9 +220,15 @@ export class ScenarioRunner {
           spec.timing.failureTimeout = parseNumber(value, at, 0, 1e9)
           timingSet = true
           break
+        case "topology":
+          topology = value
+          break
+        case "suitability":
+          suitability = value
+          break
         default:
           throw new InputError(
-            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout`,
+            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, topology, suitability`,
             where,
           )
       }
@@ -224,13 +238,40 @@ export class ScenarioRunner {
     checkIds(spec.ids, `${where}: ${kv.has("ids") ? "ids" : "nodes"}`)
     if (spec.timing.heartbeatInterval > 0 && !(spec.timing.failureTimeout > spec.timing.heartbeatInterval))
       throw new InputError("failure-timeout must be longer than heartbeat", where)
+    let about = ""
+    if (topology !== null) {
+      const at = `${where}: topology`
+      if (spec.algorithm !== Algorithm.Echo)
+        throw new InputError("applies to echo only (ring algorithms follow the order of the ids, the bullies reach everybody)", at)
+      const t = parseTopology(topology, at, this.baseDir())
+      spec.neighbors = neighborsFor(t, spec.ids, at)
+      spec.topology = describeTopology(t)
+      about = ` on ${spec.topology}`
+    }
+    if (suitability !== null) {
+      const at = `${where}: suitability`
+      if (spec.algorithm !== Algorithm.BidRing) throw new InputError("applies to bid-ring only", at)
+      const list = parseNumberList(suitability, at, 0, 65535)
+      if (list.length !== spec.ids.length)
+        throw new InputError(`${list.length} values for ${spec.ids.length} processes (one per id, in the order of the ids)`, at)
+      spec.suitability = list
+      about = `, suitability ${list.join(",")}`
+    }
+    const ascending = spec.ids.every((id, i) => i === 0 || id > spec.ids[i - 1])
+    if (!ascending && spec.algorithm >= Algorithm.Ring && spec.algorithm <= Algorithm.BidRing)
+      about = ` in ring order ${spec.ids.join(",")}` + about
     this.spec = spec
     this.engine = buildEngine(spec)
     this.engine.tracer = (r) => this.trace(r)
     const top = Math.max(...spec.ids)
     this.output.push(
-      `${algorithmName(spec.algorithm)} on ${spec.network}: ${describeIds(spec.ids)}; coordinator ${top}`,
+      `${algorithmName(spec.algorithm)} on ${spec.network}: ${describeIds(spec.ids)}${about}; coordinator ${top}`,
     )
+  }
+
+  /** The folder of the scenario file, where a relative edge-list file is looked for. */
+  private baseDir(): string | undefined {
+    return existsSync(this.file) ? dirname(this.file) : undefined
   }
 
   private ids(args: string[], where: string, allowAll: boolean): number[] {
