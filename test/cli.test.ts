@@ -93,7 +93,7 @@ describe("electlab sim: the contract", () => {
 
 describe("electlab sim: every rejection path", () => {
   test("unknown algorithm", () => rejects({ algorithm: "paxos", nodes: "3" }, /--algorithm: unknown algorithm 'paxos'/))
-  test("algorithm known but not implemented yet", () => rejects({ algorithm: "ring", nodes: "3" }, /--algorithm: algorithm 'ring' is not implemented yet/))
+  test("algorithm known but not implemented yet", () => rejects({ algorithm: "echo", nodes: "3" }, /--algorithm: algorithm 'echo' is not implemented yet/))
   test("unknown network", () => rejects({ network: "lora", nodes: "3" }, /--network: unknown network 'lora'/))
   test("n below range", () => rejects({ nodes: "1" }, /--nodes: 1 is out of range 2\.\.10000/))
   test("n above range", () => rejects({ nodes: "10001" }, /--nodes: 10001 is out of range/))

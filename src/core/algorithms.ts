@@ -4,9 +4,14 @@ import { BullyNode } from "./bully"
 import { Algorithm } from "./frame"
 import { ImprovedBullyNode } from "./improved-bully"
 import { ElectionNode, NodeConfig } from "./node"
+import { RingNode } from "./ring"
 
 /** Algorithms with a state machine in this version of the core. */
-export const IMPLEMENTED_ALGORITHMS = [Algorithm.Bully, Algorithm.ImprovedBully]
+export const IMPLEMENTED_ALGORITHMS = [
+    Algorithm.Bully,
+    Algorithm.ImprovedBully,
+    Algorithm.Ring,
+]
 
 export function isImplemented(algorithm: number): boolean {
     return IMPLEMENTED_ALGORITHMS.indexOf(algorithm) >= 0
@@ -16,5 +21,6 @@ export function isImplemented(algorithm: number): boolean {
 export function createNode(algorithm: number, config: NodeConfig): ElectionNode {
     if (algorithm === Algorithm.Bully) return new BullyNode(config)
     if (algorithm === Algorithm.ImprovedBully) return new ImprovedBullyNode(config)
+    if (algorithm === Algorithm.Ring) return new RingNode(config)
     return null
 }

@@ -1,0 +1,149 @@
+// The ring algorithm of seeds 001 and 002 (Tanenbaum).
+//
+// A process that notices the coordinator's failure sends ELECTION, carrying a list that
+// holds its own number, to its successor. Each receiver appends its number and passes
+// the message on, skipping dead successors. A process that receives an ELECTION whose
+// list already holds its own number knows the message has gone round: it turns it into
+// COORDINATOR (the highest number in the list, and the list as the members), which
+// circulates once and is removed when it comes back to the process that converted it.
+//
+// Choices the seeds leave open (see docs/algorithms.md):
+// - Dead successors are found from a missing ACK and bypassed (ring-base.ts), never
+//   from the simulator.
+// - The process that notices marks the coordinator down (it has just seen it not
+//   answer), so the coordinator's own predecessor skips it without waiting T.
+// - Normally the initiator finds its number in the list; if it crashed meanwhile, its
+//   successor does, and converts the message instead: the election still ends.
+// - The initiator starts a new epoch; ELECTION carries in `bid` the newest epoch its
+//   forwarders have accepted, and the converter announces an epoch after it (so a
+//   recovered initiator that slept through elections does not reuse an old epoch).
+//   COORDINATOR carries the epoch, the coordinator number in `bid`, the converter in
+//   `initiator`, the members in `list`.
+// - A receiver that already accepted the same coordinator in the same epoch drops a
+//   duplicate COORDINATOR (with concurrent initiators each announcement then stops one
+//   hop after its converter), and an ELECTION coming back to a process that has already
+//   accepted its list's highest number from someone else's COORDINATOR is dropped.
+// - A forwarder is Electing until the COORDINATOR reaches it. COORDINATOR marks every
+//   non-member down; every number seen in an ELECTION list is up.
+// - A recovered process holds an election: it learns the coordinator from the
+//   COORDINATOR, rejoins the member list, and wins if it is the highest.
+
+import { Algorithm, Frame, Kind } from "./frame"
+import { Action, NO_NODE, NodeConfig, Role } from "./node"
+import { maxOf } from "./portable"
+import { RingBaseNode } from "./ring-base"
+
+export class RingNode extends RingBaseNode {
+    /** This process's own ELECTION is out. */
+    private electing = false
+    /** Epoch of the COORDINATOR accepted last. */
+    private acceptedEpoch = -1
+
+    constructor(config: NodeConfig) {
+        super(Algorithm.Ring, config)
+    }
+
+    protected resetRing() {
+        this.electing = false
+        this.acceptedEpoch = -1
+    }
+
+    protected isRingKind(kind: number): boolean {
+        return kind === Kind.ELECTION || kind === Kind.COORDINATOR
+    }
+
+    protected endsAt(frame: Frame, id: number): boolean {
+        return false
+    }
+
+    protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
+        return false
+    }
+
+    protected onRingTimer(timer: number, now: number, out: Action[]) {}
+
+    protected ringTimerName(timer: number): string {
+        return "timer " + timer
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.electing) return
+        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
+        this.holdElection(now, out)
+    }
+
+    protected onRecover(now: number, out: Action[]) {
+        this.holdElection(now, out)
+    }
+
+    protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
+        if (frame.kind === Kind.ELECTION) {
+            const list = frame.list
+            if (list.indexOf(this.id) >= 0) {
+                this.electionReturned(frame, now, out)
+                return true
+            }
+            for (let k = 0; k < list.length; k++) this.markUp(list[k])
+            if (this.role !== Role.Electing) this.enterElection(out)
+            const f = this.frame(Kind.ELECTION, 0)
+            f.initiator = frame.initiator
+            f.bid = frame.bid > this.acceptedEpoch ? frame.bid : this.acceptedEpoch
+            f.list = list.slice(0)
+            f.list.push(this.id)
+            this.passOn(f, now, out)
+            return true
+        }
+        if (frame.kind === Kind.COORDINATOR) {
+            // Back at the converter: it has circulated once.
+            if (frame.initiator === this.id) return true
+            const c = frame.bid
+            if (this.role !== Role.Electing && this.coordinator === c && this.acceptedEpoch === frame.epoch)
+                return true
+            this.adoptMembers(frame.list)
+            this.accept(c, frame.epoch, now, out)
+            const f = this.frame(Kind.COORDINATOR, 0)
+            f.epoch = frame.epoch
+            f.initiator = frame.initiator
+            f.bid = c
+            f.list = frame.list.slice(0)
+            this.passOn(f, now, out)
+            return true
+        }
+        return false
+    }
+
+    private holdElection(now: number, out: Action[]) {
+        this.electing = true
+        this.epoch = this.epoch + 1
+        this.enterElection(out)
+        const f = this.frame(Kind.ELECTION, 0)
+        f.initiator = this.id
+        f.bid = this.acceptedEpoch > 0 ? this.acceptedEpoch : 0
+        f.list = [this.id]
+        this.passOn(f, now, out)
+    }
+
+    /** The ELECTION went round: announce the highest number in it, once round the ring. */
+    private electionReturned(frame: Frame, now: number, out: Action[]) {
+        const c = maxOf(frame.list)
+        // Someone else's COORDINATOR already told us this result.
+        if (this.role !== Role.Electing && this.coordinator === c) return
+        // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
+        if (this.epoch < frame.bid + 1) this.epoch = frame.bid + 1
+        this.adoptMembers(frame.list)
+        this.accept(c, this.epoch, now, out)
+        const f = this.frame(Kind.COORDINATOR, 0)
+        f.initiator = this.id
+        f.bid = c
+        f.list = frame.list.slice(0)
+        this.passOn(f, now, out)
+    }
+
+    private accept(c: number, epoch: number, now: number, out: Action[]) {
+        this.acceptedEpoch = epoch
+        this.electing = false
+        if (epoch > this.epoch) this.epoch = epoch
+        if (c === this.id) this.assumeCoordinatorRole(out)
+        else this.follow(c, now, out)
+    }
+}
