@@ -173,14 +173,12 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
     throw new InputError("the dashboard needs a terminal; use --headless (with --script FILE) otherwise")
   const lab = new Lab(options)
   process.stdout.write(`starting ${options.ids.length} boards (building the firmware, booting the VMs)...\n`)
-  const dashboard = runDashboard(lab)
   try {
     await lab.start()
   } catch (e) {
     await lab.stop()
-    process.stdout.write("\x1b[?25h")
     throw new InputError((e as Error).message, "lab")
   }
-  await dashboard
+  await runDashboard(lab)
   return 0
 }

@@ -5,12 +5,14 @@ import { Algorithm } from "./frame"
 import { ImprovedBullyNode } from "./improved-bully"
 import { ElectionNode, NodeConfig } from "./node"
 import { RingNode } from "./ring"
+import { ActiveListRingNode } from "./active-list-ring"
 
 /** Algorithms with a state machine in this version of the core. */
 export const IMPLEMENTED_ALGORITHMS = [
     Algorithm.Bully,
     Algorithm.ImprovedBully,
     Algorithm.Ring,
+    Algorithm.ActiveListRing,
 ]
 
 export function isImplemented(algorithm: number): boolean {
@@ -22,5 +24,6 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     if (algorithm === Algorithm.Bully) return new BullyNode(config)
     if (algorithm === Algorithm.ImprovedBully) return new ImprovedBullyNode(config)
     if (algorithm === Algorithm.Ring) return new RingNode(config)
+    if (algorithm === Algorithm.ActiveListRing) return new ActiveListRingNode(config)
     return null
 }
