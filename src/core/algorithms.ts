@@ -6,6 +6,7 @@ import { ImprovedBullyNode } from "./improved-bully"
 import { ElectionNode, NodeConfig } from "./node"
 import { RingNode } from "./ring"
 import { ActiveListRingNode } from "./active-list-ring"
+import { BidRingNode } from "./bid-ring"
 
 /** Algorithms with a state machine in this version of the core. */
 export const IMPLEMENTED_ALGORITHMS = [
@@ -13,6 +14,7 @@ export const IMPLEMENTED_ALGORITHMS = [
     Algorithm.ImprovedBully,
     Algorithm.Ring,
     Algorithm.ActiveListRing,
+    Algorithm.BidRing,
 ]
 
 export function isImplemented(algorithm: number): boolean {
@@ -25,5 +27,6 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     if (algorithm === Algorithm.ImprovedBully) return new ImprovedBullyNode(config)
     if (algorithm === Algorithm.Ring) return new RingNode(config)
     if (algorithm === Algorithm.ActiveListRing) return new ActiveListRingNode(config)
+    if (algorithm === Algorithm.BidRing) return new BidRingNode(config)
     return null
 }

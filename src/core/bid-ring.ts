@@ -1,0 +1,214 @@
+// The ring election with bids of seed 003.
+//
+// A bid is a suitability prefix followed by the unique id: bid = suitability * 65536 + id
+// (a u32 in the frame's `bid`), so the most suitable process wins and ids break ties.
+// The initiator i sends "process i initiated this election with bid b_i" (ELECTION with
+// `initiator` i and `bid`) to its successor. A receiver j compares its own bid with the
+// message's: a winning bid is forwarded as it is, a losing one is replaced by b_j. When
+// the notice comes back to i, its bid names the winner, and i circulates "process i
+// declares the winner to be w" (COORDINATOR) once round the ring.
+//
+// Concurrent elections (seed 003): a station waiting for the result of an election
+// remembers who initiated it. A second notice is discarded if that initiator has the
+// larger id; if the new notice's initiator is larger, the first election is cancelled
+// (an initiator cancels its own) and the new notice is forwarded. However many elections
+// start in parallel, one completes, and the winner is told once.
+//
+// Lost notices: an initiator that does not see its notice come back within R re-initiates;
+// a voter that does not hear the result within 2R starts an election of its own.
+// Dead successors are found from a missing ACK and bypassed (ring-base.ts).
+//
+// Choices the seed leaves open (see docs/algorithms.md):
+// - R, the "expected worst-case round trip", is n * (T + 1): every hop delivered in 1, or
+//   in T + 1 when it has to time out on a dead successor first (T = answerTimeout,
+//   n = processes in the ring). A voter waits 2R, so an initiator gets the first chance.
+// - A notice from the same initiator as the election being waited for (a re-initiation)
+//   is voted on and forwarded again.
+// - A notice or result whose initiator is found down is dropped (it could never come
+//   back); the voters' own timeouts then start a new election.
+// - A result from a lower initiator than the election a station waits for is accepted,
+//   but the station keeps waiting for the higher election's result.
+// - The announcer starts a new epoch, after the newest one its notice met on the way
+//   round (one election completes, so announcements never compete for an epoch).
+// - The process that notices marks the coordinator down. A recovered process holds an
+//   election. The initial coordinator is the highest id, as the seeds assume (the
+//   processes do not know each other's suitability before an election).
+
+import { Algorithm, Frame, Kind } from "./frame"
+import { Action, NO_NODE, NodeConfig } from "./node"
+import { mod } from "./portable"
+import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+
+const TIMER_REINITIATE = TIMER_RING_FREE
+const TIMER_RESULT = TIMER_RING_FREE + 1
+
+/** The id in a bid. */
+export function bidId(bid: number): number {
+    return mod(bid, 65536)
+}
+
+export function makeBid(suitability: number, id: number): number {
+    return suitability * 65536 + id
+}
+
+export class BidRingNode extends RingBaseNode {
+    readonly suitability: number
+    readonly bid: number
+    /** Waiting for the result of the election initiated by `waitingFor`. */
+    private waiting = false
+    private waitingFor = NO_NODE
+    /** This process's own election is on (not cancelled, not completed). */
+    private initiating = false
+
+    constructor(config: NodeConfig) {
+        super(Algorithm.BidRing, config)
+        this.suitability = config.suitability ? config.suitability : 0
+        this.bid = makeBid(this.suitability, this.id)
+    }
+
+    override rank(): number {
+        return this.bid
+    }
+
+    /** R: the expected worst-case round trip of a notice. */
+    roundTrip(): number {
+        return this.ringOrder.length * (this.timing.answerTimeout + 1)
+    }
+
+    /** The initiator of the election this process waits for, or -1. */
+    waitingForInitiator(): number {
+        return this.waiting ? this.waitingFor : NO_NODE
+    }
+
+    protected resetRing() {
+        this.waiting = false
+        this.waitingFor = NO_NODE
+        this.initiating = false
+    }
+
+    protected isRingKind(kind: number): boolean {
+        return kind === Kind.ELECTION || kind === Kind.COORDINATOR
+    }
+
+    protected endsAt(frame: Frame, id: number): boolean {
+        return frame.initiator === id
+    }
+
+    protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
+        return false
+    }
+
+    protected ringTimerName(timer: number): string {
+        if (timer === TIMER_REINITIATE) return "notice not back within R"
+        if (timer === TIMER_RESULT) return "no result within 2R"
+        return "timer " + timer
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.waiting) return
+        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
+        this.initiate(now, out)
+    }
+
+    protected onRecover(now: number, out: Action[]) {
+        this.initiate(now, out)
+    }
+
+    protected onRingTimer(timer: number, now: number, out: Action[]) {
+        if (timer === TIMER_REINITIATE && this.initiating && this.waitingFor === this.id) {
+            this.sendNotice(now, out)
+            this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+        } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
+            this.waiting = false
+            this.initiate(now, out)
+        }
+    }
+
+    protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
+        if (frame.kind === Kind.ELECTION) {
+            this.onNotice(frame, now, out)
+            return true
+        }
+        if (frame.kind === Kind.COORDINATOR) {
+            this.onResult(frame, now, out)
+            return true
+        }
+        return false
+    }
+
+    private initiate(now: number, out: Action[]) {
+        this.cancelTimer(TIMER_RESULT, out)
+        this.waiting = true
+        this.waitingFor = this.id
+        this.initiating = true
+        this.enterElection(out)
+        this.sendNotice(now, out)
+        this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+    }
+
+    private sendNotice(now: number, out: Action[]) {
+        const f = this.frame(Kind.ELECTION, 0)
+        f.initiator = this.id
+        f.bid = this.bid
+        this.passOn(f, now, out)
+    }
+
+    private onNotice(frame: Frame, now: number, out: Action[]) {
+        const initiator = frame.initiator
+        this.markUp(initiator)
+        if (initiator === this.id) {
+            // Our notice is back. Cancelled or already decided: it is dropped.
+            if (!this.initiating || !this.waiting || this.waitingFor !== this.id) return
+            const winner = frame.bid > this.bid ? frame.bid : this.bid
+            this.initiating = false
+            this.waiting = false
+            this.cancelTimer(TIMER_REINITIATE, out)
+            // A new epoch, after every epoch the notice met on its way round.
+            this.epoch = this.epoch + 1
+            this.accept(winner, now, out)
+            const f = this.frame(Kind.COORDINATOR, 0)
+            f.initiator = this.id
+            f.bid = winner
+            this.passOn(f, now, out)
+            return
+        }
+        if (this.waiting && this.waitingFor > initiator) return // the larger initiator's election goes on
+        if (this.waiting && this.waitingFor < initiator && this.initiating) {
+            // Cancel our own election for the larger initiator's.
+            this.initiating = false
+            this.cancelTimer(TIMER_REINITIATE, out)
+        }
+        this.waiting = true
+        this.waitingFor = initiator
+        this.enterElection(out)
+        const f = this.frame(Kind.ELECTION, 0)
+        f.initiator = initiator
+        f.bid = frame.bid > this.bid ? frame.bid : this.bid
+        this.passOn(f, now, out)
+        this.setTimer(TIMER_RESULT, 2 * this.roundTrip(), out)
+    }
+
+    private onResult(frame: Frame, now: number, out: Action[]) {
+        const announcer = frame.initiator
+        this.markUp(announcer)
+        if (announcer === this.id) return // round once: removed
+        if (this.waiting && this.waitingFor <= announcer) {
+            this.waiting = false
+            this.initiating = false
+            this.cancelTimer(TIMER_RESULT, out)
+            this.cancelTimer(TIMER_REINITIATE, out)
+        }
+        this.accept(frame.bid, now, out)
+        const f = this.frame(Kind.COORDINATOR, 0)
+        f.epoch = frame.epoch
+        f.initiator = announcer
+        f.bid = frame.bid
+        this.passOn(f, now, out)
+    }
+
+    private accept(winnerBid: number, now: number, out: Action[]) {
+        const winner = bidId(winnerBid)
+        if (winner === this.id) this.assumeCoordinatorRole(out)
+        else this.follow(winner, now, out)
+    }
+}
