@@ -93,7 +93,10 @@ describe("electlab sim: the contract", () => {
 
 describe("electlab sim: every rejection path", () => {
   test("unknown algorithm", () => rejects({ algorithm: "paxos", nodes: "3" }, /--algorithm: unknown algorithm 'paxos'/))
-  test("algorithm known but not implemented yet", () => rejects({ algorithm: "echo", nodes: "3" }, /--algorithm: algorithm 'echo' is not implemented yet/))
+  test("every algorithm of the design is implemented", () => {
+    for (const algorithm of ["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo"])
+      expect(simCommands({ ...base, algorithm, nodes: "3" } as never)[0]).toContain(`algorithm=${algorithm}`)
+  })
   test("unknown network", () => rejects({ network: "lora", nodes: "3" }, /--network: unknown network 'lora'/))
   test("n below range", () => rejects({ nodes: "1" }, /--nodes: 1 is out of range 2\.\.10000/))
   test("n above range", () => rejects({ nodes: "10001" }, /--nodes: 10001 is out of range/))

@@ -18,6 +18,17 @@ describe("golden scenarios", () => {
         "silberschatz-bully.txt",
         "paper004-bully.txt",
         "paper004-improved-bully.txt",
+        "ring.txt",
+        "ring-concurrent.txt",
+        "active-list-ring.txt",
+        "bid-ring.txt",
+        "bid-ring-concurrent-increasing.txt",
+        "bid-ring-concurrent-decreasing.txt",
+        "bid-ring-lost-notice.txt",
+        "bid-ring-voter-timeout.txt",
+        "echo.txt",
+        "echo-concurrent.txt",
+        "echo-edges.txt",
       ]),
     )
   })

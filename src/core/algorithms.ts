@@ -7,6 +7,7 @@ import { ElectionNode, NodeConfig } from "./node"
 import { RingNode } from "./ring"
 import { ActiveListRingNode } from "./active-list-ring"
 import { BidRingNode } from "./bid-ring"
+import { EchoNode } from "./echo"
 
 /** Algorithms with a state machine in this version of the core. */
 export const IMPLEMENTED_ALGORITHMS = [
@@ -15,6 +16,7 @@ export const IMPLEMENTED_ALGORITHMS = [
     Algorithm.Ring,
     Algorithm.ActiveListRing,
     Algorithm.BidRing,
+    Algorithm.Echo,
 ]
 
 export function isImplemented(algorithm: number): boolean {
@@ -28,5 +30,6 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     if (algorithm === Algorithm.Ring) return new RingNode(config)
     if (algorithm === Algorithm.ActiveListRing) return new ActiveListRingNode(config)
     if (algorithm === Algorithm.BidRing) return new BidRingNode(config)
+    if (algorithm === Algorithm.Echo) return new EchoNode(config)
     return null
 }

@@ -1,0 +1,251 @@
+// Tree election on any connected graph (seed 003), with Segall's echo algorithm.
+//
+// The initiator sends ELECTION to all its neighbours. A process's first ELECTION of a
+// wave makes the sender its parent, and it sends ELECTION on to all its other
+// neighbours: the wave builds a spanning tree as it goes. A process has heard from a
+// neighbour when that neighbour's ECHO comes back (the neighbour is its child) or when
+// that neighbour's own ELECTION reaches it (an edge outside the tree). Once it has heard
+// from every neighbour but its parent, it answers its parent with ECHO carrying the best
+// id in its subtree; a leaf reflects at once. When the initiator has heard from all its
+// neighbours it knows the winner, and sends COORDINATOR down the tree (to its children,
+// who pass it to theirs).
+//
+// One initiator on a connected graph of n processes and |E| edges, all alive:
+// ELECTION + ECHO = 2|E| (ELECTION 2|E| - (n-1), ECHO n-1), COORDINATOR n-1.
+//
+// Choices the seed leaves open (see docs/algorithms.md):
+// - Crashed neighbours: every ELECTION is acknowledged at once (ACK) by a live
+//   receiver; a neighbour that does not acknowledge within T is taken as down and no
+//   reply is awaited from it. So ACK = ELECTIONs delivered, 2|E| - (n-1) when all are alive.
+// - Several initiators: a wave is named by (epoch, initiator), compared epoch first. An
+//   initiator starts a wave in the epoch after the newest it has seen. A process in wave
+//   w that receives wave w' > w abandons w and joins w'; an ELECTION of a lower wave is
+//   acknowledged and ignored. Only the highest wave completes: every lower one waits
+//   for a reply that never comes from a process that moved on.
+// - The ACK names the wave its sender is in. A process that learns this way that its
+//   own active wave is older than its neighbour's (a recovered process whose epoch is
+//   stale) starts a new wave in a newer epoch.
+// - A completed wave stays the process's current wave, so a late ELECTION of an older
+//   wave is ignored; a new election needs a newer epoch.
+// - A recovered process starts a wave (it does not know the coordinator).
+// - Frames: ELECTION, ECHO, COORDINATOR and ACK carry the wave epoch in `epoch` and its
+//   initiator in `initiator`; ECHO carries the subtree's best id in `bid`, COORDINATOR
+//   the winner in `bid`.
+// - Not handled: a process that acknowledges an ELECTION and crashes before it replies
+//   stalls that wave (the seed's tree election assumes no failures during the wave).
+
+import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+
+const TIMER_ACK = TIMER_ALGORITHM
+
+const IDLE = 0
+/** In a wave, waiting to hear from neighbours. */
+const ACTIVE = 1
+/** Sent ECHO to the parent, waiting for COORDINATOR. */
+const ECHOED = 2
+/** The wave's result is known. */
+const DONE = 3
+
+export class EchoNode extends ElectionNode {
+    /** Graph neighbours. */
+    readonly neighbors: number[]
+    private waveEpoch = 0
+    private waveInitiator = 0
+    private status = IDLE
+    private parent = NO_NODE
+    private best = NO_NODE
+    /** Per neighbour: heard from it (or gave it up) in the current wave. */
+    private heard: boolean[] = []
+    /** Per neighbour: it echoed to us (a child in the spanning tree). */
+    private child: boolean[] = []
+    /** Per neighbour: ELECTION sent, ACK not yet back. */
+    private awaitingAck: boolean[] = []
+
+    constructor(config: NodeConfig) {
+        super(Algorithm.Echo, config)
+        if (config.neighbors) {
+            const nb: number[] = []
+            for (let i = 0; i < config.neighbors.length; i++)
+                if (config.neighbors[i] !== this.id && nb.indexOf(config.neighbors[i]) < 0)
+                    nb.push(config.neighbors[i])
+            this.neighbors = nb
+        } else this.neighbors = this.othersIds()
+        this.clearWaveState()
+    }
+
+    /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */
+    treeParent(): number {
+        return this.parent
+    }
+
+    /** The initiator of the current wave, or -1. */
+    currentWave(): number {
+        return this.status === IDLE ? NO_NODE : this.waveInitiator
+    }
+
+    protected resetAlgorithm() {
+        this.waveEpoch = 0
+        this.waveInitiator = 0
+        this.status = IDLE
+        this.parent = NO_NODE
+        this.best = NO_NODE
+        this.clearWaveState()
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.status === ACTIVE || this.status === ECHOED) return
+        this.startWave(now, out)
+    }
+
+    protected onRecover(now: number, out: Action[]) {
+        this.startWave(now, out)
+    }
+
+    protected algorithmTimerName(timer: number): string {
+        if (timer === TIMER_ACK) return "no ACK within T"
+        return "timer " + timer
+    }
+
+    protected onTimer(timer: number, now: number, out: Action[]) {
+        if (timer !== TIMER_ACK || this.status !== ACTIVE) return
+        for (let k = 0; k < this.neighbors.length; k++) {
+            if (!this.awaitingAck[k]) continue
+            // No ACK: taken as down; no reply is awaited from it.
+            this.awaitingAck[k] = false
+            this.heard[k] = true
+        }
+        this.checkDone(now, out)
+    }
+
+    protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
+        const k = this.neighbors.indexOf(frame.src)
+        if (k < 0) return false // not a neighbour: the graph says we cannot hear it
+        const cmp = this.compareWave(frame.epoch, frame.initiator)
+        if (frame.kind === Kind.ELECTION) {
+            if (cmp > 0) {
+                this.join(frame, k, now, out)
+                return true
+            }
+            this.sendWaveFrame(Kind.ACK, [frame.src], 0, out)
+            if (cmp === 0 && this.status === ACTIVE) {
+                // The neighbour's own ELECTION: it is not our child, and it has answered.
+                this.heard[k] = true
+                this.checkDone(now, out)
+            }
+            return true
+        }
+        if (frame.kind === Kind.ACK) {
+            if (!this.awaitingAck[k]) return false
+            this.awaitingAck[k] = false
+            if (cmp > 0 && this.status === ACTIVE) {
+                this.startWave(now, out) // our wave is stale
+                return true
+            }
+            if (this.awaitingAck.indexOf(true) < 0) this.cancelTimer(TIMER_ACK, out)
+            return true
+        }
+        if (frame.kind === Kind.ECHO) {
+            if (cmp !== 0 || this.status !== ACTIVE) return false
+            this.heard[k] = true
+            this.child[k] = true
+            if (frame.bid > this.best) this.best = frame.bid
+            this.checkDone(now, out)
+            return true
+        }
+        if (frame.kind === Kind.COORDINATOR) {
+            if (cmp !== 0 || this.status !== ECHOED || frame.src !== this.parent) return false
+            this.finish(frame.bid, now, out)
+            return true
+        }
+        return false
+    }
+
+    private startWave(now: number, out: Action[]) {
+        this.epoch = this.epoch + 1
+        this.waveEpoch = this.epoch
+        this.waveInitiator = this.id
+        this.parent = NO_NODE
+        this.enterWave(now, out)
+    }
+
+    /** First ELECTION of a higher wave: its sender is our parent. */
+    private join(frame: Frame, k: number, now: number, out: Action[]) {
+        this.waveEpoch = frame.epoch
+        this.waveInitiator = frame.initiator
+        this.parent = frame.src
+        this.sendWaveFrame(Kind.ACK, [frame.src], 0, out)
+        this.enterWave(now, out)
+    }
+
+    private enterWave(now: number, out: Action[]) {
+        this.status = ACTIVE
+        this.best = this.id
+        this.clearWaveState()
+        this.enterElection(out)
+        const to: number[] = []
+        for (let k = 0; k < this.neighbors.length; k++) {
+            if (this.neighbors[k] === this.parent) this.heard[k] = true
+            else {
+                to.push(this.neighbors[k])
+                this.awaitingAck[k] = true
+            }
+        }
+        if (to.length > 0) {
+            this.sendWaveFrame(Kind.ELECTION, to, 0, out)
+            this.setTimer(TIMER_ACK, this.timing.answerTimeout, out)
+        } else this.cancelTimer(TIMER_ACK, out)
+        this.checkDone(now, out)
+    }
+
+    private checkDone(now: number, out: Action[]) {
+        if (this.status !== ACTIVE) return
+        for (let k = 0; k < this.neighbors.length; k++) if (!this.heard[k]) return
+        this.cancelTimer(TIMER_ACK, out)
+        if (this.parent === NO_NODE) {
+            this.finish(this.best, now, out)
+            return
+        }
+        this.status = ECHOED
+        this.sendWaveFrame(Kind.ECHO, [this.parent], this.best, out)
+    }
+
+    /** The wave's winner is known: take it and pass it down the tree. */
+    private finish(winner: number, now: number, out: Action[]) {
+        this.status = DONE
+        if (this.waveEpoch > this.epoch) this.epoch = this.waveEpoch
+        if (winner === this.id) this.assumeCoordinatorRole(out)
+        else this.follow(winner, now, out)
+        const children: number[] = []
+        for (let k = 0; k < this.neighbors.length; k++) if (this.child[k]) children.push(this.neighbors[k])
+        if (children.length > 0) this.sendWaveFrame(Kind.COORDINATOR, children, winner, out)
+    }
+
+    /** A frame of the current wave: epoch and initiator name the wave. */
+    private sendWaveFrame(kind: Kind, to: number[], bid: number, out: Action[]) {
+        const f = this.frame(kind, to.length === 1 ? to[0] : BROADCAST)
+        f.epoch = this.waveEpoch
+        f.initiator = this.waveInitiator
+        f.bid = bid
+        out.push({ type: ActionType.Send, to: to, frame: f })
+    }
+
+    /** Sign of (epoch, initiator) against the current wave: epoch first, then initiator. */
+    private compareWave(epoch: number, initiator: number): number {
+        if (this.status === IDLE) return 1
+        if (epoch !== this.waveEpoch) return epoch > this.waveEpoch ? 1 : -1
+        if (initiator !== this.waveInitiator) return initiator > this.waveInitiator ? 1 : -1
+        return 0
+    }
+
+    private clearWaveState() {
+        this.heard = []
+        this.child = []
+        this.awaitingAck = []
+        for (let k = 0; k < this.neighbors.length; k++) {
+            this.heard.push(false)
+            this.child.push(false)
+            this.awaitingAck.push(false)
+        }
+    }
+}
