@@ -6,13 +6,13 @@ import { describe, expect, test } from "@devicescript/test"
 import { CodecError, decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Kind } from "../../src/core/frame"
 import { mod } from "../../src/core/portable"
-import { resultLines, runExample, workedExamples } from "./worked-examples"
+import { ExampleRun, resultLines, workedExamples } from "./worked-examples"
 
 import * as ds from "@devicescript/core"
 import { ExampleResult } from "./worked-examples"
 
 // Each example runs once; the VM stops a fiber that runs too long without yielding
-// ("InfiniteLoop"), so every test handles one example and sleeps before the next.
+// ("InfiniteLoop"), so an example runs a slice of events at a time and sleeps in between.
 const results: ExampleResult[] = []
 
 async function find(name: string) {
@@ -20,8 +20,11 @@ async function find(name: string) {
     const examples = workedExamples()
     for (let i = 0; i < examples.length; i++)
         if (examples[i].name === name) {
+            // A few hundred events at a time, yielding in between.
+            const run = new ExampleRun(examples[i])
             await ds.sleep(1)
-            const r = runExample(examples[i])
+            while (!run.advance(200)) await ds.sleep(1)
+            const r = run.result()
             results.push(r)
             return r
         }
@@ -69,6 +72,63 @@ describe("worked examples in the VM", () => {
         expect(r.phases[1].messages).toBe(11)
         expect(r.phases[2].messages).toBe(11)
         expect(r.phases[2].coordinator).toBe(10)
+    })
+    test("ring: ELECTION n, COORDINATOR n-1, ACK 2(n-1); the recovered 6 wins with n, n, 2n", async () => {
+        const r = await find("ring")
+        expect(r.phases[0].coordinator).toBe(5)
+        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(6)
+        expect(r.phases[0].byKind[Kind.COORDINATOR]).toBe(5)
+        expect(r.phases[0].byKind[Kind.ACK]).toBe(10)
+        expect(r.phases[0].electionTime).toBe(12)
+        expect(r.phases[1].coordinator).toBe(6)
+        expect(r.phases[1].messages).toBe(24)
+    })
+    test("ring, Tanenbaum's 2 and 5 at once: every process hears COORDINATOR once", async () => {
+        const p = (await find("ring-concurrent")).phases[0]
+        expect(p.coordinator).toBe(6)
+        expect(p.byKind[Kind.ELECTION]).toBe(15)
+        expect(p.byKind[Kind.COORDINATOR]).toBe(7)
+        expect(p.violations).toBe(0)
+    })
+    test("active-list ring: k^2 + (n-i) elect messages; inquiry; the recovered 5 takes over", async () => {
+        const r = await find("active-list-ring")
+        expect(r.phases[0].coordinator).toBe(4)
+        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(19)
+        expect(r.phases[0].byKind[Kind.ACK]).toBe(16)
+        expect(r.phases[1].byKind[Kind.INQUIRY]).toBe(3)
+        expect(r.phases[1].byKind[Kind.COORDINATOR]).toBe(1)
+        expect(r.phases[2].coordinator).toBe(5)
+        expect(r.phases[2].byKind[Kind.ELECTION]).toBe(25)
+    })
+    test("bid ring, everybody initiating: 2k-1 increasing, k(k+1)/2 decreasing, the winner told once", async () => {
+        const inc = (await find("bid-ring-increasing")).phases[0]
+        expect(inc.byKind[Kind.ELECTION]).toBe(7)
+        expect(inc.byKind[Kind.COORDINATOR]).toBe(4)
+        const dec = (await find("bid-ring-decreasing")).phases[0]
+        expect(dec.byKind[Kind.ELECTION]).toBe(10)
+        expect(dec.byKind[Kind.COORDINATOR]).toBe(4)
+        expect(dec.coordinator).toBe(4)
+    })
+    test("bid ring: a suitability past int32 wins; a lost notice is re-initiated", async () => {
+        const p = (await find("bid-ring-suitability")).phases[0]
+        expect(p.coordinator).toBe(3)
+        expect(p.violations).toBe(0)
+        const lost = (await find("bid-ring-lost-notice")).phases[0]
+        expect(lost.coordinator).toBe(5)
+        expect(lost.byKind[Kind.ELECTION]).toBe(9)
+        expect(lost.electionTime).toBe(38)
+    })
+    test("echo on a grid round a crashed centre: 2E'-(m-1)+D ELECTION, m-1 ECHO and COORDINATOR", async () => {
+        const r = await find("echo-grid")
+        expect(r.phases[0].coordinator).toBe(8)
+        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(12)
+        expect(r.phases[0].byKind[Kind.ECHO]).toBe(6)
+        expect(r.phases[0].byKind[Kind.COORDINATOR]).toBe(6)
+        expect(r.phases[0].byKind[Kind.ACK]).toBe(6)
+        expect(r.phases[1].coordinator).toBe(9)
+        const c = (await find("echo-concurrent")).phases[0]
+        expect(c.coordinator).toBe(5)
+        expect(c.byKind[Kind.COORDINATOR]).toBe(4)
     })
     test("result lines for the Node comparison", async () => {
         const examples = workedExamples()
