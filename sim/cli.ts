@@ -23,6 +23,8 @@ import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
+import { type LabFlags, runLabCommand } from "./lab/command"
+import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
 import { readdirSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -266,6 +268,35 @@ export function buildProgram(): Command {
       process.stdout.write(lines.join("\n") + "\n")
     })
   program
+    .command("settings")
+    .description("a board's DeviceScript settings from the lab manifest (see docs/lab-guide.md)")
+    .requiredOption("--board <name>", "the board's name in the manifest")
+    .option("--manifest <file>", "the manifest", "devicescript.json")
+    .option("--write", "write .env.defaults and .env.local for `devs deploy`")
+    .action((flags: { board: string; manifest: string; write?: boolean }) => {
+      const s = boardSettings(readManifest(flags.manifest), flags.board, flags.manifest)
+      if (flags.write) {
+        writeBoardSettings(s, flags.board)
+        process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}\n`)
+      } else process.stdout.write(envText(s.shared, ".env.defaults") + envText(s.board, ".env.local"))
+    })
+  program
+    .command("lab")
+    .description("the virtual lab: DeviceScript VMs running the firmware on one local bus")
+    .option("--boards <n>", "number of boards, ids 1..n (default: the manifest's boards, or 5)")
+    .option("--ids <list>", "board node ids")
+    .option("--algorithm <name>", "election algorithm (default: the manifest's)")
+    .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
+    .option("--loss <p>", "probability that the bus loses a frame copy", "0")
+    .option("--delay <ms>", "delay the bus adds to every frame", "0")
+    .option("--seed <s>", "seed of the bus faults", "1")
+    .option("--headless", "no dashboard: run --script, print a JSON summary")
+    .option("--script <file>", "timed events for --headless (see sim/lab/script.ts)")
+    .option("--verbose", "headless: print the lab's event log on stderr")
+    .action(async (flags: LabFlags) => {
+      process.exitCode = await runLabCommand(flags)
+    })
+  program
     .command("golden")
     .description("check golden scenario files against their expected output")
     .argument("[files...]", "scenario files", [])
@@ -284,10 +315,10 @@ export function buildProgram(): Command {
   return program
 }
 
-export function main(argv: string[]): void {
+export async function main(argv: string[]): Promise<void> {
   const program = buildProgram()
   try {
-    program.parse(argv)
+    await program.parseAsync(argv)
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode

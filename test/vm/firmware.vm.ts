@@ -9,6 +9,8 @@ import { Role } from "../../src/core/node"
 import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
+import { readFirmwareConfig } from "../../src/firmware/settings"
+import { deleteSetting, writeSetting } from "@devicescript/settings"
 
 function config(id: number): FirmwareConfig {
     return {
@@ -66,6 +68,33 @@ describe("config", () => {
         expect(configProblems(bad).length).toBe(1)
         bad.timing.coordinatorTimeout = 10
         expect(configProblems(bad).length).toBe(2)
+    })
+})
+
+describe("settings", () => {
+    test("what `electlab settings` writes is what the board reads", async () => {
+        await writeSetting("NODE_ID", "4")
+        await writeSetting("NODE_IDS", "1,2,3,4,5")
+        await writeSetting("ALGORITHM", "bully")
+        await writeSetting("GROUP", 7)
+        await writeSetting("HEARTBEAT_MS", "300")
+        await writeSetting("FAIL_MS", 900)
+        await writeSetting("BUTTON_PIN", "9")
+        const c = await readFirmwareConfig()
+        expect(c.nodeId).toBe(4)
+        expect(c.ids.length).toBe(5)
+        expect(c.ids[4]).toBe(5)
+        expect(c.algorithm).toBe(Algorithm.Bully)
+        expect(c.group).toBe(7)
+        expect(c.timing.heartbeatInterval).toBe(300)
+        expect(c.timing.failureTimeout).toBe(900)
+        expect(c.timing.answerTimeout).toBe(200)
+        expect(c.buttonPin).toBe(9)
+        expect(configProblems(c).length).toBe(0)
+        await deleteSetting("NODE_ID")
+        const fallback = await readFirmwareConfig()
+        // test mode fixes the device id to 12abdd2289421234: its last four hex digits
+        expect(fallback.nodeId).toBe(0x1234)
     })
 })
 

@@ -1,0 +1,39 @@
+import { join } from "node:path"
+import { describe, expect, test } from "vitest"
+import { readManifest } from "../sim/manifest"
+import { boardSettings, envText } from "../sim/settings"
+
+const manifest = readManifest(join(import.meta.dirname, "..", "devicescript.json"))
+
+describe("electlab settings", () => {
+  test("a C3 SuperMini gets its node id, the BOOT pin 9 and the shared lab values", () => {
+    const s = boardSettings(manifest, "c3-supermini-b", "m")
+    expect(s.board).toEqual({ NODE_ID: "4", BUTTON_PIN: "9", SUITABILITY: "0" })
+    expect(s.shared).toEqual({
+      NODE_IDS: "1,2,3,4,5",
+      ALGORITHM: "improved-bully",
+      GROUP: "1",
+      HEARTBEAT_MS: "250",
+      FAIL_MS: "800",
+      ANSWER_MS: "200",
+      COORD_MS: "400",
+    })
+    // DeviceScript settings keys are at most 13 characters
+    for (const key of [...Object.keys(s.shared), ...Object.keys(s.board)]) expect(key.length).toBeLessThanOrEqual(13)
+  })
+
+  test("the ESP32 and ESP32-S3 boards use GPIO0", () => {
+    expect(boardSettings(manifest, "devkitc-a", "m").board.BUTTON_PIN).toBe("0")
+    expect(boardSettings(manifest, "s3-devkitm-a", "m").board.BUTTON_PIN).toBe("0")
+  })
+
+  test("an unknown board name is refused with the list of names", () => {
+    expect(() => boardSettings(manifest, "nope", "devicescript.json")).toThrow(
+      "devicescript.json: no board 'nope' in the manifest; boards: c3-supermini-a, devkitc-a",
+    )
+  })
+
+  test("env text", () => {
+    expect(envText({ A: "1", B: "x" }, "h")).toBe("# h\nA=1\nB=x\n")
+  })
+})
