@@ -363,15 +363,29 @@ export abstract class ElectionNode {
         else this.setTimer(TIMER_WATCH, this.timing.failureTimeout - silence, out)
     }
 
-    /** A heartbeat from someone other than our coordinator: a newer epoch wins, then the higher id. */
+    /**
+     * A heartbeat from a process other than our coordinator: two processes believe they
+     * lead (boards that booted apart, a partition that healed). The higher rank must win:
+     * follow a sender that outranks both us and our coordinator; contest a sender we outrank.
+     */
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         if (frame.src === this.coordinator || this.role === Role.Electing) return
-        const newer =
-            frame.epoch > this.epoch ||
-            (frame.epoch === this.epoch && frame.src > this.coordinator)
-        if (!newer) return
-        if (frame.epoch > this.epoch) this.epoch = frame.epoch
-        this.follow(frame.src, now, out)
+        const sender = frame.src
+        if (sender > this.id && (this.coordinator === NO_NODE || sender > this.coordinator)) {
+            if (frame.epoch > this.epoch) this.epoch = frame.epoch
+            this.follow(sender, now, out)
+        } else if (sender < this.id) {
+            if (frame.epoch > this.epoch) this.epoch = frame.epoch
+            this.contest(now, out)
+        }
+    }
+
+    /**
+     * A live lower process acts as coordinator while this one is alive: by default, hold
+     * an election (which this process, outranking it, wins).
+     */
+    protected contest(now: number, out: Action[]) {
+        this.onSuspect(now, out)
     }
 
     private ignore(reason: Ignored): boolean {
