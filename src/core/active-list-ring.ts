@@ -71,9 +71,8 @@ export class ActiveListRingNode extends RingBaseNode {
         return "timer " + timer
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    protected beginElection(now: number, out: Action[]) {
         if (this.participating) return
-        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = this.epoch + 1
         this.participating = true
@@ -99,7 +98,7 @@ export class ActiveListRingNode extends RingBaseNode {
                 // Round the ring and nobody claims to be coordinator.
                 if (!this.inquiring) return true
                 this.inquiring = false
-                this.onSuspect(now, out)
+                this.beginElection(now, out)
                 return true
             }
             if (this.role === Role.Coordinator) {
@@ -122,7 +121,7 @@ export class ActiveListRingNode extends RingBaseNode {
         this.inquiring = false
         const c = frame.bid
         if (c > this.id) this.follow(c, now, out)
-        else this.onSuspect(now, out)
+        else this.beginElection(now, out)
         return true
     }
 

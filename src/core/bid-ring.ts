@@ -104,9 +104,8 @@ export class BidRingNode extends RingBaseNode {
         return "timer " + timer
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    protected beginElection(now: number, out: Action[]) {
         if (this.waiting) return
-        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
         this.initiate(now, out)
     }
 

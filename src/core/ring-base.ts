@@ -20,11 +20,14 @@
 //   would otherwise circulate for ever).
 // - With every other process down, a message "comes back" at once: it is handed to the
 //   process's own handler, as if it had gone round.
+// - The process that notices the coordinator's failure marks it down (it has just seen
+//   it not answer). A process that contests a lower process's heartbeat holds an
+//   election without marking anybody down.
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ActionType, ElectionNode, indexOfSorted, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
 
 /** Timer of the acknowledgement wait. */
 export const TIMER_RING_ACK = TIMER_ALGORITHM
@@ -65,6 +68,8 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /** Forget the algorithm's own state (start, crash, recovery). */
     protected abstract resetRing(): void
+    /** Start this algorithm's election (unless one is already on here). */
+    protected abstract beginElection(now: number, out: Action[]): void
     /** True for the kinds that travel round the ring (acknowledged, bypassing dead successors). */
     protected abstract isRingKind(kind: number): boolean
     /** A ring message arrived (already acknowledged). */
@@ -81,6 +86,16 @@ export abstract class RingBaseNode extends ElectionNode {
     protected resetAlgorithm() {
         this.clearRing()
         this.resetRing()
+    }
+
+    protected onSuspect(now: number, out: Action[]) {
+        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
+        this.beginElection(now, out)
+    }
+
+    /** A lower process heartbeats as coordinator: hold an election; nobody is known down. */
+    protected override contest(now: number, out: Action[]) {
+        this.beginElection(now, out)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {

@@ -29,7 +29,7 @@
 //   COORDINATOR, rejoins the member list, and wins if it is the highest.
 
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role } from "./node"
+import { Action, NodeConfig, Role } from "./node"
 import { maxOf } from "./portable"
 import { RingBaseNode } from "./ring-base"
 
@@ -66,9 +66,8 @@ export class RingNode extends RingBaseNode {
         return "timer " + timer
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    protected beginElection(now: number, out: Action[]) {
         if (this.electing) return
-        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
         this.holdElection(now, out)
     }
 
