@@ -21,12 +21,13 @@ import {
 import { NETWORK_NAMES } from "./networks"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
+import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
-import { readdirSync } from "node:fs"
+import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 const GOLDEN_DIR = join(import.meta.dirname, "..", "test", "scenarios")
@@ -167,12 +168,13 @@ function runSim(flags: SimFlags): number {
   const lines: string[] = []
   if (flags.scenario) {
     const blocks = readScenario(flags.scenario)
-    runner.run(blocks).forEach((out) => lines.push(...out))
+    // (a loop, not push(...out): a large cluster's chart overflows the call stack)
+    for (const out of runner.run(blocks)) for (const line of out) lines.push(line)
     if (!runner.lastSummary) {
-      lines.push(...runner.runCommand("summary", `${flags.scenario}: end`))
+      for (const line of runner.runCommand("summary", `${flags.scenario}: end`)) lines.push(line)
     }
   } else {
-    for (const command of simCommands(flags)) lines.push(...runner.runCommand(command, "sim"))
+    for (const command of simCommands(flags)) for (const line of runner.runCommand(command, "sim")) lines.push(line)
   }
   const s = runner.lastSummary!
   const engine = runner.engine!
@@ -200,6 +202,29 @@ function runSim(flags: SimFlags): number {
     process.stdout.write(chart.join("\n") + "\n")
   }
   return s.violations.length === 0 ? 0 : 3
+}
+
+interface CompareFlags {
+  sizes: string
+  algorithms?: string
+  families: string
+  topology: string
+  csv?: boolean
+  svg?: string
+}
+
+function runCompareCommand(flags: CompareFlags): number {
+  const sizes = parseNumberList(flags.sizes, "--sizes", MIN_NODES, MAX_NODES)
+  const algorithms = flags.algorithms
+    ? flags.algorithms.split(",").map((name) => parseAlgorithmName(name.trim(), "--algorithms"))
+    : allAlgorithms()
+  const families = parseFamilies(flags.families)
+  const topology = parseTopology(flags.topology, "--topology")
+  if (algorithms.includes(Algorithm.Echo)) for (const n of sizes) neighborsFor(topology, Array.from({ length: n }, (_, i) => i + 1), `--topology (n=${n})`)
+  const rows = runCompare({ algorithms, sizes, families, topology })
+  process.stdout.write(flags.csv ? formatCsv(rows) : formatTable(rows, topology))
+  if (flags.svg) writeFileSync(flags.svg, formatSvg(rows, topology))
+  return 0
 }
 
 function runGolden(files: string[], update: boolean): number {
@@ -303,6 +328,18 @@ export function buildProgram(): Command {
     .option("--update", "rewrite the expected parts with the actual output (review the diff!)")
     .action((files: string[], flags: { update?: boolean }) => {
       process.exitCode = runGolden(files, !!flags.update)
+    })
+  program
+    .command("compare")
+    .description("every algorithm on the same clusters: messages, frames and election time side by side")
+    .option("--sizes <list>", "cluster sizes n", DEFAULT_SIZES.join(","))
+    .option("--algorithms <list>", "algorithms to compare (default: all)")
+    .option("--families <list>", `failure scenarios: ${FAMILIES.join(", ")}`, FAMILIES.join(","))
+    .option("--topology <t>", "echo's graph: ring | complete | grid:RxC | FILE", "complete")
+    .option("--csv", "print CSV instead of the table")
+    .option("--svg <file>", "also write a log-log chart of messages against n")
+    .action((flags: CompareFlags) => {
+      process.exitCode = runCompareCommand(flags)
     })
   program
     .command("bench")
