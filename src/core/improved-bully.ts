@@ -84,6 +84,17 @@ export class ImprovedBullyNode extends ElectionNode {
         this.askBelow(failed, now, out)
     }
 
+    /** A departed process is CRASHED; if it was the candidate we wait for, ask the next one now. */
+    protected override onPeerLeft(id: number, now: number, out: Action[]) {
+        const i = indexOfSorted(this.ids, id)
+        if (i < 0) return
+        this.alive[i] = false
+        if ((this.phase === AWAITING_OK || this.phase === AWAITING_COORDINATOR) && i === this.candidate) {
+            this.stopWaiting(out)
+            this.askBelow(i, now, out)
+        }
+    }
+
     /** A lower process acts as coordinator: take over, as a recovered higher process does (4.4). */
     protected override contest(now: number, out: Action[]) {
         if (this.phase !== IDLE) return

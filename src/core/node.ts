@@ -226,6 +226,19 @@ export abstract class ElectionNode {
         this.onSuspect(now, out)
     }
 
+    /**
+     * The transport reports that process `id` dropped off (an MQTT broker's last will):
+     * news of a failure that no timeout had to wait for.
+     */
+    peerLeft(id: number, now: number, out: Action[]) {
+        if (this.crashed || id === this.id) return
+        this.onPeerLeft(id, now, out)
+        if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
+    }
+
+    /** Algorithms with a view of who is alive note a departure here. */
+    protected onPeerLeft(id: number, now: number, out: Action[]) {}
+
     crash(now: number, out: Action[]) {
         if (this.crashed) return
         this.crashed = true

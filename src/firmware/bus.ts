@@ -4,7 +4,8 @@
 
 import * as ds from "@devicescript/core"
 import { Server, startServer } from "@devicescript/server"
-import { FrameTransport, log, NodeDriver } from "./driver"
+import { FrameTransport, NodeDriver } from "./driver"
+import { log } from "./log"
 
 import { MAX_BOARDS } from "./bus-limits"
 

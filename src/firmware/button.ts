@@ -2,7 +2,8 @@
 
 import * as ds from "@devicescript/core"
 import { startButton } from "@devicescript/servers"
-import { log, NodeDriver } from "./driver"
+import { NodeDriver } from "./driver"
+import { log } from "./log"
 
 /** The BOOT button's pin on the supported boards: 9 on the ESP32-C3, 0 on the ESP32 and ESP32-S3. */
 function bootButton(pin: number): ds.Button {

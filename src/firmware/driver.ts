@@ -1,7 +1,8 @@
-// Runs one election node on a board: real timers, frames through a transport, role
-// changes to the LED and the log. Every entry point catches: no exception may stop a board.
+// Runs one election node on a board (or a host node): real timers, frames through a
+// transport, role changes to the LED and the log. Every entry point catches: no exception
+// may stop a board. Portable: the clock and the log come in as a Platform, so the same
+// driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
-import * as ds from "@devicescript/core"
 import { createNode } from "../core/algorithms"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
@@ -21,8 +22,17 @@ export interface DriverObserver {
     roleChanged(role: Role, coordinator: number, epoch: number): void
 }
 
-export function log(event: string, fields: string) {
-    console.log("EL " + event + " t=" + ds.millis() + " " + fields)
+/** What the driver needs from where it runs. */
+export interface Platform {
+    /** Milliseconds since some fixed moment. */
+    now(): number
+    /** One log line. */
+    print(line: string): void
+}
+
+/** A structured log line: "EL <event> t=<ms> key=value ...", parsed by the virtual lab. */
+export function formatLog(event: string, t: number, fields: string): string {
+    return "EL " + event + " t=" + Math.round(t) + " " + fields
 }
 
 export class NodeDriver {
@@ -36,15 +46,18 @@ export class NodeDriver {
     dropped: number[] = []
     /** Exceptions caught at a callback boundary. */
     errors = 0
-    private timers: number[] = []
+    private timers: any[] = []
     private timerGen: number[] = []
     private problems: string[]
     private started = false
     private crashAtStart = false
 
-    constructor(config: FirmwareConfig, problems: string[]) {
+    readonly platform: Platform
+
+    constructor(config: FirmwareConfig, problems: string[], platform: Platform) {
         this.config = config
         this.problems = problems
+        this.platform = platform
         this.node = createNode(config.algorithm, {
             id: config.nodeId,
             ids: config.ids,
@@ -79,20 +92,20 @@ export class NodeDriver {
     }
 
     async start() {
-        log(
+        this.log(
             "boot",
             "n=" + this.config.nodeId + " alg=" + algorithmName(this.config.algorithm) +
                 " ids=" + this.config.ids.join(",") + " group=" + this.config.group
         )
         if (this.problems.length > 0 || !this.node) {
-            for (let i = 0; i < this.problems.length; i++) log("config", "n=" + this.config.nodeId + " problem=" + this.problems[i])
+            for (let i = 0; i < this.problems.length; i++) this.log("config", "n=" + this.config.nodeId + " problem=" + this.problems[i])
             this.report(Role.Misconfigured, NO_NODE, 0)
             return
         }
         const out: Action[] = []
         try {
-            this.node.start(ds.millis(), out)
-            if (this.crashAtStart) this.node.crash(ds.millis(), out)
+            this.node.start(this.platform.now(), out)
+            if (this.crashAtStart) this.node.crash(this.platform.now(), out)
         } catch (e) {
             this.caught("start", e)
         }
@@ -108,7 +121,7 @@ export class NodeDriver {
             const decoded = decodeFrame(bytes)
             if (decoded.error !== CodecError.None) {
                 this.dropped[decoded.error]++
-                log("drop", "n=" + this.node.id + " why=" + codecErrorName(decoded.error) + " len=" + bytes.length)
+                this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(decoded.error) + " len=" + bytes.length)
                 return
             }
             const f = decoded.frame
@@ -117,8 +130,8 @@ export class NodeDriver {
             if (f.src === this.node.id) return
             this.framesReceived++
             if (f.kind !== Kind.HEARTBEAT)
-                log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
-            this.node.receive(f, ds.millis(), out)
+                this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
+            this.node.receive(f, this.platform.now(), out)
         } catch (e) {
             this.caught("receive", e)
         }
@@ -135,8 +148,8 @@ export class NodeDriver {
         }
         const out: Action[] = []
         try {
-            if (crashed) this.node.crash(ds.millis(), out)
-            else this.node.recover(ds.millis(), out)
+            if (crashed) this.node.crash(this.platform.now(), out)
+            else this.node.recover(this.platform.now(), out)
         } catch (e) {
             this.caught("crash", e)
         }
@@ -160,7 +173,7 @@ export class NodeDriver {
         this.timers[timer] = 0
         const out: Action[] = []
         try {
-            this.node.timer(timer, ds.millis(), out)
+            this.node.timer(timer, this.platform.now(), out)
         } catch (e) {
             this.caught("timer", e)
         }
@@ -205,25 +218,29 @@ export class NodeDriver {
         const encoded = encodeFrame(frame)
         if (encoded.error !== CodecError.None) {
             this.errors++
-            log("err", "n=" + this.node.id + " where=encode why=" + codecErrorName(encoded.error))
+            this.log("err", "n=" + this.node.id + " where=encode why=" + codecErrorName(encoded.error))
             return
         }
         if (!this.transport) return
         const bytes = Buffer.from(encoded.bytes)
         this.framesSent++
         if (frame.kind !== Kind.HEARTBEAT)
-            log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + to.join(",") + " e=" + frame.epoch)
+            this.log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + to.join(",") + " e=" + frame.epoch)
         if (to.length === 1 && frame.dst === to[0]) await this.transport.unicast(to[0], bytes)
         else await this.transport.broadcast(bytes)
     }
 
     private report(role: Role, coordinator: number, epoch: number) {
-        log("role", "n=" + this.config.nodeId + " r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
+        this.log("role", "n=" + this.config.nodeId + " r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
         if (this.observer) this.observer.roleChanged(role, coordinator, epoch)
+    }
+
+    log(event: string, fields: string) {
+        this.platform.print(formatLog(event, this.platform.now(), fields))
     }
 
     private caught(where: string, e: any) {
         this.errors++
-        log("err", "n=" + this.config.nodeId + " where=" + where + " msg=" + e)
+        this.log("err", "n=" + this.config.nodeId + " where=" + where + " msg=" + e)
     }
 }

@@ -2,7 +2,8 @@
 
 import { setStatusLight } from "@devicescript/runtime"
 import { Role } from "../core/node"
-import { DriverObserver, log } from "./driver"
+import { DriverObserver } from "./driver"
+import { log } from "./log"
 import { LED_SLOT_MS, ledColorAt } from "./led-scheme"
 
 export class StatusLed implements DriverObserver {

@@ -4,14 +4,15 @@ import * as ds from "@devicescript/core"
 import { BusTransport } from "./bus"
 import { startCrashButton } from "./button"
 import { configProblems, FirmwareConfig } from "./config"
-import { log, NodeDriver } from "./driver"
+import { NodeDriver } from "./driver"
+import { boardPlatform, log } from "./log"
 import { StatusLed } from "./led"
 
 /** Longest wait at boot for the other boards to appear on the bus. */
 export const BOOT_WAIT_MS = 3000
 
 export async function runFirmware(config: FirmwareConfig) {
-    const driver = new NodeDriver(config, configProblems(config))
+    const driver = new NodeDriver(config, configProblems(config), boardPlatform)
     const led = new StatusLed()
     driver.observer = led
     led.start()

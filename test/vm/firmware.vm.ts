@@ -8,6 +8,7 @@ import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/node"
 import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
+import { boardPlatform } from "../../src/firmware/log"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
@@ -113,7 +114,7 @@ describe("driver", () => {
     test("three drivers with real timers fail over when the coordinator crashes", async () => {
         const bus = new MemoryBus()
         for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(config(id), [])
+            const d = new NodeDriver(config(id), [], boardPlatform)
             d.transport = new MemoryTransport(bus, id)
             bus.drivers.push(d)
         }
@@ -138,7 +139,7 @@ describe("driver", () => {
     })
 
     test("a malformed frame is dropped and counted, and the board carries on", async () => {
-        const d = new NodeDriver(config(1), [])
+        const d = new NodeDriver(config(1), [], boardPlatform)
         await d.start()
         await d.receive(Buffer.from([1, 2, 3]))
         await d.receive(Buffer.from([9, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]))
@@ -153,13 +154,13 @@ describe("driver", () => {
 
     test("a misconfigured board refuses to run and says so", async () => {
         const bad = config(7)
-        const d = new NodeDriver(bad, configProblems(bad))
+        const d = new NodeDriver(bad, configProblems(bad), boardPlatform)
         await d.start()
         expect(d.role()).toBe(Role.Misconfigured)
     })
 
     test("a duplicate node id seen at run time stops the node", async () => {
-        const d = new NodeDriver(config(1), [])
+        const d = new NodeDriver(config(1), [], boardPlatform)
         await d.start()
         d.flagProblem("another board on the bus has node id 1")
         expect(d.role()).toBe(Role.Misconfigured)
