@@ -29,7 +29,9 @@ describe("electlab compare", () => {
       expect(ring.messages).toBe(4 * n - 3) // plus 2(n-1) ACKs
       expect(runOne(Algorithm.BidRing, n, "all", complete).byKind.ELECTION).toBe(2 * (n - 1) - 1)
       expect(runOne(Algorithm.ActiveListRing, n, "all", complete).byKind.ELECTION).toBe((n - 1) * (n - 1))
+      expect(runOne(Algorithm.ActiveListRing, n, "worst", complete).messages).toBe(2 * (n - 1) * (n - 1) + n - 1)
       const echo = runOne(Algorithm.Echo, n, "worst", complete)
+      expect(echo.messages).toBe((n - 1) * (2 * n - 3))
       expect(echo.byKind.ECHO).toBe(n - 2)
       expect(echo.byKind.COORDINATOR).toBe(n - 2)
     }
