@@ -25,6 +25,7 @@ import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTab
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
+import { type NodeFlags, runNodeCommand } from "./node/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
 import { readdirSync, writeFileSync } from "node:fs"
@@ -293,6 +294,26 @@ export function buildProgram(): Command {
       process.stdout.write(lines.join("\n") + "\n")
     })
   program
+    .command("node")
+    .description("a host node: the same core over MQTT, so a laptop takes part in the boards' election")
+    .option("--transport <name>", "mqtt (the only transport a host node has)", "mqtt")
+    .option("--broker <url>", "mqtt://HOST:PORT")
+    .option("--id <n>", "this node's id")
+    .option("--ids <list>", "every node id of the lab (default: the manifest's)")
+    .option("--algorithm <name>", "election algorithm (default: the manifest's)")
+    .option("--group <g>", "election group (default: the manifest's, or 1)")
+    .option("--prefix <p>", "topic prefix", "electlab")
+    .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
+    .option("--heartbeat <ms>", "coordinator heartbeat period")
+    .option("--fail-timeout <ms>", "silence after which the coordinator is suspected")
+    .option("--answer-timeout <ms>", "T")
+    .option("--coordinator-timeout <ms>", "T'")
+    .option("--observe", "take no part: print the cluster's state as frames go by")
+    .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
+    .action(async (flags: NodeFlags) => {
+      await runNodeCommand(flags)
+    })
+  program
     .command("settings")
     .description("a board's DeviceScript settings from the lab manifest (see docs/lab-guide.md)")
     .requiredOption("--board <name>", "the board's name in the manifest")
@@ -318,6 +339,8 @@ export function buildProgram(): Command {
     .option("--headless", "no dashboard: run --script, print a JSON summary")
     .option("--script <file>", "timed events for --headless (see sim/lab/script.ts)")
     .option("--verbose", "headless: print the lab's event log on stderr")
+    .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
+    .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

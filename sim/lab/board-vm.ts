@@ -34,6 +34,15 @@ export function parseLogLine(line: string, node: number, at: number): LogEvent |
   return { node, event, fields, at }
 }
 
+/** Arguments (after `node`) that start a board's VM. */
+export function vmCommand(image: string, nodeId: number): string[] {
+  return [DEVS_CLI, "run", image, "--tcp", "--device-id", labDeviceId(nodeId)]
+}
+
+/**
+ * One member of the lab as a process: a DeviceScript VM running the firmware, or a host
+ * node (`electlab node`), which logs the same lines and takes "crash"/"recover" on stdin.
+ */
 export class BoardVm {
   private child: ChildProcess | null = null
   /** Lines that were not structured log events (VM banners, errors), newest last. */
@@ -41,22 +50,25 @@ export class BoardVm {
 
   constructor(
     readonly nodeId: number,
-    private image: string,
+    private args: string[],
     private onEvent: (e: LogEvent) => void,
     private onExit: (vm: BoardVm, code: number | null) => void,
+    /** A host node rather than a VM. */
+    readonly host = false,
   ) {}
 
   get running(): boolean {
     return this.child !== null
   }
 
+  /** A line on the process's stdin (host nodes: "crash" or "recover"). */
+  send(line: string) {
+    this.child?.stdin?.write(line + "\n")
+  }
+
   start() {
     if (this.child) return
-    const child = spawn(
-      process.execPath,
-      [DEVS_CLI, "run", this.image, "--tcp", "--device-id", labDeviceId(this.nodeId)],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    )
+    const child = spawn(process.execPath, this.args, { stdio: ["pipe", "pipe", "pipe"] })
     this.child = child
     const read = (stream: NodeJS.ReadableStream) =>
       createInterface({ input: stream }).on("line", (line) => {

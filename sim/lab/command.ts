@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
-import { checkIds, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
 import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { type Failover, Lab, type LabOptions } from "./lab"
@@ -20,6 +20,8 @@ export interface LabFlags {
   headless?: boolean
   script?: string
   verbose?: boolean
+  transport: string
+  hostNodes?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -50,10 +52,25 @@ export function labOptions(flags: LabFlags): LabOptions {
           heartbeatInterval: DEFAULT_TIMING.heartbeatMs,
           failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
         },
+    transport: parseTransport(flags.transport),
+    hostNodes: hostNodes(flags, ids),
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
   }
+}
+
+function parseTransport(text: string): "bus" | "mqtt" {
+  if (text === "bus" || text === "mqtt") return text
+  throw new InputError(`unknown transport '${text}'; known: bus, mqtt`, "--transport")
+}
+
+function hostNodes(flags: LabFlags, ids: number[]): number[] {
+  if (flags.hostNodes === undefined) return []
+  if (flags.transport !== "mqtt") throw new InputError("host nodes join over MQTT: add --transport mqtt", "--host-nodes")
+  const hosts = parseIdList(flags.hostNodes, "--host-nodes")
+  checkMembers(hosts, ids, "--host-nodes")
+  return hosts
 }
 
 export interface LabSummary {

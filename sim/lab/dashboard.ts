@@ -33,6 +33,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   const lines: string[] = []
   lines.push(
     `${ESC}1mElectLab virtual lab${ESC}0m · ${algorithmName(o.algorithm)} · ${o.ids.length} boards · ` +
+      (lab.brokerUrl() ? `frames over MQTT ${lab.brokerUrl()} · ` : "") +
       `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms · firmware ${lab.firmwareBytes} B`,
   )
   lines.push(
@@ -44,7 +45,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
-    const role = b.powered ? b.role : "VM off"
+    const role = (b.powered ? b.role : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
     const coord = b.coordinator >= 0 && b.powered ? String(b.coordinator) : "-"
     lines.push(
       ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(11)}  ` +

@@ -18,6 +18,8 @@ export interface ImageConfig {
   ids: number[]
   group: number
   timing: Timing
+  /** Frames over MQTT through this broker instead of over the bus. */
+  mqtt?: { host: string; port: number; prefix: string }
 }
 
 export interface FirmwareImage {
@@ -46,6 +48,10 @@ await runFirmware({
     timing: { answerTimeout: ${t.answerTimeout}, coordinatorTimeout: ${t.coordinatorTimeout}, heartbeatInterval: ${t.heartbeatInterval}, failureTimeout: ${t.failureTimeout} },
     buttonPin: -1,
     suitability: 0,
+    transport: ${config.mqtt ? 1 : 0},
+    mqttHost: "${config.mqtt?.host ?? ""}",
+    mqttPort: ${config.mqtt?.port ?? 1883},
+    topicPrefix: "${config.mqtt?.prefix ?? "electlab"}",
 })
 `
 }

@@ -5,9 +5,11 @@
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
-import { BoardVm, type LogEvent } from "./board-vm"
+import { join } from "node:path"
+import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
+import { Broker, freePort } from "./broker"
 import { BusControl } from "./bus-control"
-import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage } from "./firmware-image"
+import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
 
 export interface LabOptions {
@@ -20,6 +22,11 @@ export interface LabOptions {
   delayMs?: number
   seed?: number
   port?: number
+  /** How election frames travel: the Jacdac bus (default) or MQTT through a local mosquitto. */
+  transport?: "bus" | "mqtt"
+  /** With mqtt: these ids run as host nodes (`electlab node`) instead of VMs. */
+  hostNodes?: number[]
+  brokerPort?: number
 }
 
 export interface BoardState {
@@ -77,6 +84,7 @@ export class Lab {
   private vms = new Map<number, BoardVm>()
   private control: BusControl | null = null
   private image: FirmwareImage | null = null
+  private broker: Broker | null = null
   private startedAt = performance.now()
   private readyAt = 0
   private open: OpenFailover | null = null
@@ -94,26 +102,71 @@ export class Lab {
     for (const node of options.ids) this.boards.set(node, emptyBoard(node))
   }
 
-  /** Build the firmware, start the bus, boot every board. */
+  /** Build the firmware, start the bus (and the broker), boot every board and host node. */
   async start(): Promise<void> {
-    this.note(`building the firmware (${algorithmName(this.options.algorithm)}, boards ${this.options.ids.join(",")})`)
+    const o = this.options
+    const hostNodes = o.hostNodes ?? []
+    if (o.transport === "mqtt") {
+      this.broker = new Broker(o.brokerPort ?? (await freePort()))
+      await this.broker.start()
+      this.note(`mosquitto on ${this.broker.url}`)
+    } else if (hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
+    this.note(`building the firmware (${algorithmName(o.algorithm)}, boards ${o.ids.join(",")})`)
     const image = await buildFirmwareImage({
-      algorithm: this.options.algorithm,
-      ids: this.options.ids,
-      group: this.options.group,
-      timing: this.options.timing,
+      algorithm: o.algorithm,
+      ids: o.ids,
+      group: o.group,
+      timing: o.timing,
+      mqtt: this.broker ? { host: "127.0.0.1", port: this.broker.port, prefix: "electlab" } : undefined,
     })
     this.image = image
     this.firmwareBytes = image.bytes
     await this.hub.start()
-    this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes`)
-    for (const node of this.options.ids) {
-      const vm = new BoardVm(node, image.path, (e) => this.onEvent(e), (v, code) => this.onExit(v, code))
+    this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes; frames over ${o.transport ?? "bus"}`)
+    for (const node of o.ids) {
+      const host = hostNodes.includes(node)
+      const args = host ? this.hostNodeCommand(node) : vmCommand(image.path, node)
+      const vm = new BoardVm(node, args, (e) => this.onEvent(e), (v, code) => this.onExit(v, code), host)
       this.vms.set(node, vm)
       vm.start()
     }
     this.control = new BusControl(this.hub.port)
     await this.control.connect()
+  }
+
+  /** The broker's address, when frames go over MQTT. */
+  brokerUrl(): string | null {
+    return this.broker ? this.broker.url : null
+  }
+
+  /** Stop or start the broker (tests: a broker restart must be survived). */
+  async stopBroker() {
+    this.note("broker stopped")
+    await this.broker?.stop()
+  }
+
+  async startBroker() {
+    await this.broker?.start()
+    this.note("broker started")
+  }
+
+  private hostNodeCommand(node: number): string[] {
+    const o = this.options
+    const t = o.timing
+    return [
+      join(ROOT, "bin", "electlab.js"),
+      "node",
+      "--broker", this.broker!.url,
+      "--id", String(node),
+      "--ids", o.ids.join(","),
+      "--algorithm", algorithmName(o.algorithm),
+      "--group", String(o.group),
+      "--heartbeat", String(t.heartbeatInterval),
+      "--fail-timeout", String(t.failureTimeout),
+      "--answer-timeout", String(t.answerTimeout),
+      "--coordinator-timeout", String(t.coordinatorTimeout),
+      "--stdin-control",
+    ]
   }
 
   /**
@@ -139,6 +192,8 @@ export class Lab {
 
   /** Agreement as the seeds define it: the highest live board leads and every live board knows it. */
   agreement(): { agreed: boolean; coordinator: number | null } {
+    // a board still booting has not had its say
+    if ([...this.boards.values()].some((b) => b.powered && !b.booted)) return { agreed: false, coordinator: null }
     const live = this.liveBoards()
     if (live.length === 0) return { agreed: false, coordinator: null }
     const highest = Math.max(...live.map((b) => b.node))
@@ -156,13 +211,20 @@ export class Lab {
   async crash(node: number) {
     this.check(node)
     this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === "crashed")
-    await this.control!.setCrashed(node, true)
+    await this.setCrashed(node, true)
   }
 
   async recover(node: number) {
     this.check(node)
     this.beginFailover(`recover ${node}`, () => this.liveBoards().some((b) => b.node === node))
-    await this.control!.setCrashed(node, false)
+    await this.setCrashed(node, false)
+  }
+
+  /** A board's service action on the bus; a host node's command on its stdin. */
+  private async setCrashed(node: number, crashed: boolean) {
+    const vm = this.vms.get(node)!
+    if (vm.host) vm.send(crashed ? "crash" : "recover")
+    else await this.control!.setCrashed(node, crashed)
   }
 
   /** Power the board off: its VM is killed. */
@@ -206,6 +268,7 @@ export class Lab {
     await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
     if (this.control) await this.control.close().catch((): void => undefined)
     await this.hub.stop()
+    await this.broker?.dispose()
     if (this.image) removeFirmwareImage(this.image)
   }
 

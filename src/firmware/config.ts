@@ -17,7 +17,16 @@ export interface FirmwareConfig {
     buttonPin: number
     /** bid-ring suitability (0..65535). */
     suitability: number
+    /** How frames travel: TRANSPORT_BUS or TRANSPORT_MQTT. */
+    transport: number
+    /** MQTT broker (transport mqtt). */
+    mqttHost: string
+    mqttPort: number
+    topicPrefix: string
 }
+
+export const TRANSPORT_BUS = 0
+export const TRANSPORT_MQTT = 1
 
 /** Device ids the virtual lab hands out: this prefix, then the node id in hex. */
 export const LAB_DEVICE_PREFIX = "e1ec7ab0"
@@ -79,5 +88,7 @@ export function configProblems(config: FirmwareConfig): string[] {
         problems.push("COORD_MS must exceed ANSWER_MS")
     if (config.timing.heartbeatInterval > 0 && !(config.timing.failureTimeout > config.timing.heartbeatInterval))
         problems.push("FAIL_MS must exceed HEARTBEAT_MS")
+    if (config.transport === TRANSPORT_MQTT && config.mqttHost.length === 0)
+        problems.push("MQTT_HOST is not set")
     return problems
 }

@@ -164,6 +164,19 @@ export class NodeDriver {
         this.report(Role.Misconfigured, NO_NODE, this.epoch())
     }
 
+    /** The transport heard that node `id` dropped off (an MQTT last will). */
+    async peerLeft(id: number) {
+        if (!this.node || this.problems.length > 0 || !this.started) return
+        const out: Action[] = []
+        try {
+            this.log("left", "n=" + this.node.id + " peer=" + id)
+            this.node.peerLeft(id, this.platform.now(), out)
+        } catch (e) {
+            this.caught("left", e)
+        }
+        await this.apply(out)
+    }
+
     async toggleCrashed() {
         await this.setCrashed(!this.node.crashed)
     }

@@ -3,12 +3,13 @@
 import * as ds from "@devicescript/core"
 import { BusTransport } from "./bus"
 import { startCrashButton } from "./button"
-import { configProblems, FirmwareConfig } from "./config"
+import { configProblems, FirmwareConfig, TRANSPORT_MQTT } from "./config"
 import { NodeDriver } from "./driver"
-import { boardPlatform, log } from "./log"
 import { StatusLed } from "./led"
+import { boardPlatform, log } from "./log"
+import { MqttTransport } from "./mqtt"
 
-/** Longest wait at boot for the other boards to appear on the bus. */
+/** Longest wait at boot for the other boards (bus) or the broker (WiFi). */
 export const BOOT_WAIT_MS = 3000
 
 export async function runFirmware(config: FirmwareConfig) {
@@ -16,15 +17,25 @@ export async function runFirmware(config: FirmwareConfig) {
     const led = new StatusLed()
     driver.observer = led
     led.start()
+    // The Jacdac service always runs: it shows the board's state and takes the crash
+    // action; election frames go over the bus or over MQTT.
     const bus = new BusTransport(driver)
-    driver.transport = bus
     bus.start()
     startCrashButton(driver, config.buttonPin)
-    // Start the election only once the peers are bound (or the wait is over): a failure
+    // Start the election only once the peers (or the broker) can be heard: a failure
     // detector started earlier would suspect a coordinator it simply cannot hear yet.
     const started = ds.millis()
-    while (bus.peerCount() < config.ids.length - 1 && ds.millis() - started < BOOT_WAIT_MS) await ds.sleep(50)
-    log("ready", "n=" + config.nodeId + " peers=" + bus.peerCount() + " waited=" + (ds.millis() - started))
+    if (config.transport === TRANSPORT_MQTT) {
+        const mqtt = new MqttTransport(driver)
+        driver.transport = mqtt
+        await mqtt.start()
+        while (!mqtt.connected && ds.millis() - started < BOOT_WAIT_MS) await ds.sleep(50)
+        log("ready", "n=" + config.nodeId + " transport=mqtt connected=" + (mqtt.connected ? 1 : 0) + " waited=" + (ds.millis() - started))
+    } else {
+        driver.transport = bus
+        while (bus.peerCount() < config.ids.length - 1 && ds.millis() - started < BOOT_WAIT_MS) await ds.sleep(50)
+        log("ready", "n=" + config.nodeId + " transport=bus peers=" + bus.peerCount() + " waited=" + (ds.millis() - started))
+    }
     await driver.start()
     return driver
 }

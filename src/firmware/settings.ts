@@ -4,7 +4,8 @@
 import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
 import { parseAlgorithm } from "../core/frame"
-import { FirmwareConfig, nodeIdFromDeviceId, parseIdList } from "./config"
+import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
+import { DEFAULT_TOPIC_PREFIX } from "./topics"
 
 async function numberSetting(key: string, fallback: number): Promise<number> {
     const v = await readSetting<number | string>(key, fallback)
@@ -30,5 +31,9 @@ export async function readFirmwareConfig(): Promise<FirmwareConfig> {
         },
         buttonPin: await numberSetting("BUTTON_PIN", -1),
         suitability: await numberSetting("SUITABILITY", 0),
+        transport: ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS,
+        mqttHost: "" + (await readSetting<string>("MQTT_HOST", "")),
+        mqttPort: await numberSetting("MQTT_PORT", 1883),
+        topicPrefix: "" + (await readSetting<string>("MQTT_PREFIX", DEFAULT_TOPIC_PREFIX)),
     }
 }

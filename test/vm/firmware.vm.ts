@@ -6,7 +6,7 @@ import { describe, expect, test } from "@devicescript/test"
 import { encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/node"
-import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
+import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList, TRANSPORT_BUS } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
@@ -22,6 +22,10 @@ function config(id: number): FirmwareConfig {
         timing: { answerTimeout: 60, coordinatorTimeout: 120, heartbeatInterval: 40, failureTimeout: 150 },
         buttonPin: -1,
         suitability: 0,
+        transport: TRANSPORT_BUS,
+        mqttHost: "",
+        mqttPort: 1883,
+        topicPrefix: "electlab",
     }
 }
 

@@ -1,0 +1,87 @@
+// `electlab node`: a host node (or an observer) on a lab's MQTT broker.
+
+import { existsSync } from "node:fs"
+import { algorithmName } from "../../src/core/frame"
+import { TRANSPORT_MQTT } from "../../src/firmware/config"
+import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
+import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { DEFAULT_TIMING, readManifest } from "../manifest"
+import { startHostNode } from "./host-node"
+import { startObserver } from "./observe"
+
+export interface NodeFlags {
+  transport: string
+  broker?: string
+  id?: string
+  ids?: string
+  algorithm?: string
+  group?: string
+  prefix: string
+  manifest?: string
+  heartbeat?: string
+  failTimeout?: string
+  answerTimeout?: string
+  coordinatorTimeout?: string
+  observe?: boolean
+  stdinControl?: boolean
+}
+
+export function checkBroker(url: string | undefined, where: string): string {
+  if (!url) throw new InputError("a broker is needed, e.g. --broker mqtt://127.0.0.1:1883", where)
+  if (!/^mqtts?:\/\/[^\s/:]+(:\d+)?\/?$/.test(url)) throw new InputError(`'${url}' is not mqtt://HOST:PORT`, where)
+  return url
+}
+
+export async function runNodeCommand(flags: NodeFlags): Promise<void> {
+  if (flags.transport !== "mqtt")
+    throw new InputError(`a host node joins over mqtt only (the bus needs a Jacdac bridge), got '${flags.transport}'`, "--transport")
+  const broker = checkBroker(flags.broker, "--broker")
+  const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
+  const manifest = manifestFile ? readManifest(manifestFile) : null
+  const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.group ?? 1)
+  const prefix = flags.prefix || DEFAULT_TOPIC_PREFIX
+  if (flags.observe) {
+    const observer = startObserver({ broker, prefix, group })
+    await new Promise<void>((resolve) => process.once("SIGINT", () => void observer.stop().then(resolve)))
+    return
+  }
+  if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
+  const id = parseInteger(flags.id, "--id", 0, 0xfffe)
+  const ids = flags.ids !== undefined ? parseIdList(flags.ids, "--ids") : (manifest?.boards.map((b) => b.nodeId) ?? [])
+  if (ids.length === 0) throw new InputError("--ids is needed: every node id of the lab, this one included", "--ids")
+  checkIds(ids, "--ids")
+  checkMembers([id], ids, "--id")
+  const algorithm = parseAlgorithmName(flags.algorithm ?? manifest?.algorithm ?? "improved-bully", flags.algorithm ? "--algorithm" : manifestFile)
+  const t = manifest?.timing ?? DEFAULT_TIMING
+  const timing = {
+    heartbeatInterval: flags.heartbeat ? parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6) : t.heartbeatMs,
+    failureTimeout: flags.failTimeout ? parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6) : t.failureTimeoutMs,
+    answerTimeout: flags.answerTimeout ? parseNumber(flags.answerTimeout, "--answer-timeout", 1, 1e6) : t.answerTimeoutMs,
+    coordinatorTimeout: flags.coordinatorTimeout
+      ? parseNumber(flags.coordinatorTimeout, "--coordinator-timeout", 1, 1e6)
+      : t.coordinatorTimeoutMs,
+  }
+  const node = await startHostNode({
+    broker,
+    stdinControl: flags.stdinControl,
+    config: {
+      nodeId: id,
+      ids,
+      algorithm,
+      group,
+      timing,
+      buttonPin: -1,
+      suitability: 0,
+      transport: TRANSPORT_MQTT,
+      mqttHost: broker,
+      mqttPort: 0,
+      topicPrefix: prefix,
+    },
+  })
+  process.stderr.write(`node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}; Ctrl-C to leave\n`)
+  await new Promise<void>((resolve) => {
+    const leave = (): void => void node.stop().then(resolve)
+    process.once("SIGINT", leave)
+    process.once("SIGTERM", leave)
+  })
+}
