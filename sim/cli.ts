@@ -21,6 +21,7 @@ import {
 import { NETWORK_NAMES } from "./networks"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
+import { formatFailoverReport, runFailoverBench } from "./bench/failover"
 import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
@@ -363,6 +364,15 @@ export function buildProgram(): Command {
     .option("--svg <file>", "also write a log-log chart of messages against n")
     .action((flags: CompareFlags) => {
       process.exitCode = runCompareCommand(flags)
+    })
+  program
+    .command("bench:failover")
+    .description("failover time of a 3-member etcd cluster against our improved Bully over MQTT")
+    .option("--trials <n>", "trials per side and failure", "20")
+    .option("--json", "print the figures as JSON")
+    .action(async (flags: { trials: string; json?: boolean }) => {
+      const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000))
+      process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
     })
   program
     .command("bench")

@@ -1,5 +1,6 @@
-// Integration: the virtual lab with the real compiled firmware in 4 DeviceScript VMs on one
-// local bus. Slow (VM boots take seconds); it owns port 8082 while it runs.
+// Integration: the virtual lab with the real compiled firmware in DeviceScript VMs on one
+// local bus, over the Jacdac bus and over MQTT. Slow (VM boots take seconds); the file owns
+// port 8082 while it runs, so every lab test lives here and runs in sequence.
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -97,4 +98,36 @@ describe("electlab lab --headless", () => {
     expect(() => parseLabScript("recover coordinator\n", "s.txt")).toThrow("s.txt:1: 'coordinator' is neither a board number nor 'crashed'")
     expect(parseLabScript("repeat 3\ncrash coordinator\nwait-agreement\nend\n", "s.txt")[0]).toMatchObject({ kind: "repeat", times: 3 })
   })
+})
+
+describe("a mixed cluster: VMs and a host node through mosquitto", () => {
+  const timing = { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 250, failureTimeout: 5000 }
+  const lab = new Lab({ ids: [1, 2, 3], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt", hostNodes: [3] })
+
+  beforeAll(async () => {
+    await lab.start()
+  }, 120_000)
+  afterAll(async () => {
+    await lab.stop()
+  })
+
+  test("two VMs and a host node elect the host node (the highest)", async () => {
+    await lab.waitForAgreement(60_000)
+    expect(lab.coordinator()).toBe(3)
+  }, 90_000)
+
+  test("killing the host node: the VMs hear its last will and fail over well before the failure timeout", async () => {
+    await lab.kill(3)
+    const ms = await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(2)
+    expect(ms).toBeLessThan(timing.failureTimeout / 2)
+  }, 60_000)
+
+  test("restarting it: it joins again and takes over", async () => {
+    await lab.restart(3)
+    await lab.waitForAgreement(60_000)
+    expect(lab.coordinator()).toBe(3)
+    // frames crossed both ways: the host node heard the VMs (heartbeats are not counted)
+    expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
+  }, 90_000)
 })

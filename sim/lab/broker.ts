@@ -22,7 +22,8 @@ export class Broker {
 
   async start(): Promise<void> {
     const conf = join(this.dir, "mosquitto.conf")
-    writeFileSync(conf, `listener ${this.port} 127.0.0.1\nallow_anonymous true\npersistence false\n`)
+    // set_tcp_nodelay: no Nagle delay on small election frames
+    writeFileSync(conf, `listener ${this.port} 127.0.0.1\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\n`)
     const child = spawn(MOSQUITTO, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] })
     this.child = child
     const keep = (d: Buffer) => {
@@ -72,6 +73,24 @@ export async function waitForPort(port: number, timeoutMs: number): Promise<void
     if (Date.now() - t0 > timeoutMs) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/** `n` distinct free TCP ports on loopback (held open together, so none repeats). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer()
+          server.listen(0, "127.0.0.1", () => resolve(server))
+          server.on("error", reject)
+        }),
+    ),
+  )
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port)
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))))
+  return ports
 }
 
 /** A free TCP port on loopback. */

@@ -42,8 +42,12 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   const prefix = flags.prefix || DEFAULT_TOPIC_PREFIX
   if (flags.observe) {
     const observer = startObserver({ broker, prefix, group })
-    await new Promise<void>((resolve) => process.once("SIGINT", () => void observer.stop().then(resolve)))
-    return
+    await new Promise<void>((resolve) => {
+      const leave = (): void => void observer.stop().then(resolve)
+      process.once("SIGINT", leave)
+      process.once("SIGTERM", leave)
+    })
+    process.exit(0)
   }
   if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
   const id = parseInteger(flags.id, "--id", 0, 0xfffe)
@@ -84,4 +88,6 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     process.once("SIGINT", leave)
     process.once("SIGTERM", leave)
   })
+  // mqtt.js and stdin keep the event loop alive: leave for good
+  process.exit(0)
 }

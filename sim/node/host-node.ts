@@ -68,6 +68,9 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   let started = false
   let backoff = FIRST_BACKOFF_MS
   client.on("connect", () => {
+    // small frames must not wait for Nagle's algorithm
+    const stream = client.stream as { setNoDelay?: (on: boolean) => void }
+    stream.setNoDelay?.(true)
     backoff = FIRST_BACKOFF_MS
     client.options.reconnectPeriod = backoff
     driver.log("mqtt", `n=${nodeId} state=connected`)

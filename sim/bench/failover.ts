@@ -1,0 +1,329 @@
+// `npm run bench:failover`: time from a leader's failure to a new leader that every
+// surviving member reports, for a 3-member etcd cluster (Raft) and for our improved Bully
+// with three host nodes over a local mosquitto, with the same heartbeat and timeout.
+// Two failures: the leader process killed (SIGKILL) and frozen (SIGSTOP, resumed after).
+
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+import http from "node:http"
+import { createInterface } from "node:readline"
+import { Broker, freePort, freePorts, waitForPort } from "../lab/broker"
+import { parseLogLine } from "../lab/board-vm"
+import { ROOT } from "../lab/firmware-image"
+
+export const HEARTBEAT_MS = 50
+export const ELECTION_TIMEOUT_MS = 250
+
+export type Failure = "kill" | "freeze"
+
+export interface Stats {
+  trials: number
+  minMs: number
+  medianMs: number
+  p90Ms: number
+  samples: number[]
+}
+
+export function stats(samples: number[]): Stats {
+  const s = [...samples].sort((a, b) => a - b)
+  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]
+  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  return { trials: s.length, minMs: round(s[0]), medianMs: round(median), p90Ms: round(at(0.9)), samples: s.map(round) }
+}
+
+const round = (x: number) => Math.round(x * 10) / 10
+
+/** Resolves once the process has exited (a killed one has a signalCode, not an exitCode). */
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => child.once("exit", () => resolve()))
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function until<T>(what: string, probe: () => Promise<T | null> | T | null, timeoutMs: number, everyMs = 2): Promise<T> {
+  const t0 = performance.now()
+  for (;;) {
+    const v = await probe()
+    if (v !== null) return v
+    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`)
+    await sleep(everyMs)
+  }
+}
+
+// ---------------------------------------------------------------- etcd
+
+interface EtcdMember {
+  name: string
+  clientPort: number
+  peerPort: number
+  dir: string
+  child: ChildProcess | null
+  id: string
+}
+
+class EtcdCluster {
+  members: EtcdMember[] = []
+  private root = mkdtempSync(join(tmpdir(), "electlab-etcd-"))
+  /** Trials in which the new leader took more than one election round (a split vote). */
+  splitVotes = 0
+
+  async start() {
+    const ports = await freePorts(6)
+    for (let i = 1; i <= 3; i++)
+      this.members.push({ name: `m${i}`, clientPort: ports[2 * i - 2], peerPort: ports[2 * i - 1], dir: join(this.root, `m${i}`), child: null, id: "" })
+    for (const m of this.members) this.spawn(m, "new")
+    for (const m of this.members) await waitForPort(m.clientPort, 20_000)
+    await until("an etcd leader", () => this.agreedLeader(this.members), 20_000, 20)
+    for (const m of this.members) m.id = (await this.status(m))!.header.member_id
+  }
+
+  private spawn(m: EtcdMember, state: "new" | "existing") {
+    const cluster = this.members.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(",")
+    m.child = spawn(
+      "etcd",
+      [
+        `--name=${m.name}`,
+        `--data-dir=${m.dir}`,
+        `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
+        `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+        `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
+        `--initial-cluster=${cluster}`,
+        `--initial-cluster-state=${state}`,
+        "--initial-cluster-token=electlab-bench",
+        `--heartbeat-interval=${HEARTBEAT_MS}`,
+        `--election-timeout=${ELECTION_TIMEOUT_MS}`,
+        "--logger=zap",
+        "--log-level=error",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    )
+    const errors: string[] = []
+    m.child.stderr!.on("data", (d: Buffer) => errors.push(d.toString()))
+    m.child.once("exit", (code, signal) => {
+      if (code) process.stderr.write(`etcd ${m.name} exited with ${code}: ${errors.join("").slice(-400)}\n`)
+    })
+  }
+
+  /** The member's status (its view of the leader), or null if it does not answer within 200 ms. */
+  status(m: EtcdMember): Promise<{ leader: string; raftTerm: string; header: { member_id: string } } | null> {
+    return new Promise((resolve) => {
+      const req = http.request(
+        { host: "127.0.0.1", port: m.clientPort, path: "/v3/maintenance/status", method: "POST", timeout: 200, agent: false },
+        (res) => {
+          let body = ""
+          res.on("data", (d: Buffer) => (body += d))
+          res.on("end", () => {
+            try {
+              resolve(res.statusCode === 200 ? JSON.parse(body) : null)
+            } catch {
+              resolve(null)
+            }
+          })
+          res.on("error", () => resolve(null))
+        },
+      )
+      req.on("timeout", () => req.destroy())
+      req.on("error", () => resolve(null))
+      req.end("{}")
+    })
+  }
+
+  /** The leader every given member reports, or null while they differ or have none. */
+  async agreedLeader(members: EtcdMember[]): Promise<{ leader: string; term: number } | null> {
+    const all = await Promise.all(members.map((m) => this.status(m)))
+    if (all.some((s) => !s || !s.leader || s.leader === "0")) return null
+    const leader = all[0]!.leader
+    if (!all.every((s) => s!.leader === leader)) return null
+    return { leader, term: Math.max(...all.map((s) => Number(s!.raftTerm))) }
+  }
+
+  async trial(failure: Failure): Promise<number> {
+    const before = await until("a leader before the trial", () => this.agreedLeader(this.members), 20_000, 20)
+    const leader = this.members.find((m) => m.id === before.leader)!
+    const survivors = this.members.filter((m) => m !== leader)
+    const t0 = performance.now()
+    leader.child!.kill(failure === "kill" ? "SIGKILL" : "SIGSTOP")
+    const after = await until(
+      "a new etcd leader",
+      async () => {
+        const a = await this.agreedLeader(survivors)
+        return a && a.leader !== before.leader ? a : null
+      },
+      10_000,
+    )
+    const ms = performance.now() - t0
+    if (after.term > before.term + 1) this.splitVotes++
+    if (failure === "kill") {
+      await exited(leader.child!)
+      this.spawn(leader, "existing")
+    } else leader.child!.kill("SIGCONT")
+    await until("all three members back", () => this.agreedLeader(this.members), 20_000, 20)
+    return ms
+  }
+
+  async stop() {
+    for (const m of this.members) {
+      m.child?.kill("SIGCONT")
+      m.child?.kill("SIGKILL")
+    }
+    await sleep(100)
+    rmSync(this.root, { recursive: true, force: true })
+  }
+}
+
+// ---------------------------------------------------------------- ElectLab host nodes
+
+interface HostProcess {
+  id: number
+  child: ChildProcess | null
+  role: string
+  coordinator: number
+}
+
+class ElectLabCluster {
+  nodes: HostProcess[] = [1, 2, 3].map((id): HostProcess => ({ id, child: null, role: "booting", coordinator: -1 }))
+  private broker: Broker | null = null
+
+  async start() {
+    this.broker = new Broker(await freePort())
+    await this.broker.start()
+    for (const n of this.nodes) this.spawn(n)
+    await until("agreement on 3", () => (this.agreedOn(this.nodes) === 3 ? true : null), 20_000, 10)
+  }
+
+  private spawn(n: HostProcess) {
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, "bin", "electlab.js"), "node",
+        "--broker", this.broker!.url,
+        "--id", String(n.id), "--ids", "1,2,3",
+        "--algorithm", "improved-bully",
+        "--heartbeat", String(HEARTBEAT_MS),
+        "--fail-timeout", String(ELECTION_TIMEOUT_MS),
+        "--answer-timeout", "100",
+        "--coordinator-timeout", "200",
+        "--prefix", "electlab-bench",
+      ],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    )
+    n.child = child
+    n.role = "booting"
+    n.coordinator = -1
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const e = parseLogLine(line, n.id, performance.now())
+      if (e?.event === "role") {
+        n.role = e.fields.r
+        n.coordinator = Number(e.fields.c)
+      }
+    })
+  }
+
+  /** The coordinator all given nodes agree on (and which itself says so), or null. */
+  agreedOn(nodes: HostProcess[]): number | null {
+    const c = nodes[0].coordinator
+    if (c < 0) return null
+    const ok = nodes.every((n) => n.coordinator === c && n.role === (n.id === c ? "coordinator" : "follower"))
+    return ok && nodes.some((n) => n.id === c) ? c : null
+  }
+
+  async trial(failure: Failure): Promise<number> {
+    const before = await until("agreement before the trial", () => this.agreedOn(this.nodes), 20_000, 10)
+    const leader = this.nodes.find((n) => n.id === before)!
+    const survivors = this.nodes.filter((n) => n !== leader)
+    const t0 = performance.now()
+    leader.child!.kill(failure === "kill" ? "SIGKILL" : "SIGSTOP")
+    await until(
+      "a new coordinator",
+      () => {
+        const c = this.agreedOn(survivors)
+        return c !== null && c !== before ? c : null
+      },
+      10_000,
+      1,
+    )
+    const ms = performance.now() - t0
+    if (failure === "kill") {
+      await exited(leader.child!)
+      this.spawn(leader)
+    } else leader.child!.kill("SIGCONT")
+    await until("all three back", () => (this.agreedOn(this.nodes) === 3 ? true : null), 20_000, 10)
+    return ms
+  }
+
+  async stop() {
+    for (const n of this.nodes) {
+      n.child?.kill("SIGCONT")
+      n.child?.kill("SIGKILL")
+    }
+    await this.broker?.dispose()
+  }
+}
+
+// ---------------------------------------------------------------- the run
+
+export interface FailoverReport {
+  heartbeatMs: number
+  electionTimeoutMs: number
+  trials: number
+  etcd: Record<Failure, Stats> & { splitVotes: number }
+  electlab: Record<Failure, Stats>
+  ratios: Record<Failure, { median: number; p90: number }>
+}
+
+async function measure(cluster: { trial(f: Failure): Promise<number> }, failure: Failure, trials: number, label: string) {
+  const samples: number[] = []
+  for (let i = 0; i < trials; i++) {
+    samples.push(await cluster.trial(failure))
+    process.stderr.write(`${label} ${failure} ${i + 1}/${trials}: ${samples.at(-1)!.toFixed(1)} ms\n`)
+  }
+  return stats(samples)
+}
+
+export async function runFailoverBench(trials: number): Promise<FailoverReport> {
+  const etcd = new EtcdCluster()
+  const ours = new ElectLabCluster()
+  try {
+    await etcd.start()
+    const etcdKill = await measure(etcd, "kill", trials, "etcd")
+    const etcdFreeze = await measure(etcd, "freeze", trials, "etcd")
+    await etcd.stop()
+    await ours.start()
+    const ourKill = await measure(ours, "kill", trials, "electlab")
+    const ourFreeze = await measure(ours, "freeze", trials, "electlab")
+    const ratio = (a: Stats, b: Stats) => ({
+      median: Math.round((a.medianMs / b.medianMs) * 1000) / 1000,
+      p90: Math.round((a.p90Ms / b.p90Ms) * 1000) / 1000,
+    })
+    return {
+      heartbeatMs: HEARTBEAT_MS,
+      electionTimeoutMs: ELECTION_TIMEOUT_MS,
+      trials,
+      etcd: { kill: etcdKill, freeze: etcdFreeze, splitVotes: etcd.splitVotes },
+      electlab: { kill: ourKill, freeze: ourFreeze },
+      ratios: { kill: ratio(ourKill, etcdKill), freeze: ratio(ourFreeze, etcdFreeze) },
+    }
+  } finally {
+    await etcd.stop()
+    await ours.stop()
+  }
+}
+
+export function formatFailoverReport(r: FailoverReport): string {
+  const row = (side: string, failure: Failure, s: Stats) =>
+    `${side.padEnd(9)} ${failure.padEnd(7)} ${String(s.minMs).padStart(8)} ${String(s.medianMs).padStart(8)} ${String(s.p90Ms).padStart(8)}`
+  return [
+    `failover: heartbeat ${r.heartbeatMs} ms, election/failure timeout ${r.electionTimeoutMs} ms, ${r.trials} trials each`,
+    `side      failure      min   median      p90   (ms, failure to a new leader every survivor reports)`,
+    row("etcd", "kill", r.etcd.kill),
+    row("etcd", "freeze", r.etcd.freeze),
+    row("electlab", "kill", r.electlab.kill),
+    row("electlab", "freeze", r.electlab.freeze),
+    `etcd trials with more than one election round (split votes): ${r.etcd.splitVotes} of ${2 * r.trials}`,
+    `ratios electlab/etcd: kill median ${r.ratios.kill.median}, p90 ${r.ratios.kill.p90}; freeze median ${r.ratios.freeze.median}, p90 ${r.ratios.freeze.p90}`,
+  ].join("\n")
+}

@@ -1,0 +1,90 @@
+// Host nodes over a real mosquitto started by the test (no mock broker). The mixed cluster of
+// VMs and a host node is in lab.test.ts, which owns the bus port.
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { Algorithm } from "../src/core/frame"
+import { Role } from "../src/core/node"
+import { TRANSPORT_MQTT } from "../src/firmware/config"
+import { Broker, freePort } from "../sim/lab/broker"
+import { type HostNode, startHostNode } from "../sim/node/host-node"
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
+  const t0 = Date.now()
+  while (!check()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`)
+    await sleep(10)
+  }
+  return Date.now() - t0
+}
+
+describe("host nodes over a real broker", () => {
+  let broker: Broker
+  const nodes = new Map<number, HostNode>()
+  const ids = [1, 2, 3]
+  // A failure timeout far longer than the test's limits: only the last will can explain a quick failover.
+  const timing = { heartbeatInterval: 200, failureTimeout: 20_000, answerTimeout: 200, coordinatorTimeout: 400 }
+
+  async function start(id: number) {
+    nodes.set(
+      id,
+      await startHostNode({
+        broker: broker.url,
+        print: () => undefined,
+        config: {
+          nodeId: id,
+          ids,
+          algorithm: Algorithm.ImprovedBully,
+          group: 1,
+          timing,
+          buttonPin: -1,
+          suitability: 0,
+          transport: TRANSPORT_MQTT,
+          mqttHost: "127.0.0.1",
+          mqttPort: broker.port,
+          topicPrefix: "electlab-test",
+        },
+      }),
+    )
+  }
+
+  const live = () => [...nodes.values()].map((n) => n.driver)
+  const agreeOn = (c: number) =>
+    live().every((d) => d.coordinator() === c && d.role() === (d.config.nodeId === c ? Role.Coordinator : Role.Follower))
+
+  beforeAll(async () => {
+    broker = new Broker(await freePort())
+    await broker.start()
+    for (const id of ids) await start(id)
+  })
+  afterAll(async () => {
+    for (const n of nodes.values()) await n.stop()
+    await broker.dispose()
+  })
+
+  test("three host nodes agree on the highest", async () => {
+    await until("agreement on 3", () => agreeOn(3), 5000)
+  })
+
+  test("the coordinator's connection drops: its last will starts the failover at once", async () => {
+    await nodes.get(3)!.stop() // socket closed without DISCONNECT: the broker publishes the will
+    nodes.delete(3)
+    const ms = await until("agreement on 2", () => agreeOn(2), 3000)
+    expect(ms).toBeLessThan(timing.failureTimeout / 10)
+  })
+
+  test("a broker restart is survived: the nodes reconnect and fail over again", async () => {
+    await start(3)
+    await until("agreement on 3 again", () => agreeOn(3), 5000)
+    await broker.stop()
+    await sleep(1000)
+    await broker.start()
+    // reconnected: frames flow again, so the will of the next drop reaches the others
+    await until("reconnected", () => live().every((d) => d.framesReceived > 0), 10_000)
+    const before = live().map((d) => d.framesReceived)
+    await until("frames after the restart", () => live().every((d, i) => d.framesReceived > before[i]), 10_000)
+    await nodes.get(3)!.stop()
+    nodes.delete(3)
+    await until("agreement on 2 after the restart", () => agreeOn(2), 5000)
+  }, 30_000)
+})
