@@ -37,6 +37,8 @@ export function boardSettings(m: Manifest, boardName: string, where: string): Bo
       FAIL_MS: String(m.timing.failureTimeoutMs),
       ANSWER_MS: String(m.timing.answerTimeoutMs),
       COORD_MS: String(m.timing.coordinatorTimeoutMs),
+      TRANSPORT: m.transport,
+      ...(m.mqtt ? mqttSettings(m.mqtt) : {}),
     },
     board: {
       NODE_ID: String(board.nodeId),
@@ -44,6 +46,11 @@ export function boardSettings(m: Manifest, boardName: string, where: string): Bo
       SUITABILITY: String(board.suitability ?? 0),
     },
   }
+}
+
+function mqttSettings(mqtt: NonNullable<Manifest["mqtt"]>): Record<string, string> {
+  const url = new URL(mqtt.broker)
+  return { MQTT_HOST: url.hostname, MQTT_PORT: url.port || "1883", MQTT_PREFIX: mqtt.topicPrefix ?? "electlab" }
 }
 
 export function envText(values: Record<string, string>, header: string): string {

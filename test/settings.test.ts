@@ -17,6 +17,7 @@ describe("electlab settings", () => {
       FAIL_MS: "800",
       ANSWER_MS: "200",
       COORD_MS: "400",
+      TRANSPORT: "bus",
     })
     // DeviceScript settings keys are at most 13 characters
     for (const key of [...Object.keys(s.shared), ...Object.keys(s.board)]) expect(key.length).toBeLessThanOrEqual(13)
@@ -31,6 +32,16 @@ describe("electlab settings", () => {
     expect(() => boardSettings(manifest, "nope", "devicescript.json")).toThrow(
       "devicescript.json: no board 'nope' in the manifest; boards: c3-supermini-a, devkitc-a",
     )
+  })
+
+  test("a WiFi lab adds the broker's address", () => {
+    const wifi = { ...manifest, transport: "mqtt" as const, mqtt: { broker: "mqtt://192.168.4.2:1884", topicPrefix: "lab7" } }
+    expect(boardSettings(wifi, "devkitc-a", "m").shared).toMatchObject({
+      TRANSPORT: "mqtt",
+      MQTT_HOST: "192.168.4.2",
+      MQTT_PORT: "1884",
+      MQTT_PREFIX: "lab7",
+    })
   })
 
   test("env text", () => {
