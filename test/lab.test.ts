@@ -32,12 +32,10 @@ describe("virtual lab: improved bully on 4 boards", () => {
 
   test("crashing the coordinator through its service action: the next-highest takes over", async () => {
     await lab.crash(4)
-    const ms = await lab.waitForAgreement(30_000)
+    await lab.waitForAgreement(30_000)
     expect(lab.coordinator()).toBe(3)
     expect(lab.boards.get(4)!.role).toBe("crashed")
     for (const b of lab.liveBoards()) expect(b.coordinator).toBe(3)
-    // detection needs up to the failure timeout after the last heartbeat
-    expect(ms).toBeGreaterThan(timing.failureTimeout - timing.heartbeatInterval - 100)
     const f = lab.failovers.at(-1)!
     expect(f).toMatchObject({ trigger: "crash 4", coordinatorBefore: 4, coordinatorAfter: 3 })
     expect(f.electionFrames).toBeGreaterThan(0)
