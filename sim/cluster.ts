@@ -1,5 +1,6 @@
 // A cluster specification, checked with clear errors, and the engine it builds.
 
+import { readFileSync } from "node:fs"
 import { isImplemented, IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
 import { Engine } from "../src/core/engine"
 import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
@@ -14,6 +15,15 @@ export class InputError extends Error {
   ) {
     super(where ? `${where}: ${message}` : message)
     this.name = "InputError"
+  }
+}
+
+/** A text file the user named; a missing or unreadable one is an InputError naming it. */
+export function readInputFile(file: string, what: string): string {
+  try {
+    return readFileSync(file, "utf8")
+  } catch (e) {
+    throw new InputError(`cannot read the ${what}: ${(e as Error).message}`, file)
   }
 }
 

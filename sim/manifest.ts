@@ -6,7 +6,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import AjvModule from "ajv"
 import type { Timing } from "../src/core/node"
-import { InputError } from "./cluster"
+import { InputError, readInputFile } from "./cluster"
 
 export interface ManifestBoard {
   name: string
@@ -81,12 +81,7 @@ export function checkManifest(data: unknown, file: string): Manifest {
 }
 
 export function readManifest(file: string): Manifest {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    throw new InputError(`cannot read the manifest: ${(e as Error).message}`, file)
-  }
+  const text = readInputFile(file, "manifest")
   let data: unknown
   try {
     data = JSON.parse(text)

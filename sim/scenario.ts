@@ -15,7 +15,6 @@
 //   ----
 //   expected output, up to a blank line
 
-import { readFileSync } from "node:fs"
 import { type Engine, type TraceRecord, type Summary } from "../src/core/engine"
 import { NO_NODE, Role, roleName } from "../src/core/node"
 import {
@@ -27,6 +26,7 @@ import {
   defaultSpec,
   describeIds,
   InputError,
+  readInputFile,
   MAX_NODES,
   MIN_NODES,
   parseAlgorithmName,
@@ -78,13 +78,7 @@ export function parseScenario(text: string, file: string): Block[] {
 }
 
 export function readScenario(file: string): Block[] {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    throw new InputError(`cannot read scenario file: ${(e as Error).message}`, file)
-  }
-  return parseScenario(text, file)
+  return parseScenario(readInputFile(file, "scenario file"), file)
 }
 
 /** Writes blocks back with their actual output as the expected part. */

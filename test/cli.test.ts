@@ -139,7 +139,7 @@ describe("scenario files: errors name the file and line", () => {
   test("separator without a command", () => expect(() => parseScenario("----\n", "s.txt")).toThrow("s.txt:1: '----' with no command"))
   test("heartbeat without a longer failure timeout", () =>
     expect(() => runText("cluster nodes=3 heartbeat=10\n")).toThrow("s.txt:1: failure-timeout must be longer than heartbeat"))
-  test("a missing file", () => expect(() => readScenario("/nonexistent.txt")).toThrow("/nonexistent.txt: cannot read scenario file"))
+  test("a missing file", () => expect(() => readScenario("/nonexistent.txt")).toThrow("/nonexistent.txt: cannot read the scenario file"))
 })
 
 describe("electlab bench", () => {

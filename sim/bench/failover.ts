@@ -13,6 +13,7 @@ import { createInterface } from "node:readline"
 import { Broker, freePort, freePorts, waitForPort } from "../lab/broker"
 import { parseLogLine } from "../lab/board-vm"
 import { ROOT } from "../lab/firmware-image"
+import { Rng } from "../rng"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -277,7 +278,11 @@ export interface FailoverReport {
 
 async function measure(cluster: { trial(f: Failure): Promise<number> }, failure: Failure, trials: number, label: string) {
   const samples: number[] = []
+  const rng = new Rng(trials * 7 + (failure === "kill" ? 1 : 2))
   for (let i = 0; i < trials; i++) {
+    // Fail at a random phase of the heartbeat: a trial that starts as the cluster settles
+    // would otherwise fail just after a heartbeat, every time (same draws for both sides).
+    await sleep(100 + rng.next() * HEARTBEAT_MS * 2)
     samples.push(await cluster.trial(failure))
     process.stderr.write(`${label} ${failure} ${i + 1}/${trials}: ${samples.at(-1)!.toFixed(1)} ms\n`)
   }

@@ -11,8 +11,7 @@
 //   repeat K                          run the lines after it, up to `end`, K times
 //   end
 
-import { readFileSync } from "node:fs"
-import { InputError, parseInteger } from "../cluster"
+import { InputError, parseInteger, readInputFile } from "../cluster"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"
 
@@ -83,13 +82,7 @@ function parseStep(words: string[], where: string, line: number): ScriptStep {
 }
 
 export function readLabScript(file: string): ScriptStep[] {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    throw new InputError(`cannot read the script: ${(e as Error).message}`, file)
-  }
-  return parseLabScript(text, file)
+  return parseLabScript(readInputFile(file, "script"), file)
 }
 
 /** Board numbers a step acts on, given the lab's state now. */
