@@ -3,6 +3,7 @@
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, Role } from "../src/core/node"
+import { createNode } from "../src/core/algorithms"
 import { frameFrom, makeNode, sends } from "./helpers"
 
 const timing = { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 }
@@ -19,7 +20,7 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
     test("a coordinator hearing a lower process's heartbeat reasserts itself", () => {
       const top = started(3)
       const out: Action[] = []
-      top.receive(frameFrom(algorithm, Kind.HEARTBEAT, 2, 0xffff, { epoch: 1 }), 5, out)
+      top.receive(frameFrom(algorithm, Kind.HEARTBEAT, 2, 0xffff, { epoch: 1, bid: 2 }), 5, out)
       expect(sends(out)).toEqual(["send COORDINATOR 1,2 (broadcast)"])
       expect(top.role).toBe(Role.Coordinator)
       expect(top.epoch).toBe(2)
@@ -30,7 +31,7 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
       low.receive(frameFrom(algorithm, Kind.COORDINATOR, 2, 1, { epoch: 1 }), 1, [])
       expect(low.coordinator).toBe(2)
       const out: Action[] = []
-      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 3, 0xffff, { epoch: 0 }), 5, out)
+      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 3, 0xffff, { epoch: 0, bid: 3 }), 5, out)
       expect(low.coordinator).toBe(3)
       expect(sends(out)).toEqual([])
     })
@@ -38,8 +39,44 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
     test("a follower ignores a heartbeat from a process below its coordinator", () => {
       const low = started(1)
       const out: Action[] = []
-      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 2, 0xffff, { epoch: 4 }), 5, out)
+      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 2, 0xffff, { epoch: 4, bid: 2 }), 5, out)
       expect(low.coordinator).toBe(3)
       expect(out).toEqual([])
     })
   })
+
+describe("heartbeat conflicts are settled by rank, not id (bid-ring)", () => {
+  // ids 1..3; process 1 is the most suitable: bids 7:1 > 0:3 > 0:2
+  function started(id: number) {
+    const node = createNode(Algorithm.BidRing, {
+      id,
+      ids: [1, 2, 3],
+      group: 1,
+      timing: { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 },
+      suitability: id === 1 ? 7 : 0,
+    })!
+    node.start(0, [])
+    return node
+  }
+
+  test("heartbeats carry the sender's bid", () => {
+    const n = started(1)
+    n.receive(frameFrom(Algorithm.BidRing, Kind.COORDINATOR, 3, 0xffff, { epoch: 1, initiator: 3, bid: 3 }), 1, [])
+    const out: Action[] = []
+    // the coordinator's heartbeat timer is the algorithm-independent one
+    const top = started(3)
+    top.timer(0, 10, out)
+    const hb = out.find((a) => a.type === 1)
+    expect(hb?.type === 1 && hb.frame.bid).toBe(3)
+    expect(n.rank()).toBe(7 * 65536 + 1)
+  })
+
+  test("a follower of 3 follows a heartbeat from 1, whose bid is higher though its id is lower", () => {
+    const two = started(2)
+    expect(two.coordinator).toBe(3)
+    const out: Action[] = []
+    two.receive(frameFrom(Algorithm.BidRing, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), 1, out)
+    two.receive(frameFrom(Algorithm.BidRing, Kind.HEARTBEAT, 1, 0xffff, { bid: 7 * 65536 + 1 }), 2, out)
+    expect(two.coordinator).toBe(1)
+  })
+})

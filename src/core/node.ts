@@ -155,6 +155,8 @@ export abstract class ElectionNode {
     misconfigured = false
 
     private lastHeardFromCoordinator = 0
+    /** Rank of the coordinator as its heartbeats carry it; -1 until one arrived. */
+    private coordinatorRank = -1
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -305,6 +307,7 @@ export abstract class ElectionNode {
     protected setRole(role: Role, coordinator: number, out: Action[]) {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
+        if (coordinator !== this.coordinator) this.coordinatorRank = -1
         this.role = role
         this.coordinator = coordinator
         out.push({
@@ -365,6 +368,8 @@ export abstract class ElectionNode {
         if (this.coordinator !== this.id) return
         const others = this.othersIds()
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
+        // the sender's rank, so that conflicts are settled by rank (bids), not by id
+        f.bid = this.rank()
         out.push({ type: ActionType.Send, to: others, frame: f })
         this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
@@ -382,12 +387,20 @@ export abstract class ElectionNode {
      * follow a sender that outranks both us and our coordinator; contest a sender we outrank.
      */
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
-        if (frame.src === this.coordinator || this.role === Role.Electing) return
-        const sender = frame.src
-        if (sender > this.id && (this.coordinator === NO_NODE || sender > this.coordinator)) {
+        const senderRank = frame.bid
+        if (frame.src === this.coordinator) {
+            this.coordinatorRank = senderRank
+            return
+        }
+        if (this.role === Role.Electing) return
+        const mine = this.rank()
+        // the coordinator's rank as its heartbeats told it; its id until one arrived
+        const theirs = this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
+        if (senderRank > mine && (this.coordinator === NO_NODE || senderRank > theirs)) {
             if (frame.epoch > this.epoch) this.epoch = frame.epoch
-            this.follow(sender, now, out)
-        } else if (sender < this.id) {
+            this.follow(frame.src, now, out)
+            this.coordinatorRank = senderRank
+        } else if (senderRank < mine) {
             if (frame.epoch > this.epoch) this.epoch = frame.epoch
             this.contest(now, out)
         }
