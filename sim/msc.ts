@@ -79,8 +79,6 @@ export function formatRecord(r: TraceRecord): string | null {
       return `${at}${r.node} recovers`
     case TraceType.Detect:
       return `${at}${r.node} notices the coordinator is not answering`
-    case TraceType.Fault:
-      return `${at}${r.text}`
     case TraceType.RoleChange:
       return formatRole(at, r)
     default:

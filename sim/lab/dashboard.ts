@@ -96,7 +96,7 @@ export async function runDashboard(lab: Lab): Promise<void> {
     try {
       await what()
     } catch (e) {
-      lab.log.push({ at: 0, text: `error: ${(e as Error).message}` })
+      lab.note(`error: ${(e as Error).message}`)
     } finally {
       busy = false
     }

@@ -367,11 +367,15 @@ export class Lab {
       b.powered = false
       b.booted = false
     }
-    if (!this.stopped) this.note(`board ${vm.nodeId}: VM exited (${code ?? "killed"})`)
+    if (!this.stopped) {
+      const last = vm.rawTail.at(-1)
+      this.note(`board ${vm.nodeId}: process exited (${code ?? "killed"})${code && last ? `: ${last}` : ""}`)
+    }
     this.changed()
   }
 
-  private note(text: string) {
+  /** A line in the lab's event log. */
+  note(text: string) {
     this.log.push({ at: Math.round(performance.now() - this.startedAt), text })
     if (this.log.length > 500) this.log.shift()
   }

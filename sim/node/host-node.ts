@@ -22,11 +22,14 @@ const FIRST_BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 8000
 
 class MqttJsTransport implements FrameTransport {
-  unsent = 0
   constructor(
     private client: mqtt.MqttClient,
-    private config: FirmwareConfig,
+    private driver: NodeDriver,
   ) {}
+
+  private get config(): FirmwareConfig {
+    return this.driver.config
+  }
 
   async unicast(dst: number, bytes: Buffer) {
     this.publish(nodeTopic(this.config.topicPrefix, this.config.group, dst), bytes)
@@ -38,7 +41,7 @@ class MqttJsTransport implements FrameTransport {
 
   private publish(topic: string, bytes: Buffer) {
     if (!this.client.connected) {
-      this.unsent++
+      this.driver.log("lost", `n=${this.config.nodeId} topic=${topic} why=offline`)
       return
     }
     this.client.publish(topic, Buffer.from(bytes), { qos: 0 })
@@ -64,7 +67,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     connectTimeout: 5000,
     will: { topic: leaveTopic(prefix, group), payload: Buffer.from(String(nodeId)), qos: 0, retain: false },
   })
-  driver.transport = new MqttJsTransport(client, config)
+  driver.transport = new MqttJsTransport(client, driver)
   let started = false
   let backoff = FIRST_BACKOFF_MS
   client.on("connect", () => {

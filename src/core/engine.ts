@@ -49,7 +49,6 @@ export enum TraceType {
     Crash = 6,
     Recover = 7,
     Detect = 8,
-    Fault = 9,
 }
 
 export interface TraceRecord {
@@ -63,7 +62,7 @@ export interface TraceRecord {
     role: Role
     coordinator: number
     epoch: number
-    /** Timer name or fault text. */
+    /** Timer name. */
     text: string
 }
 
@@ -231,7 +230,6 @@ export class Engine {
     oversize = 0
     /** Frames handed to a destination (live or crashed) since the engine was made. */
     delivered = 0
-    eventsRun = 0
     private episodeStart = -1
     private lastBeliefChange: number[] = []
     private errors: string[] = []
@@ -328,7 +326,6 @@ export class Engine {
         const q = this.queue
         this.now = q.peekTime()
         q.pop()
-        this.eventsRun++
         this.runEvent(q.type, q.node, q.frame, q.arg, q.gen, q.targets)
         return true
     }
@@ -354,11 +351,6 @@ export class Engine {
             this.dropCancelledTimers()
         }
         return true
-    }
-
-    /** Events still to run (cancelled timers may be among them). */
-    pending(): number {
-        return this.queue.size
     }
 
     /** Cancelled timers at the head of the queue must not move the clock. */

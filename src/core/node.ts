@@ -106,7 +106,6 @@ export enum Ignored {
     UnknownSender = 4,
     Unexpected = 5,
 }
-export const IGNORED_REASONS = 6
 
 /** Position of `id` in ascending `ids`, or -1 (binary search: clusters can be large). */
 export function indexOfSorted(ids: number[], id: number): number {

@@ -60,8 +60,6 @@ export class BusTransport implements FrameTransport {
     private peers: ds.ElectlabElection[] = []
     /** Node id behind each role, UNKNOWN while unbound, SELF for our own server. */
     private peerNode: number[] = []
-    /** Unicasts with no bound role for the destination (the peer is off the bus). */
-    unroutable = 0
 
     constructor(private driver: NodeDriver) {
         const nonce = Math.floor(Math.random() * 4294967295)
@@ -123,7 +121,8 @@ export class BusTransport implements FrameTransport {
     async unicast(dst: number, bytes: Buffer) {
         const i = this.peerNode.indexOf(dst)
         if (i < 0) {
-            this.unroutable++
+            // no role bound to the destination: it is off the bus; the algorithm's timeouts cover it
+            log("lost", "n=" + this.driver.config.nodeId + " dst=" + dst + " why=unroutable")
             return
         }
         try {

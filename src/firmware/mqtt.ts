@@ -14,8 +14,6 @@ const MAX_BACKOFF_MS = 8000
 export class MqttTransport implements FrameTransport {
     private client: MQTTClient
     connected = false
-    /** Frames not sent because the broker was unreachable. */
-    unsent = 0
     private backoff = FIRST_BACKOFF_MS
     private reconnecting = false
     private subscribed = false
@@ -103,15 +101,15 @@ export class MqttTransport implements FrameTransport {
     }
 
     private async publish(topic: string, bytes: Buffer) {
+        const n = this.driver.config.nodeId
         if (!this.connected) {
-            this.unsent++
+            log("lost", "n=" + n + " topic=" + topic + " why=offline")
             return
         }
         try {
-            if (!(await this.client.publish(topic, bytes))) this.unsent++
+            if (!(await this.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=busy")
         } catch (e) {
-            this.unsent++
-            log("err", "where=publish msg=" + e)
+            log("err", "n=" + n + " where=publish msg=" + e)
         }
     }
 }
