@@ -16,11 +16,12 @@ const sample = (): Frame => ({
   ...makeFrame(Kind.TABLE, Algorithm.ImprovedBully, 7, 70000, 4, BROADCAST),
   initiator: 9,
   bid: 4_000_000_000,
+  seq: 513,
   list: [1, 2, 300],
 })
 
 const frameArb: fc.Arbitrary<Frame> = fc.record({
-  version: fc.constant(1),
+  version: fc.constant(2),
   kind: fc.integer({ min: 1, max: 10 }),
   algorithm: fc.integer({ min: 1, max: 6 }),
   group: fc.integer({ min: 0, max: 255 }),
@@ -29,6 +30,7 @@ const frameArb: fc.Arbitrary<Frame> = fc.record({
   dst: fc.integer({ min: 0, max: 0xffff }),
   initiator: fc.integer({ min: 0, max: 0xffff }),
   bid: fc.integer({ min: 0, max: 4294967295 }),
+  seq: fc.integer({ min: 0, max: 0xffff }),
   list: fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: MAX_LIST_LENGTH }),
 })
 
@@ -41,7 +43,7 @@ function bytesOf(frame: Frame): number[] {
 describe("frame codec", () => {
   test("a known frame has the documented big-endian layout", () => {
     expect(bytesOf(sample())).toEqual([
-      1, 5, 2, 7, 0, 1, 17, 112, 0, 4, 255, 255, 0, 9, 238, 107, 40, 0, 3, 0, 1, 0, 2, 1, 44,
+      2, 5, 2, 7, 0, 1, 17, 112, 0, 4, 255, 255, 0, 9, 238, 107, 40, 0, 2, 1, 3, 0, 1, 0, 2, 1, 44,
     ])
   })
 
@@ -82,16 +84,17 @@ describe("frame codec", () => {
       ["null input", () => null, CodecError.Short],
       ["one byte short of a header", () => good().slice(0, FRAME_HEADER_BYTES - 1), CodecError.Short],
       ["more than 236 bytes", () => new Array(MAX_FRAME_BYTES + 1).fill(0), CodecError.Long],
-      ["an unknown version", () => Object.assign(good(), { 0: 2 }), CodecError.Version],
+      ["an unknown version", () => Object.assign(good(), { 0: 3 }), CodecError.Version],
+      ["version 1 (before seq)", () => Object.assign(good(), { 0: 1 }), CodecError.Version],
       ["version 0", () => Object.assign(good(), { 0: 0 }), CodecError.Version],
       ["kind 0", () => Object.assign(good(), { 1: 0 }), CodecError.Kind],
       ["a kind past the last", () => Object.assign(good(), { 1: 11 }), CodecError.Kind],
       ["algorithm 0", () => Object.assign(good(), { 2: 0 }), CodecError.Algorithm],
       ["an algorithm past the last", () => Object.assign(good(), { 2: 7 }), CodecError.Algorithm],
-      ["a list length larger than the bytes", () => Object.assign(good(), { 18: 4 }), CodecError.Length],
-      ["a list length smaller than the bytes", () => Object.assign(good(), { 18: 2 }), CodecError.Length],
+      ["a list length larger than the bytes", () => Object.assign(good(), { 20: 4 }), CodecError.Length],
+      ["a list length smaller than the bytes", () => Object.assign(good(), { 20: 2 }), CodecError.Length],
       ["a trailing odd byte", () => [...good(), 0], CodecError.Length],
-      ["a list length over 108 in 236 bytes", () => [...good().slice(0, 18), 109, ...new Array(217).fill(0)], CodecError.Length],
+      ["a list length over 107 in 236 bytes", () => [...good().slice(0, 20), 108, ...new Array(215).fill(0)], CodecError.Length],
       ["a source of 0xffff (broadcast)", () => Object.assign(good(), { 8: 255, 9: 255 }), CodecError.Field],
       ["a byte above 255", () => Object.assign(good(), { 5: 256 }), CodecError.Byte],
       ["a negative byte", () => Object.assign(good(), { 5: -1 }), CodecError.Byte],
@@ -107,7 +110,8 @@ describe("frame codec", () => {
 
   describe("encoding refuses a frame that could not be decoded", () => {
     const cases: [string, Partial<Frame>, CodecError][] = [
-      ["version 2", { version: 2 }, CodecError.Version],
+      ["version 1", { version: 1 }, CodecError.Version],
+      ["seq past u16", { seq: 0x10000 }, CodecError.Field],
       ["kind 0", { kind: 0 as Kind }, CodecError.Kind],
       ["kind 11", { kind: 11 as Kind }, CodecError.Kind],
       ["algorithm 7", { algorithm: 7 as Algorithm }, CodecError.Algorithm],
@@ -119,7 +123,7 @@ describe("frame codec", () => {
       ["fractional initiator", { initiator: 1.5 }, CodecError.Field],
       ["bid past u32", { bid: 2 ** 32 }, CodecError.Field],
       ["a list entry past u16", { list: [1, 70000] }, CodecError.Field],
-      ["109 list entries", { list: new Array(MAX_LIST_LENGTH + 1).fill(1) }, CodecError.ListTooLong],
+      ["108 list entries", { list: new Array(MAX_LIST_LENGTH + 1).fill(1) }, CodecError.ListTooLong],
     ]
     for (const [name, patch, error] of cases)
       test(name, () => {

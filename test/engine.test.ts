@@ -138,7 +138,7 @@ describe("engine", () => {
 
 describe("bus model", () => {
   test("a frame's air time follows 1 Mbit/s, 10 bits a byte, 16 header bytes and a 0.1 ms gap", () => {
-    const frame = { version: 1, kind: Kind.ELECTION, algorithm: 1, group: 1, epoch: 0, src: 1, dst: 2, initiator: 0, bid: 0, list: [] as number[] }
+    const frame = { version: 2, kind: Kind.ELECTION, algorithm: 1, group: 1, epoch: 0, src: 1, dst: 2, initiator: 0, bid: 0, seq: 0, list: [] as number[] }
     // 19-byte frame → 20 bytes payload + 16 header = 36 bytes = 360 µs, + 100 µs gap
     expect(BusNetwork.frameMs(frame)).toBeCloseTo(0.46, 6)
   })

@@ -31,7 +31,7 @@
 
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./node"
-import { maxOf } from "./portable"
+import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"
 
 export class ActiveListRingNode extends RingBaseNode {
@@ -74,7 +74,7 @@ export class ActiveListRingNode extends RingBaseNode {
     protected beginElection(now: number, out: Action[]) {
         if (this.participating) return
         // Rule 1: a new active list holding i; elect(i) to the right.
-        this.epoch = this.epoch + 1
+        this.epoch = nextEpoch(this.epoch)
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)

@@ -36,7 +36,7 @@
 
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NO_NODE, NodeConfig } from "./node"
-import { mod } from "./portable"
+import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
@@ -70,9 +70,8 @@ export class BidRingNode extends RingBaseNode {
         return this.bid
     }
 
-    /** R: the expected worst-case round trip of a notice. */
-    roundTrip(): number {
-        return this.ringOrder.length * (this.timing.answerTimeout + 1)
+    protected override ranksById(): boolean {
+        return false
     }
 
     /** The initiator of the election this process waits for, or -1. */
@@ -163,7 +162,7 @@ export class BidRingNode extends RingBaseNode {
             this.waiting = false
             this.cancelTimer(TIMER_REINITIATE, out)
             // A new epoch, after every epoch the notice met on its way round.
-            this.epoch = this.epoch + 1
+            this.epoch = nextEpoch(this.epoch)
             this.accept(winner, now, out)
             const f = this.frame(Kind.COORDINATOR, 0)
             f.initiator = this.id
@@ -208,6 +207,9 @@ export class BidRingNode extends RingBaseNode {
     private accept(winnerBid: number, now: number, out: Action[]) {
         const winner = bidId(winnerBid)
         if (winner === this.id) this.assumeCoordinatorRole(out)
-        else this.follow(winner, now, out)
+        else {
+            this.follow(winner, now, out)
+            this.noteCoordinatorRank(winnerBid, out)
+        }
     }
 }

@@ -1,10 +1,10 @@
 // Binary codec for election frames. Big-endian, packed by hand so that the same
 // code runs on a DeviceScript Buffer, a Node Buffer, a Uint8Array or a number[].
 //
-// Layout (19-byte header, then the id list):
+// Layout (21-byte header, then the id list):
 //   0 version u8 | 1 kind u8 | 2 algorithm u8 | 3 group u8 | 4 epoch u32
-//   8 src u16 | 10 dst u16 | 12 initiator u16 | 14 bid u32 | 18 list length u8
-//   19.. list entries, u16 each
+//   8 src u16 | 10 dst u16 | 12 initiator u16 | 14 bid u32 | 18 seq u16
+//   20 list length u8 | 21.. list entries, u16 each
 // Decoding never throws: a bad frame comes back with a reason, to be dropped and counted.
 
 import {
@@ -16,6 +16,7 @@ import {
     MAX_KIND,
     MAX_LIST_LENGTH,
     MAX_NODE_ID,
+    MAX_SEQ,
 } from "./frame"
 import { mod } from "./portable"
 
@@ -118,7 +119,8 @@ export function validateFrame(frame: Frame): CodecError {
         !isUint(frame.src, MAX_NODE_ID) ||
         !isUint(frame.dst, 0xffff) ||
         !isUint(frame.initiator, 0xffff) ||
-        !isUint(frame.bid, 4294967295)
+        !isUint(frame.bid, 4294967295) ||
+        !isUint(frame.seq, MAX_SEQ)
     )
         return CodecError.Field
     const list = frame.list
@@ -141,6 +143,7 @@ export function encodeFrame(frame: Frame): EncodeResult {
     putU16(out, frame.dst)
     putU16(out, frame.initiator)
     putU32(out, frame.bid)
+    putU16(out, frame.seq)
     out.push(frame.list.length)
     for (let i = 0; i < frame.list.length; i++) putU16(out, frame.list[i])
     return { bytes: out, error: CodecError.None }
@@ -161,7 +164,7 @@ export function decodeFrame(bytes: ByteSource): DecodeResult {
     if (kind < 1 || kind > MAX_KIND) return fail(CodecError.Kind)
     const algorithm = bytes[2]
     if (algorithm < 1 || algorithm > MAX_ALGORITHM) return fail(CodecError.Algorithm)
-    const count = bytes[18]
+    const count = bytes[20]
     if (n !== FRAME_HEADER_BYTES + 2 * count)
         return fail(CodecError.Length)
     const src = getU16(bytes, 8)
@@ -179,6 +182,7 @@ export function decodeFrame(bytes: ByteSource): DecodeResult {
             dst: getU16(bytes, 10),
             initiator: getU16(bytes, 12),
             bid: getU32(bytes, 14),
+            seq: getU16(bytes, 18),
             list: list,
         },
         error: CodecError.None,

@@ -36,6 +36,7 @@
 
 import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
 import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
 
@@ -72,6 +73,11 @@ export class EchoNode extends ElectionNode {
             this.neighbors = nb
         } else this.neighbors = this.othersIds()
         this.clearWaveState()
+    }
+
+    /** A wave goes down and back up a tree at most n deep, each hop within T + 1. */
+    override electionBound(): number {
+        return 4 * this.ids.length * (this.timing.answerTimeout + 1) + this.timing.coordinatorTimeout
     }
 
     /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */
@@ -162,7 +168,7 @@ export class EchoNode extends ElectionNode {
     }
 
     private startWave(now: number, out: Action[]) {
-        this.epoch = this.epoch + 1
+        this.epoch = nextEpoch(this.epoch)
         this.waveEpoch = this.epoch
         this.waveInitiator = this.id
         this.parent = NO_NODE
@@ -213,7 +219,7 @@ export class EchoNode extends ElectionNode {
     /** The wave's winner is known: take it and pass it down the tree. */
     private finish(winner: number, now: number, out: Action[]) {
         this.status = DONE
-        if (this.waveEpoch > this.epoch) this.epoch = this.waveEpoch
+        if (epochAfter(this.waveEpoch, this.epoch)) this.epoch = this.waveEpoch
         if (winner === this.id) this.assumeCoordinatorRole(out)
         else this.follow(winner, now, out)
         const children: number[] = []
@@ -233,7 +239,7 @@ export class EchoNode extends ElectionNode {
     /** Sign of (epoch, initiator) against the current wave: epoch first, then initiator. */
     private compareWave(epoch: number, initiator: number): number {
         if (this.status === IDLE) return 1
-        if (epoch !== this.waveEpoch) return epoch > this.waveEpoch ? 1 : -1
+        if (epoch !== this.waveEpoch) return epochAfter(epoch, this.waveEpoch) ? 1 : -1
         if (initiator !== this.waveInitiator) return initiator > this.waveInitiator ? 1 : -1
         return 0
     }

@@ -1,17 +1,20 @@
 // Election frames: the one message format shared by every algorithm and transport.
 // Portable: compiled by both tsc (Node) and the DeviceScript compiler.
 
-/** Wire format version; a frame with any other version is rejected. */
-export const FRAME_VERSION = 1
+/** Wire format version; a frame with any other version is rejected. 2 added `seq`. */
+export const FRAME_VERSION = 2
 
 /** A frame must fit in one Jacdac packet payload (236 bytes). */
 export const MAX_FRAME_BYTES = 236
 
 /** Fixed part of a frame, before the id list. */
-export const FRAME_HEADER_BYTES = 19
+export const FRAME_HEADER_BYTES = 21
 
-/** Most ids a list can carry in one frame: (236 - 19) / 2. */
-export const MAX_LIST_LENGTH = 108
+/** Most ids a list can carry in one frame: (236 - 21) / 2. */
+export const MAX_LIST_LENGTH = 107
+
+/** Largest sequence number; 0 means "none". */
+export const MAX_SEQ = 0xffff
 
 /** Destination of a frame meant for more than one process. */
 export const BROADCAST = 0xffff
@@ -51,6 +54,9 @@ export const MAX_ALGORITHM = 6
 /**
  * One election message. `list` carries ids (ring members, crashed entries of a
  * status table); `initiator` and `bid` are algorithm-specific payload fields.
+ * `seq` names a ring message for its whole trip (set by its originator, kept by
+ * forwarders), so that an ACK says which message it acknowledges and a receiver
+ * can drop a copy it has already handled; an ACK carries the seq it acknowledges.
  */
 export interface Frame {
     version: number
@@ -62,6 +68,7 @@ export interface Frame {
     dst: number
     initiator: number
     bid: number
+    seq: number
     list: number[]
 }
 
@@ -128,6 +135,7 @@ export function makeFrame(
         dst: dst,
         initiator: 0,
         bid: 0,
+        seq: 0,
         list: [],
     }
 }

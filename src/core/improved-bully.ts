@@ -57,6 +57,11 @@ export class ImprovedBullyNode extends ElectionNode {
     /** When this process last became coordinator. */
     private wonAt = -1
 
+    /** The cascade may ask every process in turn, each within T + T'. */
+    override electionBound(): number {
+        return (this.ids.length + 2) * (this.timing.answerTimeout + this.timing.coordinatorTimeout)
+    }
+
     constructor(config: NodeConfig) {
         super(Algorithm.ImprovedBully, config)
         this.markAllAlive()

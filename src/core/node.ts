@@ -6,6 +6,7 @@
 // draws a random number or touches a transport.
 
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
+import { epochAfter, Jitter, nextEpoch } from "./portable"
 
 /** What a board's LED shows. */
 export enum Role {
@@ -64,8 +65,12 @@ export type Action = SendAction | SetTimerAction | CancelTimerAction | RoleChang
 /** Timer ids. Drivers keep at most one pending timer per id and node. */
 export const TIMER_HEARTBEAT = 0
 export const TIMER_WATCH = 1
-/** First timer id free for an algorithm's own use. */
+/** First timer id free for an algorithm's own use (up to TIMER_CONTEST - 1). */
 export const TIMER_ALGORITHM = 2
+/** A follower of a lower-ranked coordinator contests it after this timer. */
+export const TIMER_CONTEST = 6
+/** Leads out of Electing when an election does not end (our extension: no dead ends). */
+export const TIMER_DEADLINE = 7
 export const MAX_TIMERS = 8
 
 /** Time values are in the driver's unit: ticks in the ideal network, ms on boards. */
@@ -95,6 +100,8 @@ export interface NodeConfig {
     neighbors?: number[]
     /** bid-ring: suitability prefix of this process's bid (0..65535); absent means 0. */
     suitability?: number
+    /** Seed of the re-election backoff's jitter, drawn by the driver (the core draws nothing). */
+    seed?: number
 }
 
 /** Why a node ignored a frame it was handed. */
@@ -154,8 +161,13 @@ export abstract class ElectionNode {
     misconfigured = false
 
     private lastHeardFromCoordinator = 0
-    /** Rank of the coordinator as its heartbeats carry it; -1 until one arrived. */
+    /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
     private coordinatorRank = -1
+    /** The epoch in which this process accepted its coordinator. */
+    private followedEpoch = 0
+    /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
+    private restarts = 0
+    private readonly jitter: Jitter
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -165,11 +177,36 @@ export abstract class ElectionNode {
         this.index = indexOfSorted(this.ids, config.id)
         this.group = config.group
         this.timing = config.timing
+        this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
+    }
+
+    /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
+    isMember(id: number): boolean {
+        return indexOfSorted(this.ids, id) >= 0
+    }
+
+    /** True when every id in `list` is a member. */
+    allMembers(list: number[]): boolean {
+        for (let i = 0; i < list.length; i++) if (indexOfSorted(this.ids, list[i]) < 0) return false
+        return true
+    }
+
+    /**
+     * How long an election may last before the deadline restarts it: longer than this
+     * algorithm's fault-free election, so that it never fires in the seeds' examples.
+     */
+    electionBound(): number {
+        return 2 * (this.timing.answerTimeout + this.timing.coordinatorTimeout)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
     rank(): number {
         return this.id
+    }
+
+    /** True when rank is the process number, so a coordinator's id tells its rank. */
+    protected ranksById(): boolean {
+        return true
     }
 
     // ---- entry points, called by drivers ----
@@ -203,12 +240,12 @@ export abstract class ElectionNode {
             return this.ignore(Ignored.OwnId)
         }
         if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
-        if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         if (frame.kind === Kind.HEARTBEAT) {
             this.onHeartbeat(frame, now, out)
             return true
         }
-        if (frame.epoch > this.epoch) this.epoch = frame.epoch
+        if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
+        if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
         const handled = this.onFrame(frame, now, out)
         if (!handled) this.ignore(Ignored.Unexpected)
         return handled
@@ -218,6 +255,8 @@ export abstract class ElectionNode {
         if (this.crashed) return
         if (timer === TIMER_HEARTBEAT) this.onHeartbeatTimer(now, out)
         else if (timer === TIMER_WATCH) this.onWatchTimer(now, out)
+        else if (timer === TIMER_DEADLINE) this.onDeadline(now, out)
+        else if (timer === TIMER_CONTEST) this.onContestTimer(now, out)
         else this.onTimer(timer, now, out)
     }
 
@@ -272,6 +311,8 @@ export abstract class ElectionNode {
     timerName(timer: number): string {
         if (timer === TIMER_HEARTBEAT) return "heartbeat"
         if (timer === TIMER_WATCH) return "coordinator silent"
+        if (timer === TIMER_DEADLINE) return "election deadline"
+        if (timer === TIMER_CONTEST) return "contest a lower coordinator"
         return this.algorithmTimerName(timer)
     }
 
@@ -307,6 +348,9 @@ export abstract class ElectionNode {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
         if (coordinator !== this.coordinator) this.coordinatorRank = -1
+        if (role === Role.Electing && this.role !== Role.Electing) this.armDeadline(out)
+        else if (role !== Role.Electing && this.role === Role.Electing) this.cancelTimer(TIMER_DEADLINE, out)
+        if (role === Role.Follower || role === Role.Coordinator) this.restarts = 0
         this.role = role
         this.coordinator = coordinator
         out.push({
@@ -335,7 +379,7 @@ export abstract class ElectionNode {
 
     /** Take the coordinator role in a new epoch and start heartbeats. */
     protected takeCoordinatorRole(out: Action[]) {
-        this.epoch = this.epoch + 1
+        this.epoch = nextEpoch(this.epoch)
         this.assumeCoordinatorRole(out)
     }
 
@@ -347,14 +391,28 @@ export abstract class ElectionNode {
             this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
-    /** Accept `coordinator` and watch it for silence. */
+    /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     protected follow(coordinator: number, now: number, out: Action[]) {
+        if (!this.isMember(coordinator) || coordinator === this.id) return
         this.setRole(Role.Follower, coordinator, out)
+        this.followedEpoch = this.epoch
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
             this.cancelTimer(TIMER_HEARTBEAT, out)
             this.setTimer(TIMER_WATCH, this.timing.failureTimeout, out)
         }
+        // Where rank is the id, a lower coordinator is known at once: contest it (after T,
+        // so that frames in flight land first). Bid-ring learns ranks from bids instead.
+        if (this.ranksById() && coordinator < this.id)
+            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        else this.cancelTimer(TIMER_CONTEST, out)
+    }
+
+    /** The coordinator's rank is known (a bid-ring result): contest it if we outrank it. */
+    protected noteCoordinatorRank(rank: number, out: Action[]) {
+        this.coordinatorRank = rank
+        if (this.role === Role.Follower && rank < this.rank())
+            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
     }
 
     protected enterElection(out: Action[]) {
@@ -375,9 +433,37 @@ export abstract class ElectionNode {
 
     private onWatchTimer(now: number, out: Action[]) {
         if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
-        const silence = now - this.lastHeardFromCoordinator
-        if (silence >= this.timing.failureTimeout) this.onSuspect(now, out)
-        else this.setTimer(TIMER_WATCH, this.timing.failureTimeout - silence, out)
+        const remaining = this.timing.failureTimeout - (now - this.lastHeardFromCoordinator)
+        // A re-armed timer must move the clock: with floating-point time a tiny remainder
+        // would not (now + remaining === now), and the watch would fire for ever.
+        if (remaining <= 0 || now + remaining <= now) this.onSuspect(now, out)
+        else this.setTimer(TIMER_WATCH, remaining, out)
+    }
+
+    private onContestTimer(now: number, out: Action[]) {
+        if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
+        const theirs = this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
+        if (theirs < this.rank()) this.contest(now, out)
+    }
+
+    /**
+     * Our extension (no dead ends): an election that has not ended within its bound is
+     * started afresh, its state forgotten; each restart in a row waits longer (up to 8
+     * bounds), plus a jitter of up to half a bound so that restarts do not stay in step.
+     */
+    private armDeadline(out: Action[]) {
+        const bound = this.electionBound()
+        const factor = this.restarts < 3 ? 1 << this.restarts : 8
+        this.setTimer(TIMER_DEADLINE, bound * factor + this.jitter.below(Math.floor(bound / 2) + 1), out)
+    }
+
+    private onDeadline(now: number, out: Action[]) {
+        if (this.role !== Role.Electing) return
+        this.restarts++
+        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        this.resetAlgorithm()
+        this.onSuspect(now, out)
+        if (this.role === Role.Electing) this.armDeadline(out)
     }
 
     /**
@@ -388,7 +474,12 @@ export abstract class ElectionNode {
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
         if (frame.src === this.coordinator) {
+            // Fencing: a heartbeat from an older epoch does not count as a sign of life.
+            if (this.role === Role.Follower && epochAfter(this.followedEpoch, frame.epoch)) return
+            this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
+            // We outrank the coordinator we follow: contest it, in every algorithm.
+            if (this.role === Role.Follower && senderRank < this.rank()) this.contest(now, out)
             return
         }
         if (this.role === Role.Electing) return
@@ -396,11 +487,12 @@ export abstract class ElectionNode {
         // the coordinator's rank as its heartbeats told it; its id until one arrived
         const theirs = this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
         if (senderRank > mine && (this.coordinator === NO_NODE || senderRank > theirs)) {
-            if (frame.epoch > this.epoch) this.epoch = frame.epoch
+            if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
             this.follow(frame.src, now, out)
             this.coordinatorRank = senderRank
+            this.cancelTimer(TIMER_CONTEST, out)
         } else if (senderRank < mine) {
-            if (frame.epoch > this.epoch) this.epoch = frame.epoch
+            if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
             this.contest(now, out)
         }
     }

@@ -14,3 +14,40 @@ export function maxOf(list: number[]): number {
     for (let i = 1; i < list.length; i++) if (list[i] > best) best = list[i]
     return best
 }
+
+/** Epochs live in a u32 field and wrap: compared as serial numbers (RFC 1982). */
+export const EPOCH_MODULUS = 4294967296
+
+/** The epoch after `e`, wrapping past 2^32 - 1 to 0 (never leaves the frame's field). */
+export function nextEpoch(e: number): number {
+    return e >= EPOCH_MODULUS - 1 ? 0 : e + 1
+}
+
+/** True when epoch `a` is newer than `b`: ahead by less than half the number space. */
+export function epochAfter(a: number, b: number): boolean {
+    const d = mod(a - b, EPOCH_MODULUS)
+    return d > 0 && d < EPOCH_MODULUS / 2
+}
+
+/** The newer of two epochs. */
+export function newerEpoch(a: number, b: number): number {
+    return epochAfter(a, b) ? a : b
+}
+
+/**
+ * Park–Miller "minimal standard" generator: exact in doubles (products stay under
+ * 2^53), so a seed gives the same draws in Node and in the DeviceScript VM. The
+ * driver passes the seed in: the core draws nothing of its own.
+ */
+export class Jitter {
+    private state: number
+    constructor(seed: number) {
+        const s = mod(Math.floor(Math.abs(seed)), 2147483647)
+        this.state = s === 0 ? 1 : s
+    }
+    /** A whole number in [0, bound). */
+    below(bound: number): number {
+        this.state = mod(this.state * 48271, 2147483647)
+        return bound <= 0 ? 0 : Math.floor(((this.state - 1) / 2147483646) * bound)
+    }
+}

@@ -45,6 +45,7 @@ export function copyFrame(f: Frame): Frame {
         dst: f.dst,
         initiator: f.initiator,
         bid: f.bid,
+        seq: f.seq,
         list: f.list.slice(0),
     }
 }
@@ -116,6 +117,16 @@ export abstract class RingBaseNode extends ElectionNode {
     protected algorithmTimerName(timer: number): string {
         if (timer === TIMER_RING_ACK) return "no ACK within T"
         return this.ringTimerName(timer)
+    }
+
+    /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
+    roundTrip(): number {
+        return this.ringOrder.length * (this.timing.answerTimeout + 1)
+    }
+
+    /** Past every ring algorithm's own waits (bid-ring's voters wait 2R, then initiate). */
+    override electionBound(): number {
+        return 4 * this.roundTrip() + this.timing.coordinatorTimeout
     }
 
     /** True when this process believes `id` is down. */

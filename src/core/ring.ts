@@ -30,7 +30,7 @@
 
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NodeConfig, Role } from "./node"
-import { maxOf } from "./portable"
+import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"
 
 export class RingNode extends RingBaseNode {
@@ -113,7 +113,7 @@ export class RingNode extends RingBaseNode {
 
     private holdElection(now: number, out: Action[]) {
         this.electing = true
-        this.epoch = this.epoch + 1
+        this.epoch = nextEpoch(this.epoch)
         this.enterElection(out)
         const f = this.frame(Kind.ELECTION, 0)
         f.initiator = this.id
@@ -128,7 +128,7 @@ export class RingNode extends RingBaseNode {
         // Someone else's COORDINATOR already told us this result.
         if (this.role !== Role.Electing && this.coordinator === c) return
         // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
-        if (this.epoch < frame.bid + 1) this.epoch = frame.bid + 1
+        if (!epochAfter(this.epoch, frame.bid)) this.epoch = nextEpoch(frame.bid)
         this.adoptMembers(frame.list)
         this.accept(c, this.epoch, now, out)
         const f = this.frame(Kind.COORDINATOR, 0)
@@ -141,7 +141,7 @@ export class RingNode extends RingBaseNode {
     private accept(c: number, epoch: number, now: number, out: Action[]) {
         this.acceptedEpoch = epoch
         this.electing = false
-        if (epoch > this.epoch) this.epoch = epoch
+        if (epochAfter(epoch, this.epoch)) this.epoch = epoch
         if (c === this.id) this.assumeCoordinatorRole(out)
         else this.follow(c, now, out)
     }

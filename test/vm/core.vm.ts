@@ -142,7 +142,7 @@ describe("worked examples in the VM", () => {
 describe("codec in the VM", () => {
     test("u32 fields survive a round trip (the VM's % is wrong past int32)", () => {
         const enc = encodeFrame({
-            version: 1,
+            version: 2,
             kind: Kind.TABLE,
             algorithm: 2,
             group: 7,
@@ -151,6 +151,7 @@ describe("codec in the VM", () => {
             dst: 65535,
             initiator: 9,
             bid: 4000000001,
+            seq: 65535,
             list: [1, 300, 65535],
         })
         expect(enc.error).toBe(CodecError.None)
@@ -160,16 +161,17 @@ describe("codec in the VM", () => {
         expect(dec.frame.bid).toBe(4000000001)
         expect(dec.frame.src).toBe(65534)
         expect(dec.frame.list[2]).toBe(65535)
+        expect(dec.frame.seq).toBe(65535)
     })
     test("a Buffer decodes like a number array", () => {
-        const enc = encodeFrame({ version: 1, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, list: [] })
+        const enc = encodeFrame({ version: 2, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
         const dec = decodeFrame(Buffer.from(enc.bytes))
         expect(dec.error).toBe(CodecError.None)
         expect(dec.frame.kind).toBe(Kind.OK)
     })
     test("bad frames are rejected with a reason", () => {
         expect(decodeFrame([1, 2, 3]).error).toBe(CodecError.Short)
-        const enc = encodeFrame({ version: 1, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, list: [] })
+        const enc = encodeFrame({ version: 2, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
         const bad = enc.bytes.slice(0)
         bad[1] = 99
         expect(decodeFrame(bad).error).toBe(CodecError.Kind)
