@@ -1,6 +1,6 @@
 import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE } from "../src/core/node"
 import { describe, frameFrom, makeNode, sends } from "./helpers"
 
 const A = Algorithm.Bully
@@ -19,7 +19,13 @@ group("bully rules", () => {
     const n = started(2)
     const out: Action[] = []
     n.suspect(0, out)
-    expect(describe(out)).toEqual(["role electing 5", "send ELECTION 3,4,5 (broadcast)", `set ${T_ANSWER} +3`])
+    // the election deadline: 2(T + T') = 16, plus a jitter of up to half of it
+    expect(describe(out)).toEqual([
+      "role electing 5",
+      expect.stringMatching(new RegExp(`^set ${TIMER_DEADLINE} \\+(1[6-9]|2[0-4])$`)),
+      "send ELECTION 3,4,5 (broadcast)",
+      `set ${T_ANSWER} +3`,
+    ])
     expect(n.role).toBe(Role.Electing)
   })
 
@@ -84,7 +90,7 @@ group("bully rules", () => {
     n.receive(frameFrom(A, Kind.OK, 4, 2), 2, [])
     const out: Action[] = []
     n.receive(frameFrom(A, Kind.COORDINATOR, 4, 2, { epoch: 1 }), 3, out)
-    expect(describe(out)).toEqual([`cancel ${T_COORDINATOR}`, "role follower 4"])
+    expect(describe(out)).toEqual([`cancel ${T_COORDINATOR}`, "role follower 4", `cancel ${TIMER_DEADLINE}`, `cancel ${TIMER_CONTEST}`])
     expect(n.coordinator).toBe(4)
     expect(n.epoch).toBe(1)
   })

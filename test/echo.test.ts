@@ -10,7 +10,7 @@ import { createNode } from "../src/core/algorithms"
 import { EchoNode } from "../src/core/echo"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, idealTiming, Role, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, idealTiming, Role, TIMER_ALGORITHM, TIMER_DEADLINE } from "../src/core/node"
 import { Rng } from "../sim/rng"
 import { neighborsFor, parseTopology } from "../sim/topology"
 import { describe as show, frameFrom, range } from "./helpers"
@@ -67,7 +67,13 @@ describe("echo rules", () => {
     const n = node(1, [2, 3])
     const out: Action[] = []
     n.suspect(0, out)
-    expect(show(out)).toEqual(["role electing 6", "send ELECTION 2,3 (broadcast)", `set ${T_ACK} +3`])
+    // the election deadline: 4n(T + 1) + T' = 101 for n = 6, plus up to half of it
+    expect(show(out)).toEqual([
+      "role electing 6",
+      expect.stringMatching(new RegExp(`^set ${TIMER_DEADLINE} \\+(10[1-9]|1[1-4]\\d|15[01])$`)),
+      "send ELECTION 2,3 (broadcast)",
+      `set ${T_ACK} +3`,
+    ])
   })
 
   test("the first ELECTION of a wave: ACK, the sender becomes the parent, ELECTION to the others", () => {

@@ -78,7 +78,7 @@ export class ActiveListRingNode extends RingBaseNode {
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)
-        this.sendElect(this.id, now, out)
+        this.sendElect(this.id, 0, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
@@ -90,7 +90,7 @@ export class ActiveListRingNode extends RingBaseNode {
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, now, out)
+        if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, frame.seq, now, out)
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
             this.markUp(asker)
@@ -107,7 +107,7 @@ export class ActiveListRingNode extends RingBaseNode {
                 out.push({ type: ActionType.Send, to: [asker], frame: f })
                 return true
             }
-            const f = this.frame(Kind.INQUIRY, 0)
+            const f = this.sameMessage(frame, this.frame(Kind.INQUIRY, 0))
             f.initiator = asker
             this.passOn(f, now, out)
             return true
@@ -125,7 +125,7 @@ export class ActiveListRingNode extends RingBaseNode {
         return true
     }
 
-    private onElect(j: number, now: number, out: Action[]): boolean {
+    private onElect(j: number, seq: number, now: number, out: Action[]): boolean {
         this.markUp(j)
         if (j === this.id) {
             // Rule c: our own message is back; the active list is complete.
@@ -142,19 +142,21 @@ export class ActiveListRingNode extends RingBaseNode {
             this.inquiring = false
             this.active = [this.id, j]
             this.enterElection(out)
-            this.sendElect(this.id, now, out)
-            this.sendElect(j, now, out)
+            this.sendElect(this.id, 0, now, out)
+            this.sendElect(j, seq, now, out)
             return true
         }
         // Rule b. An elect(j) already listed went round without meeting j: drop it.
         if (this.active.indexOf(j) >= 0) return true
         this.active.push(j)
-        this.sendElect(j, now, out)
+        this.sendElect(j, seq, now, out)
         return true
     }
 
-    private sendElect(j: number, now: number, out: Action[]) {
+    /** elect(j); `seq` 0 for a message of our own, else the one being forwarded. */
+    private sendElect(j: number, seq: number, now: number, out: Action[]) {
         const f = this.frame(Kind.ELECTION, 0)
+        f.seq = seq
         f.initiator = j
         this.passOn(f, now, out)
     }

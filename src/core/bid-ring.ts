@@ -179,7 +179,7 @@ export class BidRingNode extends RingBaseNode {
         this.waiting = true
         this.waitingFor = initiator
         this.enterElection(out)
-        const f = this.frame(Kind.ELECTION, 0)
+        const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
         f.initiator = initiator
         f.bid = frame.bid > this.bid ? frame.bid : this.bid
         this.passOn(f, now, out)
@@ -197,7 +197,7 @@ export class BidRingNode extends RingBaseNode {
             this.cancelTimer(TIMER_REINITIATE, out)
         }
         this.accept(frame.bid, now, out)
-        const f = this.frame(Kind.COORDINATOR, 0)
+        const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
         f.epoch = frame.epoch
         f.initiator = announcer
         f.bid = frame.bid

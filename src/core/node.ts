@@ -180,6 +180,11 @@ export abstract class ElectionNode {
         this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
     }
 
+    /** A whole number in [0, bound), from the driver's seed. */
+    protected draw(bound: number): number {
+        return this.jitter.below(bound)
+    }
+
     /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
     isMember(id: number): boolean {
         return indexOfSorted(this.ids, id) >= 0
@@ -348,8 +353,7 @@ export abstract class ElectionNode {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
         if (coordinator !== this.coordinator) this.coordinatorRank = -1
-        if (role === Role.Electing && this.role !== Role.Electing) this.armDeadline(out)
-        else if (role !== Role.Electing && this.role === Role.Electing) this.cancelTimer(TIMER_DEADLINE, out)
+        const wasElecting = this.role === Role.Electing
         if (role === Role.Follower || role === Role.Coordinator) this.restarts = 0
         this.role = role
         this.coordinator = coordinator
@@ -359,6 +363,10 @@ export abstract class ElectionNode {
             coordinator: coordinator,
             epoch: this.epoch,
         })
+        // Electing always has a way out; a crash cancels every timer itself.
+        if (role === Role.Electing && !wasElecting) this.armDeadline(out)
+        else if (role !== Role.Electing && wasElecting && role !== Role.Crashed)
+            this.cancelTimer(TIMER_DEADLINE, out)
     }
 
     /** Ids above this one, ascending. */

@@ -6,28 +6,38 @@
 // successor is down the sender skips over the successor and goes to the next member").
 //
 // - Every ring message is acknowledged at once by its receiver: ACK, unicast back to
-//   the sender (counted as messages of kind ACK, like every send).
+//   the sender (counted as messages of kind ACK, like every send). A ring message keeps
+//   the `seq` its originator gave it for its whole trip; the ACK carries that seq, the
+//   message's kind (in `bid`) and its initiator, and acknowledges only the message
+//   they name (our extension: a late ACK cannot acknowledge a different message).
+// - A receiver drops a copy of a message it has already handled (same kind, initiator,
+//   seq, bid and list length), after acknowledging it: duplicates made by the network,
+//   or by a resend past a successor whose ACK was lost, die instead of multiplying.
 // - The sender keeps each ring message until its ACK comes. No ACK within T
 //   (timing.answerTimeout): the successor is marked down in this process's own view,
 //   and every message still waiting on it is sent again, in the order first sent, to the
 //   next successor in ring order not known to be down. The simulator never tells a
 //   process who is down.
-// - An ACK acknowledges the oldest message still waiting on its sender.
+// - An ACK acknowledges the oldest message still waiting on its sender that it names.
 // - A process is marked up again as soon as anything shows it alive: a frame from it,
 //   or its id in a message (an election list, an initiator field).
 // - A message is dropped instead of passed over a process known to be down when that
 //   process is where the message ends (`endsAt`: e.g. a notice whose initiator is dead
 //   would otherwise circulate for ever).
 // - With every other process down, a message "comes back" at once: it is handed to the
-//   process's own handler, as if it had gone round.
-// - The process that notices the coordinator's failure marks it down (it has just seen
-//   it not answer). A process that contests a lower process's heartbeat holds an
-//   election without marking anybody down.
+//   process's own handler, as if it had gone round; a message that would come back
+//   again from there is dropped (no unbounded recursion).
+// - A process is skipped only when it fails to ACK (our extension: suspecting the
+//   coordinator does not mark it down, so a falsely suspected coordinator still takes
+//   part in the election and keeps its place).
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
-import { Algorithm, Frame, Kind } from "./frame"
+import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+
+/** Ring messages remembered to drop their copies. */
+const SEEN_MESSAGES = 32
 
 /** Timer of the acknowledgement wait. */
 export const TIMER_RING_ACK = TIMER_ALGORITHM
@@ -58,10 +68,19 @@ export abstract class RingBaseNode extends ElectionNode {
     /** Ring messages sent and not yet acknowledged, oldest first, with their deadlines. */
     private pendingFrames: Frame[] = []
     private pendingDeadlines: number[] = []
+    /** Last seq this process gave a message it originated. */
+    private lastSeq = 0
+    /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
+    private seen: number[] = []
+    private seenNext = 0
+    /** Depth of messages handed to our own handler because everybody else is down. */
+    private loopback = 0
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
+        // A rebooted board must not reuse the seqs its peers remember: start anywhere.
+        this.lastSeq = this.draw(MAX_SEQ)
         this.clearRing()
     }
 
@@ -90,7 +109,6 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     protected onSuspect(now: number, out: Action[]) {
-        if (this.coordinator !== NO_NODE && this.coordinator !== this.id) this.markDown(this.coordinator)
         this.beginElection(now, out)
     }
 
@@ -103,7 +121,11 @@ export abstract class RingBaseNode extends ElectionNode {
         if (frame.kind === Kind.ACK) return this.onAck(frame, now, out)
         this.markUp(frame.src)
         if (this.isRingKind(frame.kind)) {
-            this.send(Kind.ACK, frame.src, out)
+            const ack = this.send(Kind.ACK, frame.src, out)
+            ack.seq = frame.seq
+            ack.initiator = frame.initiator
+            ack.bid = frame.kind
+            if (!this.firstSight(frame)) return true
             return this.onRingFrame(frame, now, out)
         }
         return this.onDirectFrame(frame, now, out)
@@ -161,6 +183,7 @@ export abstract class RingBaseNode extends ElectionNode {
      * and waits for its ACK.
      */
     protected passOn(f: Frame, now: number, out: Action[]) {
+        if (f.seq === 0) f.seq = this.nextSeq()
         const n = this.ringOrder.length
         for (let step = 1; step < n; step++) {
             const id = this.ringOrder[(this.ringPos + step) % n]
@@ -175,15 +198,49 @@ export abstract class RingBaseNode extends ElectionNode {
             }
             if (this.endsAt(f, id)) return
         }
-        // Everybody else is down: the message has gone round.
+        // Everybody else is down: the message has gone round. Once only: a message our
+        // handler passes on again from there could never reach anybody.
+        if (this.loopback > 0) return
         f.dst = this.id
+        this.loopback++
         this.onRingFrame(f, now, out)
+        this.loopback--
+    }
+
+    /** Copies a ring message's identity onto the frame that forwards it. */
+    protected sameMessage(from: Frame, to: Frame): Frame {
+        to.seq = from.seq
+        return to
+    }
+
+    private nextSeq(): number {
+        this.lastSeq = this.lastSeq >= MAX_SEQ ? 1 : this.lastSeq + 1
+        return this.lastSeq
+    }
+
+    /** False for a copy of a ring message this process has already handled. */
+    private firstSight(frame: Frame): boolean {
+        const key = ((frame.kind * 65536 + frame.initiator) * 65536 + frame.seq) * 256 + (frame.list.length % 256)
+        const bidKey = frame.bid
+        for (let k = 0; k < this.seen.length; k += 2)
+            if (this.seen[k] === key && this.seen[k + 1] === bidKey) return false
+        if (this.seen.length < 2 * SEEN_MESSAGES) {
+            this.seen.push(key)
+            this.seen.push(bidKey)
+        } else {
+            this.seen[this.seenNext] = key
+            this.seen[this.seenNext + 1] = bidKey
+            this.seenNext = (this.seenNext + 2) % (2 * SEEN_MESSAGES)
+        }
+        return true
     }
 
     private onAck(frame: Frame, now: number, out: Action[]): boolean {
         const from = frame.src
         for (let k = 0; k < this.pendingFrames.length; k++) {
-            if (this.pendingFrames[k].dst !== from) continue
+            const p = this.pendingFrames[k]
+            if (p.dst !== from || p.seq !== frame.seq || p.kind !== frame.bid || p.initiator !== frame.initiator)
+                continue
             this.dropPending(k)
             if (k === 0) this.rearm(now, out)
             return true
@@ -240,5 +297,8 @@ export abstract class RingBaseNode extends ElectionNode {
         for (let i = 0; i < this.ids.length; i++) this.down.push(false)
         this.pendingFrames = []
         this.pendingDeadlines = []
+        this.seen = []
+        this.seenNext = 0
+        this.loopback = 0
     }
 }

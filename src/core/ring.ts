@@ -84,7 +84,7 @@ export class RingNode extends RingBaseNode {
             }
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
-            const f = this.frame(Kind.ELECTION, 0)
+            const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
             f.initiator = frame.initiator
             f.bid = frame.bid > this.acceptedEpoch ? frame.bid : this.acceptedEpoch
             f.list = list.slice(0)
@@ -100,7 +100,7 @@ export class RingNode extends RingBaseNode {
                 return true
             this.adoptMembers(frame.list)
             this.accept(c, frame.epoch, now, out)
-            const f = this.frame(Kind.COORDINATOR, 0)
+            const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
             f.epoch = frame.epoch
             f.initiator = frame.initiator
             f.bid = c
