@@ -90,6 +90,7 @@ export class ActiveListRingNode extends RingBaseNode {
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
+        if (!this.isMember(frame.initiator)) return false
         if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, frame.seq, now, out)
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
@@ -117,7 +118,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     /** The coordinator's reply to our INQUIRY. */
     protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind !== Kind.COORDINATOR || !this.inquiring) return false
+        if (frame.kind !== Kind.COORDINATOR || !this.inquiring || !this.isMember(frame.bid)) return false
         this.inquiring = false
         const c = frame.bid
         if (c > this.id) this.follow(c, now, out)

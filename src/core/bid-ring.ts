@@ -59,6 +59,8 @@ export class BidRingNode extends RingBaseNode {
     private waitingFor = NO_NODE
     /** This process's own election is on (not cancelled, not completed). */
     private initiating = false
+    /** Epoch of the result accepted last; -1 before any. */
+    private acceptedEpoch = -1
 
     constructor(config: NodeConfig) {
         super(Algorithm.BidRing, config)
@@ -83,6 +85,7 @@ export class BidRingNode extends RingBaseNode {
         this.waiting = false
         this.waitingFor = NO_NODE
         this.initiating = false
+        this.acceptedEpoch = -1
     }
 
     protected isRingKind(kind: number): boolean {
@@ -123,6 +126,7 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
+        if (!this.isMember(frame.initiator) || !this.isMember(bidId(frame.bid))) return false
         if (frame.kind === Kind.ELECTION) {
             this.onNotice(frame, now, out)
             return true
@@ -190,6 +194,8 @@ export class BidRingNode extends RingBaseNode {
         const announcer = frame.initiator
         this.markUp(announcer)
         if (announcer === this.id) return // round once: removed
+        // A result older than the one accepted is stale: it dies here instead of circling.
+        if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return
         if (this.waiting && this.waitingFor <= announcer) {
             this.waiting = false
             this.initiating = false
@@ -205,6 +211,7 @@ export class BidRingNode extends RingBaseNode {
     }
 
     private accept(winnerBid: number, now: number, out: Action[]) {
+        this.acceptedEpoch = this.epoch
         const winner = bidId(winnerBid)
         if (winner === this.id) this.assumeCoordinatorRole(out)
         else {

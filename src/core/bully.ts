@@ -17,6 +17,9 @@
 //   the receiver holds an election and bullies its way in.
 // - The highest process, once coordinator, answers a late ELECTION with OK and a
 //   COORDINATOR to the asker only (its own election would be one more broadcast).
+// - Our extensions (docs/algorithms.md, "Converging under faults"): a COORDINATOR from
+//   an epoch older than the receiver's is stale and refused; the base class's election
+//   deadline and contest rule lead out of any wait.
 
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM } from "./node"
@@ -71,6 +74,7 @@ export class BullyNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
+            if (this.isStaleCoordinator(frame)) return false
             if (from < this.id) {
                 if (this.phase === IDLE) this.holdElection(now, out)
                 return true

@@ -127,6 +127,8 @@ export class EchoNode extends ElectionNode {
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const k = this.neighbors.indexOf(frame.src)
         if (k < 0) return false // not a neighbour: the graph says we cannot hear it
+        if (!this.isMember(frame.initiator)) return false
+        if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !this.isMember(frame.bid)) return false
         const cmp = this.compareWave(frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {

@@ -139,6 +139,7 @@ export class ImprovedBullyNode extends ElectionNode {
             return true
         }
         if (kind === Kind.COORDINATOR) {
+            if (this.isStaleCoordinator(frame)) return false
             this.alive[fromIndex] = true
             if (from < this.id) {
                 // A live process outranks the announcer: take over (case 4.4).
@@ -158,6 +159,8 @@ export class ImprovedBullyNode extends ElectionNode {
         }
         if (kind === Kind.TABLE) {
             if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
+            // every id in the payload must be a member: a table cannot name a stranger
+            if (!this.allMembers(frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
             this.cancelTimer(TIMER_TABLE, out)
             this.phase = IDLE
             this.adoptTable(frame)

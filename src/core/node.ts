@@ -163,8 +163,8 @@ export abstract class ElectionNode {
     private lastHeardFromCoordinator = 0
     /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
     private coordinatorRank = -1
-    /** The epoch in which this process accepted its coordinator. */
-    private followedEpoch = 0
+    /** This process's epoch before the frame being handled raised it. */
+    private epochBeforeFrame = 0
     /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
     private restarts = 0
     private readonly jitter: Jitter
@@ -178,6 +178,18 @@ export abstract class ElectionNode {
         this.group = config.group
         this.timing = config.timing
         this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
+    }
+
+    /**
+     * Fencing (our extension): a COORDINATOR from an epoch older than this process had
+     * reached before the frame came is stale (delayed, duplicated, or from the far side
+     * of a partition) and is refused, unless its sender outranks the coordinator we have:
+     * a recovered process's epoch may lag behind, and the seeds let the highest take over.
+     */
+    protected isStaleCoordinator(frame: Frame): boolean {
+        if (!epochAfter(this.epochBeforeFrame, frame.epoch)) return false
+        const current = this.coordinator === NO_NODE ? -1 : this.coordinator
+        return frame.src <= current || frame.src <= this.id
     }
 
     /** A whole number in [0, bound), from the driver's seed. */
@@ -250,6 +262,7 @@ export abstract class ElectionNode {
             return true
         }
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
+        this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
         const handled = this.onFrame(frame, now, out)
         if (!handled) this.ignore(Ignored.Unexpected)
@@ -403,7 +416,6 @@ export abstract class ElectionNode {
     protected follow(coordinator: number, now: number, out: Action[]) {
         if (!this.isMember(coordinator) || coordinator === this.id) return
         this.setRole(Role.Follower, coordinator, out)
-        this.followedEpoch = this.epoch
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
             this.cancelTimer(TIMER_HEARTBEAT, out)
@@ -430,7 +442,7 @@ export abstract class ElectionNode {
     // ---- failure detector ----
 
     private onHeartbeatTimer(now: number, out: Action[]) {
-        if (this.coordinator !== this.id) return
+        if (this.coordinator !== this.id || this.timing.heartbeatInterval <= 0) return
         const others = this.othersIds()
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
         // the sender's rank, so that conflicts are settled by rank (bids), not by id
@@ -482,8 +494,8 @@ export abstract class ElectionNode {
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
         if (frame.src === this.coordinator) {
-            // Fencing: a heartbeat from an older epoch does not count as a sign of life.
-            if (this.role === Role.Follower && epochAfter(this.followedEpoch, frame.epoch)) return
+            // Heartbeats are not fenced by epoch: a heartbeat tells who is alive and its
+            // rank, and the rank decides (a recovered process's epoch may lag behind).
             this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
             // We outrank the coordinator we follow: contest it, in every algorithm.

@@ -76,6 +76,8 @@ export class RingNode extends RingBaseNode {
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
+        // Ids from payloads must be members (a list naming a stranger is dropped).
+        if (!this.isMember(frame.initiator) || !this.allMembers(frame.list) || frame.list.length === 0) return false
         if (frame.kind === Kind.ELECTION) {
             const list = frame.list
             if (list.indexOf(this.id) >= 0) {
@@ -96,8 +98,11 @@ export class RingNode extends RingBaseNode {
             // Back at the converter: it has circulated once.
             if (frame.initiator === this.id) return true
             const c = frame.bid
+            if (frame.list.indexOf(c) < 0) return false
             if (this.role !== Role.Electing && this.coordinator === c && this.acceptedEpoch === frame.epoch)
                 return true
+            // A result older than the one accepted is stale: it dies here instead of circling.
+            if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
             this.adoptMembers(frame.list)
             this.accept(c, frame.epoch, now, out)
             const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
