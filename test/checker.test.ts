@@ -17,7 +17,7 @@ const p = (id: number, role: Role, coordinator: number, extra: Partial<ProcessVi
 const F = Role.Follower
 const C = Role.Coordinator
 const E = Role.Electing
-const noFacts = { errors: [], oversize: 0, messages: 0, messageBudget: 0, stalled: "" }
+const noFacts = { errors: [] as string[], oversize: 0, messages: 0, messageBudget: 0, stalled: "" }
 
 describe("checker: the cluster property", () => {
   test("a settled cluster passes", () => {
