@@ -19,6 +19,7 @@ import {
   parseNumberList,
 } from "./cluster"
 import { NETWORK_NAMES } from "./networks"
+import { parsePartition } from "./faults"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
@@ -52,6 +53,12 @@ interface SimFlags {
   maxEvents?: string
   chart: boolean
   manifest?: string
+  duplicate?: string
+  reorder?: string
+  spike?: string
+  spikeDelay?: string
+  partition?: string
+  freeze?: string
   /** Set when --algorithm came from its default rather than the command line. */
   algorithmDefaulted?: boolean
 }
@@ -76,7 +83,7 @@ export interface SimReport {
 
 /** Turns the `sim` flags into scenario commands, checking each flag by name. */
 export function simCommands(flags: SimFlags): string[] {
-  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest", "suitability"] as const
+  const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest", "suitability", "duplicate", "reorder", "spike", "spikeDelay", "partition", "freeze"] as const
   if (flags.scenario) {
     for (const key of scenarioOnly)
       if (flags[key] !== undefined)
@@ -152,7 +159,7 @@ export function simCommands(flags: SimFlags): string[] {
   }
   if (flags.detector && !(manifest && !ideal))
     clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=250 failure-timeout=800")
-  const commands = [`cluster ${clusterArgs.join(" ")}`]
+  const commands = [`cluster ${clusterArgs.join(" ")}`, ...faultCommands(flags, ids)]
   if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
   if (detect) commands.push(`detect ${detect}`)
   if (flags.detector || flags.until !== undefined) {
@@ -162,6 +169,32 @@ export function simCommands(flags: SimFlags): string[] {
     commands.push(flags.maxEvents ? `settle max-events=${flags.maxEvents}` : "settle")
   }
   commands.push("summary")
+  return commands
+}
+
+/** The fault flags as scenario commands, checked here so errors name the flag. */
+function faultCommands(flags: SimFlags, ids: number[]): string[] {
+  const commands: string[] = []
+  const links: string[] = []
+  if (flags.duplicate !== undefined) links.push(`duplicate=${parseNumber(flags.duplicate, "--duplicate", 0, 1)}`)
+  if (flags.reorder !== undefined) links.push(`reorder=${parseNumber(flags.reorder, "--reorder", 0, 1e9)}`)
+  if (flags.spike !== undefined) {
+    links.push(`spike=${parseNumber(flags.spike, "--spike", 0, 1)}`)
+    if (flags.spikeDelay === undefined) throw new InputError("--spike needs --spike-delay (how long a spike adds)", "--spike")
+  }
+  if (flags.spikeDelay !== undefined) links.push(`spike-delay=${parseNumber(flags.spikeDelay, "--spike-delay", 0, 1e9)}`)
+  if (links.length) commands.push(`faults ${links.join(" ")}`)
+  if (flags.partition !== undefined) {
+    parsePartition(flags.partition, ids, "--partition")
+    commands.push(`partition ${flags.partition}`)
+  }
+  if (flags.freeze !== undefined) {
+    const m = /^([^:]+):(.+)$/.exec(flags.freeze)
+    if (!m) throw new InputError(`expected ID:DURATION, e.g. 5:300, got '${flags.freeze}'`, "--freeze")
+    const frozen = parseIdList(m[1], "--freeze")
+    checkMembers(frozen, ids, "--freeze")
+    commands.push(`freeze ${frozen.join(",")} for=${parseNumber(m[2], "--freeze", 0.001, 1e12)}`)
+  }
   return commands
 }
 
@@ -270,6 +303,12 @@ export function buildProgram(): Command {
     .option("--network <name>", `${NETWORK_NAMES.join(" | ")}`, "ideal")
     .option("--seed <s>", "seed for the network's random choices", "1")
     .option("--loss <p>", "probability that a message is lost (0..1)", "0")
+    .option("--duplicate <p>", "probability that a message arrives twice (0..1)")
+    .option("--reorder <d>", "extra delay drawn from [0, d) per message, so messages overtake each other")
+    .option("--spike <p>", "probability of a delay spike (0..1); with --spike-delay")
+    .option("--spike-delay <d>", "how long a delay spike adds (0.5..1.5 times this)")
+    .option("--partition <spec>", "cut links from time 0: 1,2|3,4,5 (both ways) or 1,2->3 (one way)")
+    .option("--freeze <id:d>", "process id is up but neither hears nor sends for d from time 0, e.g. 5:300")
     .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")

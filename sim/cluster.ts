@@ -6,6 +6,7 @@ import { Engine } from "../src/core/engine"
 import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
 import { idealTiming, type Timing } from "../src/core/node"
 import { makeNetwork, NETWORK_NAMES, type NetworkName } from "./networks"
+import { FaultyNetwork } from "./faults"
 
 /** Bad input from a user: the message names the problem, `where` names the place. */
 export class InputError extends Error {
@@ -162,8 +163,9 @@ export function buildEngine(spec: ClusterSpec): Engine {
     timing: spec.timing,
     neighbors: spec.neighbors,
     suitability: spec.suitability,
-    network: makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length),
+    network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
   })
+  engine.duplication = engine.network as FaultyNetwork
   engine.start()
   return engine
 }

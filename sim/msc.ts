@@ -81,6 +81,14 @@ export function formatRecord(r: TraceRecord): string | null {
       return `${at}${r.node} notices the coordinator is not answering`
     case TraceType.RoleChange:
       return formatRole(at, r)
+    case TraceType.Freeze:
+      return `${at}${r.node} freezes for ${r.text}`
+    case TraceType.Thaw:
+      return `${at}${r.node} thaws`
+    case TraceType.DroppedAtFrozen:
+      return `${at}${r.to[0]} is frozen: ${kindName(r.frame.kind)} from ${r.node} dropped`
+    case TraceType.Duplicate:
+      return `${at}${r.node} -> ${r.to[0]} ${kindName(r.frame.kind)} duplicated`
     default:
       return null
   }

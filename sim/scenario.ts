@@ -7,7 +7,14 @@
 //                                            (echo: topology=ring|complete|grid:RxC|FILE;
 //                                             bid-ring: suitability=5,0,0 aligned with the ids)
 //   crash 7                                  crash now (also: recover IDS, detect IDS|all)
-//   at 20 recover 7                          schedule for time 20
+//   at 20 recover 7                          schedule for time 20 (any fault command below too)
+//   faults loss=0.1 duplicate=0.05 spike=0.02 spike-delay=50 reorder=3   link faults from now on;
+//                                            `faults none` ends them (see sim/faults.ts)
+//   partition 1,2|3,4,5                      groups that cannot reach each other (unnamed: one more group);
+//   partition 1,2->3                         one way only; partitions add up until `heal`
+//   heal                                     every link works again
+//   freeze 5 for=300                         5 is up but neither hears nor sends; its timers fire when it thaws
+//   storm for=500 crashes=4 down=100         random crashes, each recovered within `down` (seeded)
 //   settle                                   run until nothing is pending
 //   run until=100 | run for=50               run for a while (needed with heartbeats on)
 //   status                                   each process's role and coordinator
@@ -41,6 +48,8 @@ import { Algorithm, algorithmName } from "../src/core/frame"
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { neighborsFor, parseTopology, describeTopology } from "./topology"
+import { type FaultyNetwork, parseLinkFaults, parsePartition } from "./faults"
+import { Rng } from "./rng"
 
 export interface Block {
   /** 1-based line of the command. */
@@ -143,6 +152,15 @@ export class ScenarioRunner {
       case "at":
         this.schedule(args, where)
         break
+      case "faults":
+      case "partition":
+      case "heal":
+      case "freeze":
+        this.fault(verb, args, this.engine!.now, where)
+        break
+      case "storm":
+        this.storm(args, where)
+        break
       case "settle":
         this.settle(args, where)
         break
@@ -157,7 +175,7 @@ export class ScenarioRunner {
         break
       default:
         throw new InputError(
-          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, settle, run, status, summary`,
+          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary`,
           where,
         )
     }
@@ -290,17 +308,68 @@ export class ScenarioRunner {
   }
 
   private schedule(args: string[], where: string) {
-    if (args.length !== 3) throw new InputError("expected: at TIME crash|recover|detect IDS", where)
+    const usage = "expected: at TIME crash|recover|detect IDS, or at TIME faults|partition|heal|freeze ..."
+    if (args.length < 2) throw new InputError(usage, where)
     const engine = this.engine!
     const time = parseNumber(args[0], where, 0, 1e12)
     if (time < engine.now) throw new InputError(`time ${time} is in the past (now ${engine.now})`, where)
     const verb = args[1]
+    if (verb === "faults" || verb === "partition" || verb === "heal" || verb === "freeze") {
+      this.fault(verb, args.slice(2), time, where)
+      return
+    }
+    if (args.length !== 3) throw new InputError(usage, where)
     const ids = this.ids([args[2]], where, false)
     for (const id of ids) {
       if (verb === "crash") engine.scheduleCrash(time, id)
       else if (verb === "recover") engine.scheduleRecover(time, id)
       else if (verb === "detect") engine.scheduleDetect(time, id)
       else throw new InputError(`cannot schedule '${verb}'; use crash, recover or detect`, where)
+    }
+  }
+
+  /** The network's fault layer (every engine built from a spec has one). */
+  private get faultLayer(): FaultyNetwork {
+    return this.engine!.network as FaultyNetwork
+  }
+
+  private fault(verb: string, args: string[], time: number, where: string) {
+    const engine = this.engine!
+    if (verb === "faults") {
+      this.faultLayer.at({ time, type: "links", faults: parseLinkFaults(args, where) })
+    } else if (verb === "partition") {
+      if (args.length !== 1) throw new InputError("expected: partition 1,2|3,4 or partition 1,2->3", where)
+      this.faultLayer.at({ time, type: "partition", cuts: parsePartition(args[0], this.spec!.ids, where), text: args[0] })
+    } else if (verb === "heal") {
+      if (args.length !== 0) throw new InputError("heal takes no arguments", where)
+      this.faultLayer.at({ time, type: "heal" })
+    } else {
+      if (args.length !== 2 || !args[1].startsWith("for="))
+        throw new InputError("expected: freeze IDS for=DURATION", where)
+      const ids = this.ids([args[0]], where, false)
+      const duration = parseNumber(args[1].slice(4), `${where}: for`, 0.001, 1e12)
+      for (const id of ids) engine.scheduleFreeze(time, id, duration)
+    }
+  }
+
+  /** Random crash/recover pairs over the next `for` time units, drawn from the cluster's seed. */
+  private storm(args: string[], where: string) {
+    const kv = keyValues(args, where)
+    for (const key of kv.keys())
+      if (!["for", "crashes", "down"].includes(key))
+        throw new InputError(`unknown key '${key}'; known: for, crashes, down`, where)
+    if (!kv.has("for") || !kv.has("crashes")) throw new InputError("expected: storm for=DURATION crashes=N [down=MAX]", where)
+    const engine = this.engine!
+    const span = parseNumber(kv.get("for")!, `${where}: for`, 0.001, 1e12)
+    const crashes = parseInteger(kv.get("crashes")!, `${where}: crashes`, 1, 100000)
+    const down = kv.has("down") ? parseNumber(kv.get("down")!, `${where}: down`, 0.001, 1e12) : span / 4
+    const rng = new Rng((this.spec!.seed * 2654435761 + engine.now * 1000 + crashes) >>> 0)
+    const ids = this.spec!.ids
+    for (let k = 0; k < crashes; k++) {
+      const id = ids[Math.floor(rng.next() * ids.length)]
+      const at = engine.now + rng.next() * span
+      engine.scheduleCrash(at, id)
+      engine.scheduleRecover(at + rng.next() * down, id)
     }
   }
 
@@ -311,7 +380,10 @@ export class ScenarioRunner {
     const max = kv.has("max-events")
       ? parseInteger(kv.get("max-events")!, where, 1, 1e12)
       : (this.options.maxEvents ?? DEFAULT_MAX_EVENTS)
-    if (!this.engine!.settle(max)) this.output.push(`not settled after ${max} events (t=${formatTime(this.engine!.now)})`)
+    if (!this.engine!.settle(max)) {
+      if (this.engine!.stalled) this.output.push(`simulated time stalls: ${this.engine!.stalled}`)
+      else this.output.push(`not settled after ${max} events (t=${formatTime(this.engine!.now)})`)
+    }
   }
 
   private runFor(args: string[], where: string) {
@@ -323,6 +395,7 @@ export class ScenarioRunner {
       ? parseNumber(kv.get("until")!, where, 0, 1e12)
       : engine.now + parseNumber(kv.get("for")!, where, 0, 1e12)
     engine.runUntil(until)
+    if (engine.stalled) this.output.push(`simulated time stalls: ${engine.stalled}`)
   }
 
   private status() {

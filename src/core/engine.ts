@@ -8,6 +8,7 @@
 // Events due at the same time run in the order they were scheduled.
 
 import { createNode } from "./algorithms"
+import { checkRun, ProcessView } from "./checker"
 import { Frame, Kind, kindName, MAX_KIND, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
@@ -49,6 +50,18 @@ export enum TraceType {
     Crash = 6,
     Recover = 7,
     Detect = 8,
+    /** A frozen process: up, but it neither hears nor sends until it thaws. */
+    Freeze = 9,
+    Thaw = 10,
+    DroppedAtFrozen = 11,
+    /** The network delivers a second copy of a send to `to`. */
+    Duplicate = 12,
+}
+
+/** Fault hooks of a network model that the engine carries out (duplicate deliveries). */
+export interface DuplicationModel {
+    /** Delay of a second copy of `frame` from `src` to `dst`, or a negative value for none. */
+    duplicateDelay(src: number, dst: number, frame: Frame, now: number): number
 }
 
 export interface TraceRecord {
@@ -73,6 +86,11 @@ const EV_TIMER = 2
 const EV_CRASH = 3
 const EV_RECOVER = 4
 const EV_DETECT = 5
+const EV_FREEZE = 7
+const EV_THAW = 8
+
+/** Events allowed at one instant before the engine calls the clock stalled (a spin). */
+export const DEFAULT_MAX_EVENTS_PER_INSTANT = 10000000
 
 /**
  * Events due at one time, in scheduling order. Fields live in parallel arrays rather
@@ -230,6 +248,20 @@ export class Engine {
     oversize = 0
     /** Frames handed to a destination (live or crashed) since the engine was made. */
     delivered = 0
+    /** Extra copies the network delivered (counted since the last resetStats()). */
+    duplicated = 0
+    /** Set to make the network deliver some frames twice; null: never. */
+    duplication: DuplicationModel = null
+    /** Most election messages a summary tolerates before it reports a storm; 0: no budget. */
+    messageBudget = 0
+    /** Events at one instant after which the clock counts as stalled (runUntil stops). */
+    maxEventsPerInstant = DEFAULT_MAX_EVENTS_PER_INSTANT
+    /** Empty while simulated time advances; else what stalled it. Once set, no event runs. */
+    stalled = ""
+    private instant = -1
+    private eventsThisInstant = 0
+    /** Per node: the time it thaws, or -1 when not frozen. */
+    private frozenUntil: number[] = []
     private episodeStart = -1
     private lastBeliefChange: number[] = []
     private errors: string[] = []
@@ -253,6 +285,7 @@ export class Engine {
             if (!node) throw new Error("no such algorithm: " + options.algorithm)
             this.nodes.push(node)
             this.lastBeliefChange.push(-1)
+            this.frozenUntil.push(-1)
         }
         for (let i = 0; i < this.ids.length * MAX_TIMERS; i++) this.timerGen.push(0)
         this.resetStats()
@@ -286,6 +319,7 @@ export class Engine {
         this.heartbeats = 0
         this.lost = 0
         this.oversize = 0
+        this.duplicated = 0
         this.episodeStart = -1
         this.errors = []
         for (let i = 0; i < this.lastBeliefChange.length; i++) this.lastBeliefChange[i] = -1
@@ -319,13 +353,39 @@ export class Engine {
         this.queue.push(time, EV_DETECT, this.indexOf(id), null, 0, 0, null)
     }
 
-    /** Runs one event. Returns false when nothing is pending. */
+    /** From `time` on, process `id` neither hears nor sends for `duration`; its timers fire when it thaws. */
+    scheduleFreeze(time: number, id: number, duration: number) {
+        this.queue.push(time, EV_FREEZE, this.indexOf(id), null, duration, 0, null)
+    }
+
+    freeze(id: number, duration: number) {
+        const i = this.indexOf(id)
+        if (i >= 0) this.runEvent(EV_FREEZE, i, null, duration, 0, null)
+    }
+
+    /** True while process `id` is frozen. */
+    isFrozen(id: number): boolean {
+        const i = this.indexOf(id)
+        return i >= 0 && this.frozenUntil[i] > this.now
+    }
+
+    /** Runs one event. Returns false when nothing is pending or the clock stalled. */
     step(): boolean {
         this.dropCancelledTimers()
-        if (this.queue.size === 0) return false
+        if (this.queue.size === 0 || this.stalled !== "") return false
         const q = this.queue
         this.now = q.peekTime()
+        if (this.now !== this.instant) {
+            this.instant = this.now
+            this.eventsThisInstant = 0
+        }
         q.pop()
+        if (++this.eventsThisInstant > this.maxEventsPerInstant) {
+            this.stalled =
+                this.eventsThisInstant - 1 + " events at t=" + this.now + " without the clock moving (next: " +
+                this.describeEvent(q.type, q.node, q.arg) + ")"
+            return false
+        }
         this.runEvent(q.type, q.node, q.frame, q.arg, q.gen, q.targets)
         return true
     }
@@ -334,7 +394,7 @@ export class Engine {
     runUntil(time: number) {
         this.dropCancelledTimers()
         while (this.queue.size > 0 && this.queue.peekTime() <= time) {
-            this.step()
+            if (!this.step()) return
             this.dropCancelledTimers()
         }
         if (time > this.now) this.now = time
@@ -347,7 +407,7 @@ export class Engine {
         while (this.queue.size > 0) {
             if (budget <= 0) return false
             budget--
-            this.step()
+            if (!this.step()) return false
             this.dropCancelledTimers()
         }
         return true
@@ -358,14 +418,28 @@ export class Engine {
         while (this.queue.headIsStaleTimer(EV_TIMER, this.timerGen, MAX_TIMERS)) this.queue.pop()
     }
 
-    /** Liveness and safety as the seeds state them: one coordinator, the highest live process, known to all. */
+    /** Each process as the checker sees it. */
+    processViews(): ProcessView[] {
+        const views: ProcessView[] = []
+        for (let i = 0; i < this.nodes.length; i++) {
+            const n = this.nodes[i]
+            views.push({
+                id: n.id,
+                live: !n.crashed,
+                role: n.role,
+                coordinator: n.coordinator,
+                epoch: n.epoch,
+                rank: n.rank(),
+                members: n.ids,
+            })
+        }
+        return views
+    }
+
+    /** Liveness and safety as the seeds state them, judged by the one checker (checker.ts). */
     summary(): Summary {
         const live: number[] = []
         const crashed: number[] = []
-        let highestLive = NO_NODE
-        let agreed = NO_NODE
-        let agreement = true
-        const coordinators: number[] = []
         let lastChange = -1
         for (let i = 0; i < this.nodes.length; i++) {
             const n = this.nodes[i]
@@ -374,36 +448,21 @@ export class Engine {
                 continue
             }
             live.push(n.id)
-            if (highestLive === NO_NODE || n.rank() > this.node(highestLive).rank()) highestLive = n.id
-            if (n.role === Role.Coordinator) coordinators.push(n.id)
-            if (live.length === 1) agreed = n.coordinator
-            else if (n.coordinator !== agreed) agreement = false
             if (this.lastBeliefChange[i] > lastChange) lastChange = this.lastBeliefChange[i]
         }
-        const violations: string[] = []
-        for (let i = 0; i < this.errors.length; i++) violations.push(this.errors[i])
-        if (this.oversize > 0)
-            violations.push(
-                this.oversize + " messages exceed the 236-byte frame (lists past " + MAX_LIST_LENGTH + " ids)"
-            )
-        if (live.length > 0) {
-            if (!agreement) violations.push("live processes disagree on the coordinator")
-            if (coordinators.length > 1)
-                violations.push("more than one coordinator: " + coordinators.join(","))
-            if (agreement && agreed === NO_NODE) violations.push("no coordinator known")
-            else if (agreement && this.indexOf(agreed) >= 0 && this.node(agreed).crashed)
-                violations.push("the agreed coordinator " + agreed + " is crashed")
-            else if (agreement && agreed !== highestLive)
-                violations.push(
-                    "coordinator " + agreed + " is not the highest-ranked live process " + highestLive
-                )
-        }
+        const verdict = checkRun(this.processViews(), {
+            errors: this.errors,
+            oversize: this.oversize,
+            messages: this.messages,
+            messageBudget: this.messageBudget,
+            stalled: this.stalled,
+        })
         let electionTime = 0
         if (this.episodeStart >= 0 && lastChange >= this.episodeStart)
             electionTime = lastChange - this.episodeStart
         return {
-            coordinator: agreement && live.length > 0 ? agreed : NO_NODE,
-            agreement: agreement,
+            coordinator: verdict.coordinator,
+            agreement: verdict.agreement,
             live: live,
             crashed: crashed,
             messages: this.messages,
@@ -413,8 +472,22 @@ export class Engine {
             lost: this.lost,
             oversize: this.oversize,
             electionTime: electionTime,
-            violations: violations,
+            violations: verdict.violations,
         }
+    }
+
+    /** Time of the last role or belief change of any live process since resetStats(), or -1. */
+    lastChange(): number {
+        let last = -1
+        for (let i = 0; i < this.nodes.length; i++)
+            if (!this.nodes[i].crashed && this.lastBeliefChange[i] > last) last = this.lastBeliefChange[i]
+        return last
+    }
+
+    private describeEvent(type: number, i: number, arg: number): string {
+        if (type === EV_TIMER) return "timer '" + this.nodes[i].timerName(arg) + "' of " + this.nodes[i].id
+        if (type === EV_DELIVER || type === EV_DELIVER_MANY) return "a delivery"
+        return "event " + type
     }
 
     // ---- internals ----
@@ -450,6 +523,27 @@ export class Engine {
         const node = this.nodes[i]
         const out = this.takeOut()
         const now = this.now
+        if (type === EV_FREEZE) {
+            if (node.crashed) return
+            const until = now + arg
+            if (until <= this.frozenUntil[i]) return
+            this.frozenUntil[i] = until
+            this.record(TraceType.Freeze, node.id, null, null, "" + arg)
+            this.queue.push(until, EV_THAW, i, null, 0, 0, null)
+            return
+        }
+        if (type === EV_THAW) {
+            if (node.crashed || this.frozenUntil[i] !== now) return
+            this.frozenUntil[i] = -1
+            this.record(TraceType.Thaw, node.id, null, null, "")
+            return
+        }
+        // a frozen process's timers and detections wait until it thaws, like a GC pause
+        if ((type === EV_TIMER || type === EV_DETECT) && this.frozenUntil[i] > now && !node.crashed) {
+            if (type === EV_TIMER && gen !== this.timerGen[i * MAX_TIMERS + arg]) return
+            this.queue.push(this.frozenUntil[i], type, i, null, arg, gen, null)
+            return
+        }
         try {
             if (type === EV_TIMER) {
                 if (gen !== this.timerGen[i * MAX_TIMERS + arg]) return
@@ -459,6 +553,7 @@ export class Engine {
                 node.timer(arg, now, out)
             } else if (type === EV_CRASH) {
                 if (node.crashed) return
+                this.frozenUntil[i] = -1
                 this.record(TraceType.Crash, node.id, null, null, "")
                 node.crash(now, out)
             } else if (type === EV_RECOVER) {
@@ -485,6 +580,10 @@ export class Engine {
         this.delivered++
         if (node.crashed) {
             this.record(TraceType.DroppedAtCrashed, frame.src, [node.id], frame, "")
+            return
+        }
+        if (this.frozenUntil[i] > this.now) {
+            this.record(TraceType.DroppedAtFrozen, frame.src, [node.id], frame, "")
             return
         }
         const out = this.takeOut()
@@ -546,6 +645,14 @@ export class Engine {
                 this.lost++
                 this.record(TraceType.Lost, src, [dst], frame, "")
                 continue
+            }
+            if (this.duplication) {
+                const again = this.duplication.duplicateDelay(src, dst, frame, now)
+                if (again >= 0) {
+                    this.duplicated++
+                    this.record(TraceType.Duplicate, src, [dst], frame, "")
+                    this.queue.push(now + again, EV_DELIVER, di, frame, 0, 0, null)
+                }
             }
             if (batch && delay === batchDelay) {
                 batch.push(di)
