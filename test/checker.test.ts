@@ -73,7 +73,7 @@ describe("checker: trace invariants", () => {
       checkTrace({ errors: ["node 2 threw at t=5: boom"], oversize: 3, messages: 101, messageBudget: 100, stalled: "x" }),
     ).toEqual([
       "node 2 threw at t=5: boom",
-      "3 messages exceed the 236-byte frame (lists past 108 ids)",
+      "3 messages exceed the 236-byte frame (lists past 107 ids)",
       "message storm: 101 messages, budget 100",
       "simulated time stalls: x",
     ])
