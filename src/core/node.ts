@@ -442,7 +442,9 @@ export abstract class ElectionNode {
     // ---- failure detector ----
 
     private onHeartbeatTimer(now: number, out: Action[]) {
-        if (this.coordinator !== this.id || this.timing.heartbeatInterval <= 0) return
+        // Only while it holds the role: an ex-coordinator that is electing (and still names
+        // itself) must not keep others believing in it.
+        if (this.role !== Role.Coordinator || this.timing.heartbeatInterval <= 0) return
         const others = this.othersIds()
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
         // the sender's rank, so that conflicts are settled by rank (bids), not by id
