@@ -38,12 +38,27 @@ describe("active-list-ring rules (seed 000)", () => {
   test("rule c: its own elect back: the coordinator is the largest in the active list", () => {
     const n = node(A, 2, [1, 2, 3, 4, 5])
     n.suspect(0, [])
-    for (const j of [4, 3, 1]) n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: j }), 1, [])
+    // elect messages of the election 2 started (its epoch 1)
+    for (const j of [4, 3, 1]) n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: j, epoch: 1 }), 1, [])
     const out: Action[] = []
-    n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: 2 }), 5, out)
+    n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: 2, epoch: 1 }), 5, out)
     expect(sent(out)).toEqual(["ACK ->1"])
     expect(n.coordinator).toBe(4)
     expect(n.role).toBe(Role.Follower)
+  })
+
+  test("an elect of an older election dies; one of a newer election starts this one afresh", () => {
+    const n = node(A, 2, [1, 2, 3, 4, 5])
+    n.suspect(0, []) // election in epoch 1
+    n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: 4, epoch: 1 }), 1, [])
+    const stale: Action[] = []
+    n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: 3, epoch: 0, seq: 9 }), 2, stale)
+    expect(sent(stale)).toEqual(["ACK ->1"])
+    const newer: Action[] = []
+    n.receive(frameFrom(A, Kind.ELECTION, 1, 2, { initiator: 1, epoch: 2, seq: 10 }), 3, newer)
+    // rule a in epoch 2: elect(2), then elect(1)
+    expect(sent(newer)).toEqual(["ACK ->1", "ELECTION ->3 i=2", "ELECTION ->3 i=1"])
+    expect((n as unknown as { activeList(): number[] }).activeList()).toEqual([2, 1])
   })
 
   test("recovery: INQUIRY round the ring; the coordinator answers with its number", () => {

@@ -21,7 +21,12 @@
 //   an election costs k² ELECTION messages (and k² ACKs), plus one send to each dead
 //   successor before its predecessor gives it up.
 // - An elect(j) already in the active list (it went round without meeting j) is dropped.
-// - The initiator starts a new epoch; the others take it from the elect messages.
+// - The initiator starts a new epoch; the others take it from the elect messages. Every
+//   elect carries its election's epoch (our extension): an elect of a newer election makes
+//   a process start afresh (rule a in that epoch), one of an older election dies, and a late
+//   elect of the election a process has finished is passed on without starting another.
+//   Without this, a process that restarts a stalled election meets others still counting
+//   the old one, and computes its result from an incomplete active list.
 // - The coordinator's reply to INQUIRY carries its number in `bid` and is not
 //   acknowledged (it is not a ring message).
 // - A recovered process that outranks the coordinator named in the reply then starts an
@@ -41,6 +46,8 @@ export class ActiveListRingNode extends RingBaseNode {
     private active: number[] = []
     /** Recovered, INQUIRY out, waiting for the coordinator's reply. */
     private inquiring = false
+    /** The epoch of the election this process takes part in (or took part in last); -1: none. */
+    private electionEpoch = -1
 
     constructor(config: NodeConfig) {
         super(Algorithm.ActiveListRing, config)
@@ -55,6 +62,7 @@ export class ActiveListRingNode extends RingBaseNode {
         this.participating = false
         this.active = []
         this.inquiring = false
+        this.electionEpoch = -1
     }
 
     protected isRingKind(kind: number): boolean {
@@ -75,6 +83,7 @@ export class ActiveListRingNode extends RingBaseNode {
         if (this.participating) return
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
+        this.electionEpoch = this.epoch
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)
@@ -91,7 +100,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         if (!this.isMember(frame.initiator)) return false
-        if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, frame.seq, now, out)
+        if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, frame.seq, frame.epoch, now, out)
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
             this.markUp(asker)
@@ -126,19 +135,28 @@ export class ActiveListRingNode extends RingBaseNode {
         return true
     }
 
-    private onElect(j: number, seq: number, now: number, out: Action[]): boolean {
+    private onElect(j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
         this.markUp(j)
+        // An elect of an older election than ours is stale: it dies here.
+        if (this.electionEpoch >= 0 && epochAfter(this.electionEpoch, epoch)) return true
         if (j === this.id) {
             // Rule c: our own message is back; the active list is complete.
-            if (!this.participating) return true
+            if (!this.participating || epoch !== this.electionEpoch) return true
             this.participating = false
             const c = maxOf(this.active)
             if (c === this.id) this.assumeCoordinatorRole(out)
             else this.follow(c, now, out)
             return true
         }
-        if (!this.participating) {
-            // Rule a: the first elect seen; active list {i, j}; elect(i), then elect(j).
+        if (!this.participating && epoch === this.electionEpoch) {
+            // A late elect of the election we have finished: on its way back to j.
+            this.sendElect(j, seq, now, out)
+            return true
+        }
+        if (!this.participating || epoch !== this.electionEpoch) {
+            // Rule a: the first elect seen (of this election: a newer one starts afresh);
+            // active list {i, j}; elect(i), then elect(j).
+            this.electionEpoch = epoch
             this.participating = true
             this.inquiring = false
             this.active = [this.id, j]
@@ -157,6 +175,7 @@ export class ActiveListRingNode extends RingBaseNode {
     /** elect(j); `seq` 0 for a message of our own, else the one being forwarded. */
     private sendElect(j: number, seq: number, now: number, out: Action[]) {
         const f = this.frame(Kind.ELECTION, 0)
+        f.epoch = this.electionEpoch
         f.seq = seq
         f.initiator = j
         this.passOn(f, now, out)
