@@ -25,6 +25,7 @@
 //   elect carries its election's epoch (our extension): an elect of a newer election makes
 //   a process start afresh (rule a in that epoch), one of an older election dies, and a late
 //   elect of the election a process has finished is passed on without starting another.
+//   A finished process that gets an elect of an older election holds a newer one.
 //   Without this, a process that restarts a stalled election meets others still counting
 //   the old one, and computes its result from an incomplete active list.
 // - The coordinator's reply to INQUIRY carries its number in `bid` and is not
@@ -137,8 +138,13 @@ export class ActiveListRingNode extends RingBaseNode {
 
     private onElect(j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
         this.markUp(j)
-        // An elect of an older election than ours is stale: it dies here.
-        if (this.electionEpoch >= 0 && epochAfter(this.electionEpoch, epoch)) return true
+        // An elect of an older election than ours is stale: it dies here. If ours is over,
+        // its sender is behind and its election can never finish: hold a newer one, which
+        // its elect messages carry to the sender (our extension).
+        if (this.electionEpoch >= 0 && epochAfter(this.electionEpoch, epoch)) {
+            if (!this.participating) this.beginElection(now, out)
+            return true
+        }
         if (j === this.id) {
             // Rule c: our own message is back; the active list is complete.
             if (!this.participating || epoch !== this.electionEpoch) return true

@@ -72,6 +72,11 @@ export class BidRingNode extends RingBaseNode {
         return this.bid
     }
 
+    /** Past the voters' own wait (2R), after which they initiate (R more). */
+    override electionBound(): number {
+        return 4 * this.roundTrip() + this.timing.coordinatorTimeout
+    }
+
     protected override ranksById(): boolean {
         return false
     }

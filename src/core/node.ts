@@ -470,12 +470,12 @@ export abstract class ElectionNode {
 
     /**
      * Our extension (no dead ends): an election that has not ended within its bound is
-     * started afresh, its state forgotten; each restart in a row waits longer (up to 8
-     * bounds), plus a jitter of up to half a bound so that restarts do not stay in step.
+     * started afresh, its state forgotten; each restart in a row waits longer (1, 1.5, then
+     * 2 bounds), plus a jitter of up to half a bound so that restarts do not stay in step.
      */
     private armDeadline(out: Action[]) {
         const bound = this.electionBound()
-        const factor = this.restarts < 3 ? 1 << this.restarts : 8
+        const factor = this.restarts < 2 ? 1 + this.restarts / 2 : 2
         this.setTimer(TIMER_DEADLINE, bound * factor + this.jitter.below(Math.floor(bound / 2) + 1), out)
     }
 

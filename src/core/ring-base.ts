@@ -146,9 +146,9 @@ export abstract class RingBaseNode extends ElectionNode {
         return this.ringOrder.length * (this.timing.answerTimeout + 1)
     }
 
-    /** Past every ring algorithm's own waits (bid-ring's voters wait 2R, then initiate). */
+    /** An election and its result each go round once: 2R, and T' to spare. */
     override electionBound(): number {
-        return 4 * this.roundTrip() + this.timing.coordinatorTimeout
+        return 2 * this.roundTrip() + this.timing.coordinatorTimeout
     }
 
     /** True when this process believes `id` is down. */
