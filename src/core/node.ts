@@ -257,6 +257,7 @@ export abstract class ElectionNode {
             return this.ignore(Ignored.OwnId)
         }
         if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
+        this.heardFrom(frame.src)
         if (frame.kind === Kind.HEARTBEAT) {
             this.onHeartbeat(frame, now, out)
             return true
@@ -293,6 +294,9 @@ export abstract class ElectionNode {
         this.onPeerLeft(id, now, out)
         if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
     }
+
+    /** Any frame from `id` (a heartbeat too) shows it alive: algorithms with a view of who is up note it. */
+    protected heardFrom(id: number) {}
 
     /** Algorithms with a view of who is alive note a departure here. */
     protected onPeerLeft(id: number, now: number, out: Action[]) {}

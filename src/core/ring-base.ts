@@ -19,7 +19,8 @@
 //   next successor in ring order not known to be down. The simulator never tells a
 //   process who is down.
 // - An ACK acknowledges the oldest message still waiting on its sender that it names.
-// - A process is marked up again as soon as anything shows it alive: a frame from it,
+// - A process is marked up again as soon as anything shows it alive: a frame from it
+//   (a heartbeat too: a live coordinator left out of a membership must be let back in),
 //   or its id in a message (an election list, an initiator field).
 // - A message is dropped instead of passed over a process known to be down when that
 //   process is where the message ends (`endsAt`: e.g. a notice whose initiator is dead
@@ -117,9 +118,12 @@ export abstract class RingBaseNode extends ElectionNode {
         this.beginElection(now, out)
     }
 
+    protected override heardFrom(id: number) {
+        this.markUp(id)
+    }
+
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         if (frame.kind === Kind.ACK) return this.onAck(frame, now, out)
-        this.markUp(frame.src)
         if (this.isRingKind(frame.kind)) {
             const ack = this.send(Kind.ACK, frame.src, out)
             ack.seq = frame.seq
