@@ -2,7 +2,7 @@
 // a heartbeat from the wrong one is resolved in favour of the higher process.
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role } from "../src/core/node"
+import { type Action, ActionType, Role } from "../src/core/node"
 import { createNode } from "../src/core/algorithms"
 import { frameFrom, makeNode, sends } from "./helpers"
 
@@ -17,13 +17,18 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
       return node
     }
 
-    test("a coordinator hearing a lower process's heartbeat reasserts itself", () => {
+    test("a coordinator hearing a lower process's heartbeat reasserts itself with a heartbeat, no election", () => {
       const top = started(3)
       const out: Action[] = []
       top.receive(frameFrom(algorithm, Kind.HEARTBEAT, 2, 0xffff, { epoch: 1, bid: 2 }), 5, out)
-      expect(sends(out)).toEqual(["send COORDINATOR 1,2 (broadcast)"])
+      expect(sends(out)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
       expect(top.role).toBe(Role.Coordinator)
-      expect(top.epoch).toBe(2)
+      // and the lower one follows it on hearing that heartbeat
+      const low = started(2)
+      low.receive(frameFrom(algorithm, Kind.COORDINATOR, 2, 1, { epoch: 1 }), 1, [])
+      const hb = out.find((a) => a.type === ActionType.Send)!
+      if (hb.type === ActionType.Send) low.receive(hb.frame, 6, [])
+      expect(low.coordinator).toBe(3)
     })
 
     test("a follower follows a heartbeat from a process above its coordinator", () => {

@@ -103,13 +103,14 @@ describe("ring rules (seeds 001, 002)", () => {
     expect(sent(again)).toEqual(["ACK ->1"])
   })
 
-  test("contesting a lower process's heartbeat: an election that does not skip the live coordinator", () => {
+  test("a lower process's heartbeat: a follower of a higher coordinator leaves it to that coordinator", () => {
     const n = node(Algorithm.Ring, 4, [1, 2, 3, 4, 5]) as RingBaseNode
     const out: Action[] = []
-    n.receive(frameFrom(Algorithm.Ring, Kind.HEARTBEAT, 2, 4), 1, out)
-    expect(sent(out)).toEqual(["ELECTION ->5 [4]"])
-    expect(n.isDown(5)).toBe(false)
+    n.receive(frameFrom(Algorithm.Ring, Kind.HEARTBEAT, 2, 4, { bid: 2 }), 1, out)
+    expect(sent(out)).toEqual([])
+    expect(n.coordinator).toBe(5)
   })
+
 
   test("a receiver appends its number and forwards", () => {
     const n = node(Algorithm.Ring, 2, [1, 2, 3, 4, 5])

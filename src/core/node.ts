@@ -449,12 +449,15 @@ export abstract class ElectionNode {
         // Only while it holds the role: an ex-coordinator that is electing (and still names
         // itself) must not keep others believing in it.
         if (this.role !== Role.Coordinator || this.timing.heartbeatInterval <= 0) return
-        const others = this.othersIds()
+        this.sendHeartbeat(out)
+        this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+    }
+
+    private sendHeartbeat(out: Action[]) {
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
         // the sender's rank, so that conflicts are settled by rank (bids), not by id
         f.bid = this.rank()
-        out.push({ type: ActionType.Send, to: others, frame: f })
-        this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+        out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
     }
 
     private onWatchTimer(now: number, out: Action[]) {
@@ -495,7 +498,8 @@ export abstract class ElectionNode {
     /**
      * A heartbeat from a process other than our coordinator: two processes believe they
      * lead (boards that booted apart, a partition that healed). The higher rank must win:
-     * follow a sender that outranks both us and our coordinator; contest a sender we outrank.
+     * follow a sender that outranks both us and our coordinator; contest a sender we
+     * outrank when nobody above us leads.
      */
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
@@ -510,14 +514,22 @@ export abstract class ElectionNode {
         }
         if (this.role === Role.Electing) return
         const mine = this.rank()
-        // the coordinator's rank as its heartbeats told it; its id until one arrived
-        const theirs = this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
+        // our coordinator's rank: ours if we lead; as its heartbeats told it; its id until one arrived
+        const leading = this.coordinator === this.id
+        const theirs = leading ? mine : this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
         if (senderRank > mine && (this.coordinator === NO_NODE || senderRank > theirs)) {
             if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
             this.follow(frame.src, now, out)
             this.coordinatorRank = senderRank
             this.cancelTimer(TIMER_CONTEST, out)
-        } else if (senderRank < mine) {
+        } else if (senderRank < mine && leading) {
+            // Reassert at once with a heartbeat of our own: the sender follows a higher rank.
+            // No election: one could not reach a process the graph hides from us, and would
+            // start again at every heartbeat.
+            this.sendHeartbeat(out)
+        } else if (senderRank < mine && (this.coordinator === NO_NODE || theirs < mine)) {
+            // Nobody above us leads: contest the lower sender. A follower of a coordinator
+            // that outranks the sender leaves it to that coordinator's heartbeats.
             if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
             this.contest(now, out)
         }
