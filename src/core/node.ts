@@ -486,11 +486,16 @@ export abstract class ElectionNode {
         this.setTimer(TIMER_DEADLINE, bound * factor + this.jitter.below(Math.floor(bound / 2) + 1), out)
     }
 
+    /** Forget the election under way: its state and its timers. */
+    private abandonElection(out: Action[]) {
+        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        this.resetAlgorithm()
+    }
+
     private onDeadline(now: number, out: Action[]) {
         if (this.role !== Role.Electing) return
         this.restarts++
-        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
-        this.resetAlgorithm()
+        this.abandonElection(out)
         this.onSuspect(now, out)
         if (this.role === Role.Electing) this.armDeadline(out)
     }
@@ -512,8 +517,19 @@ export abstract class ElectionNode {
             if (this.role === Role.Follower && senderRank < this.rank()) this.contest(now, out)
             return
         }
-        if (this.role === Role.Electing) return
         const mine = this.rank()
+        if (this.role === Role.Electing) {
+            // A live coordinator that outranks us: whatever our election was for is settled.
+            // Drop it and follow (our extension: an election stuck on a lost message ends
+            // at the next heartbeat, not at the deadline).
+            if (senderRank > mine) {
+                this.abandonElection(out)
+                if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
+                this.follow(frame.src, now, out)
+                this.coordinatorRank = senderRank
+            }
+            return
+        }
         // our coordinator's rank: ours if we lead; as its heartbeats told it; its id until one arrived
         const leading = this.coordinator === this.id
         const theirs = leading ? mine : this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator
