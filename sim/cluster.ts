@@ -1,7 +1,7 @@
 // A cluster specification, checked with clear errors, and the engine it builds.
 
 import { readFileSync } from "node:fs"
-import { isImplemented, IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
+import { ALGORITHMS, descriptorNamed } from "../src/core/algorithms"
 import { Engine } from "../src/core/engine"
 import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
 import { idealTiming, type Timing } from "../src/core/node"
@@ -52,18 +52,9 @@ export function boardTiming(): Timing {
 }
 
 export function parseAlgorithmName(name: string, where?: string): number {
-  const algorithm = parseAlgorithm(name)
-  if (!algorithm)
-    throw new InputError(
-      `unknown algorithm '${name}'; known: ${algorithmNames().join(", ")}`,
-      where,
-    )
-  if (!isImplemented(algorithm))
-    throw new InputError(
-      `algorithm '${name}' is not implemented yet; available: ${IMPLEMENTED_ALGORITHMS.map(algorithmName).join(", ")}`,
-      where,
-    )
-  return algorithm
+  const d = descriptorNamed(name)
+  if (!d) throw new InputError(`unknown algorithm '${name}'; known: ${ALGORITHMS.map((a) => a.name).join(", ")}`, where)
+  return d.algorithm
 }
 
 export function parseNetworkName(name: string, where?: string): NetworkName {

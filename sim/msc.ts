@@ -1,7 +1,8 @@
 // Message sequence chart: one line per trace record, stable so golden files can diff it.
 
 import { type TraceRecord, TraceType, type Summary, countsByKindName } from "../src/core/engine"
-import { Algorithm, type Frame, Kind, kindName } from "../src/core/frame"
+import { describeFrame } from "../src/core/algorithms"
+import { kindName } from "../src/core/frame"
 import { Role, NO_NODE, roleName } from "../src/core/node"
 
 export function formatTime(t: number): string {
@@ -9,57 +10,7 @@ export function formatTime(t: number): string {
 }
 
 /** Bids print as the id, or suitability:id when a suitability prefix is set. */
-export function formatBid(bid: number): string {
-  const suitability = Math.floor(bid / 65536)
-  const id = bid - suitability * 65536
-  return suitability > 0 ? `${suitability}:${id}` : String(id)
-}
-
-/** The ring and echo algorithms carry their payload in initiator, bid and list: show it. */
-function describeRingFrame(frame: Frame): string {
-  const name = kindName(frame.kind)
-  const list = `[${frame.list.join(",")}]`
-  switch (frame.algorithm) {
-    case Algorithm.Ring:
-      if (frame.kind === Kind.ELECTION) return `${name} ${list}`
-      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} members ${list} epoch=${frame.epoch}`
-      return name
-    case Algorithm.ActiveListRing:
-      if (frame.kind === Kind.ELECTION) return `${name} elect(${frame.initiator})`
-      if (frame.kind === Kind.INQUIRY) return `${name} from ${frame.initiator}`
-      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} epoch=${frame.epoch}`
-      return name
-    case Algorithm.BidRing:
-      if (frame.kind === Kind.ELECTION) return `${name} initiator=${frame.initiator} bid=${formatBid(frame.bid)}`
-      if (frame.kind === Kind.COORDINATOR)
-        return `${name} ${formatBid(frame.bid)} initiator=${frame.initiator} epoch=${frame.epoch}`
-      return name
-    case Algorithm.Echo: {
-      const wave = `wave=${frame.initiator}/${frame.epoch}`
-      if (frame.kind === Kind.ELECTION) return `${name} ${wave}`
-      if (frame.kind === Kind.ECHO) return `${name} ${wave} best=${frame.bid}`
-      if (frame.kind === Kind.COORDINATOR) return `${name} ${frame.bid} ${wave}`
-      return name
-    }
-  }
-  return name
-}
-
-function describeFrame(frame: Frame): string {
-  const name = kindName(frame.kind)
-  if (frame.algorithm >= Algorithm.Ring) return describeRingFrame(frame)
-  switch (frame.kind) {
-    case Kind.COORDINATOR:
-      return `${name} epoch=${frame.epoch}`
-    case Kind.TABLE: {
-      const coordinator = frame.bid === 1 ? String(frame.initiator) : "unknown"
-      const crashed = frame.list.length ? frame.list.join(",") : "none"
-      return `${name} coordinator=${coordinator} crashed=${crashed}`
-    }
-    default:
-      return name
-  }
-}
+export { formatBid } from "../src/core/descriptor"
 
 /** One line for a trace record, or null for records the chart leaves out. */
 export function formatRecord(r: TraceRecord): string | null {

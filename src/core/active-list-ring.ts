@@ -35,7 +35,8 @@
 //   the largest active number"). An INQUIRY that comes back to the inquirer found no
 //   coordinator: the inquirer starts an election.
 
-import { Algorithm, Frame, Kind } from "./frame"
+import { AlgorithmDescriptor } from "./descriptor"
+import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./node"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"
@@ -186,4 +187,19 @@ export class ActiveListRingNode extends RingBaseNode {
         f.initiator = j
         this.passOn(f, now, out)
     }
+}
+
+export const activeListRingDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.ActiveListRing,
+    name: "active-list-ring",
+    create: (config: NodeConfig) => new ActiveListRingNode(config),
+    describeFrame: (frame: Frame) => {
+        if (frame.kind === Kind.ELECTION) return "ELECTION elect(" + frame.initiator + ")"
+        if (frame.kind === Kind.INQUIRY) return "INQUIRY from " + frame.initiator
+        if (frame.kind === Kind.COORDINATOR) return "COORDINATOR " + frame.bid + " epoch=" + frame.epoch
+        return kindName(frame.kind)
+    },
+    usesRingOrder: true,
+    usesGraph: false,
+    usesSuitability: false,
 }

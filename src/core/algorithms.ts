@@ -1,35 +1,45 @@
-// The algorithm registry: one place that maps a wire/CLI algorithm to its state machine.
+// The registry: every algorithm's descriptor, listed once. Adding an algorithm means its
+// own module (state machine and descriptor) and one line here.
 
-import { BullyNode } from "./bully"
-import { Algorithm } from "./frame"
-import { ImprovedBullyNode } from "./improved-bully"
+import { activeListRingDescriptor } from "./active-list-ring"
+import { bidRingDescriptor } from "./bid-ring"
+import { bullyDescriptor } from "./bully"
+import { AlgorithmDescriptor, kindOnly } from "./descriptor"
+import { echoDescriptor } from "./echo"
+import { Frame } from "./frame"
+import { improvedBullyDescriptor } from "./improved-bully"
 import { ElectionNode, NodeConfig } from "./node"
-import { RingNode } from "./ring"
-import { ActiveListRingNode } from "./active-list-ring"
-import { BidRingNode } from "./bid-ring"
-import { EchoNode } from "./echo"
+import { ringDescriptor } from "./ring"
 
-/** Algorithms with a state machine in this version of the core. */
-export const IMPLEMENTED_ALGORITHMS = [
-    Algorithm.Bully,
-    Algorithm.ImprovedBully,
-    Algorithm.Ring,
-    Algorithm.ActiveListRing,
-    Algorithm.BidRing,
-    Algorithm.Echo,
+export const ALGORITHMS: AlgorithmDescriptor[] = [
+    bullyDescriptor,
+    improvedBullyDescriptor,
+    ringDescriptor,
+    activeListRingDescriptor,
+    bidRingDescriptor,
+    echoDescriptor,
 ]
 
-export function isImplemented(algorithm: number): boolean {
-    return IMPLEMENTED_ALGORITHMS.indexOf(algorithm) >= 0
+/** The descriptor of wire algorithm number `algorithm`, or null. */
+export function descriptorOf(algorithm: number): AlgorithmDescriptor {
+    for (let i = 0; i < ALGORITHMS.length; i++) if (ALGORITHMS[i].algorithm === algorithm) return ALGORITHMS[i]
+    return null
+}
+
+/** The descriptor named `name` (CLI, manifest), or null. */
+export function descriptorNamed(name: string): AlgorithmDescriptor {
+    for (let i = 0; i < ALGORITHMS.length; i++) if (ALGORITHMS[i].name === name) return ALGORITHMS[i]
+    return null
 }
 
 /** A node running `algorithm`, or null when this core has no such algorithm. */
 export function createNode(algorithm: number, config: NodeConfig): ElectionNode {
-    if (algorithm === Algorithm.Bully) return new BullyNode(config)
-    if (algorithm === Algorithm.ImprovedBully) return new ImprovedBullyNode(config)
-    if (algorithm === Algorithm.Ring) return new RingNode(config)
-    if (algorithm === Algorithm.ActiveListRing) return new ActiveListRingNode(config)
-    if (algorithm === Algorithm.BidRing) return new BidRingNode(config)
-    if (algorithm === Algorithm.Echo) return new EchoNode(config)
-    return null
+    const d = descriptorOf(algorithm)
+    return d ? d.create(config) : null
+}
+
+/** A frame as its algorithm's chart shows it. */
+export function describeFrame(frame: Frame): string {
+    const d = descriptorOf(frame.algorithm)
+    return d ? d.describeFrame(frame) : kindOnly(frame)
 }

@@ -34,7 +34,8 @@
 //   election. The initial coordinator is the highest id, as the seeds assume (the
 //   processes do not know each other's suitability before an election).
 
-import { Algorithm, Frame, Kind } from "./frame"
+import { AlgorithmDescriptor, formatBid } from "./descriptor"
+import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, NO_NODE, NodeConfig } from "./node"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
@@ -224,4 +225,20 @@ export class BidRingNode extends RingBaseNode {
             this.noteCoordinatorRank(winnerBid, out)
         }
     }
+}
+
+export const bidRingDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.BidRing,
+    name: "bid-ring",
+    create: (config: NodeConfig) => new BidRingNode(config),
+    describeFrame: (frame: Frame) => {
+        if (frame.kind === Kind.ELECTION)
+            return "ELECTION initiator=" + frame.initiator + " bid=" + formatBid(frame.bid)
+        if (frame.kind === Kind.COORDINATOR)
+            return "COORDINATOR " + formatBid(frame.bid) + " initiator=" + frame.initiator + " epoch=" + frame.epoch
+        return kindName(frame.kind)
+    },
+    usesRingOrder: true,
+    usesGraph: false,
+    usesSuitability: true,
 }

@@ -21,7 +21,8 @@
 //   an epoch older than the receiver's is stale and refused; the base class's election
 //   deadline and contest rule lead out of any wait.
 
-import { Algorithm, Frame, Kind } from "./frame"
+import { AlgorithmDescriptor } from "./descriptor"
+import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM } from "./node"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -123,4 +124,20 @@ export class BullyNode extends ElectionNode {
         if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
         this.phase = IDLE
     }
+}
+
+export const bullyDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.Bully,
+    name: "bully",
+    create: (config: NodeConfig) => new BullyNode(config),
+    describeFrame: describeBullyFrame,
+    usesRingOrder: false,
+    usesGraph: false,
+    usesSuitability: false,
+}
+
+/** Bully frames: COORDINATOR shows its epoch; ELECTION and OK carry nothing more. */
+export function describeBullyFrame(frame: Frame): string {
+    if (frame.kind === Kind.COORDINATOR) return kindName(frame.kind) + " epoch=" + frame.epoch
+    return kindName(frame.kind)
 }

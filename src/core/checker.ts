@@ -101,12 +101,13 @@ export function checkCluster(processes: ProcessView[]): Verdict {
         violations.push("the agreed coordinator " + agreed + " does not hold the coordinator role")
     if (electing.length > 0) violations.push("still electing: " + electing.join(","))
     if (misconfigured.length > 0) violations.push("misconfigured: " + misconfigured.join(","))
+    // No `continue` here: in the DeviceScript VM this loop never ended with one (InfiniteLoop).
     for (let i = 0; i < processes.length; i++) {
         const p = processes[i]
-        if (!p.live || p.coordinator === NO_NODE) continue
-        const members = p.members
-        const known = members ? contains(members, p.coordinator) : find(processes, p.coordinator) !== null
-        if (!known) violations.push("process " + p.id + " follows non-member " + p.coordinator)
+        if (p.live && p.coordinator !== NO_NODE) {
+            const known = p.members ? contains(p.members, p.coordinator) : find(processes, p.coordinator) !== null
+            if (!known) violations.push("process " + p.id + " follows non-member " + p.coordinator)
+        }
     }
     return {
         agreement: agreement,

@@ -34,7 +34,8 @@
 // - Not handled: a process that acknowledges an ELECTION and crashes before it replies
 //   stalls that wave (the seed's tree election assumes no failures during the wave).
 
-import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
+import { AlgorithmDescriptor } from "./descriptor"
+import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
 import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
 import { epochAfter, nextEpoch } from "./portable"
 
@@ -256,4 +257,20 @@ export class EchoNode extends ElectionNode {
             this.awaitingAck.push(false)
         }
     }
+}
+
+export const echoDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.Echo,
+    name: "echo",
+    create: (config: NodeConfig) => new EchoNode(config),
+    describeFrame: (frame: Frame) => {
+        const wave = "wave=" + frame.initiator + "/" + frame.epoch
+        if (frame.kind === Kind.ELECTION) return "ELECTION " + wave
+        if (frame.kind === Kind.ECHO) return "ECHO " + wave + " best=" + frame.bid
+        if (frame.kind === Kind.COORDINATOR) return "COORDINATOR " + frame.bid + " " + wave
+        return kindName(frame.kind)
+    },
+    usesRingOrder: false,
+    usesGraph: true,
+    usesSuitability: false,
 }

@@ -25,6 +25,8 @@
 //   and cost a timeout if ever asked.
 // - A live process that gets COORDINATOR from a lower one takes over (as in 4.4).
 
+import { describeBullyFrame } from "./bully"
+import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
@@ -280,4 +282,21 @@ export class ImprovedBullyNode extends ElectionNode {
         this.alive = []
         for (let i = 0; i < n; i++) this.alive.push(true)
     }
+}
+
+export const improvedBullyDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.ImprovedBully,
+    name: "improved-bully",
+    create: (config: NodeConfig) => new ImprovedBullyNode(config),
+    describeFrame: (frame: Frame) => {
+        if (frame.kind === Kind.TABLE) {
+            const coordinator = frame.bid === 1 ? "" + frame.initiator : "unknown"
+            const crashed = frame.list.length > 0 ? frame.list.join(",") : "none"
+            return "TABLE coordinator=" + coordinator + " crashed=" + crashed
+        }
+        return describeBullyFrame(frame)
+    },
+    usesRingOrder: false,
+    usesGraph: false,
+    usesSuitability: false,
 }

@@ -28,7 +28,8 @@
 // - A recovered process holds an election: it learns the coordinator from the
 //   COORDINATOR, rejoins the member list, and wins if it is the highest.
 
-import { Algorithm, Frame, Kind } from "./frame"
+import { AlgorithmDescriptor } from "./descriptor"
+import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, NodeConfig, Role } from "./node"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"
@@ -150,4 +151,20 @@ export class RingNode extends RingBaseNode {
         if (c === this.id) this.assumeCoordinatorRole(out)
         else this.follow(c, now, out)
     }
+}
+
+export const ringDescriptor: AlgorithmDescriptor = {
+    algorithm: Algorithm.Ring,
+    name: "ring",
+    create: (config: NodeConfig) => new RingNode(config),
+    describeFrame: (frame: Frame) => {
+        const list = "[" + frame.list.join(",") + "]"
+        if (frame.kind === Kind.ELECTION) return "ELECTION " + list
+        if (frame.kind === Kind.COORDINATOR)
+            return "COORDINATOR " + frame.bid + " members " + list + " epoch=" + frame.epoch
+        return kindName(frame.kind)
+    },
+    usesRingOrder: true,
+    usesGraph: false,
+    usesSuitability: false,
 }
