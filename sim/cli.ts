@@ -237,7 +237,8 @@ function runSim(flags: SimFlags): number {
     const chart = flags.chart ? lines : lines.slice(-1)
     process.stdout.write(chart.join("\n") + "\n")
   }
-  return s.violations.length === 0 ? 0 : 3
+  // a scenario's `check` (stability included) fails the run too
+  return s.violations.length === 0 && !runner.lastCheck?.length ? 0 : 3
 }
 
 interface CompareFlags {
