@@ -620,6 +620,9 @@ export class Engine {
                 if (action.role === Role.Electing && this.episodeStart < 0)
                     this.episodeStart = now
                 if (action.role !== Role.Crashed) this.lastBeliefChange[i] = now
+                // trace check: nobody follows a non-member, not even for a moment
+                if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0 && this.errors.length < 100)
+                    this.errors.push("process " + node.id + " followed non-member " + action.coordinator + " at t=" + now)
                 if (this.tracer || this.digesting)
                     this.recordRole(node.id, action.role, action.coordinator, action.epoch)
             }
