@@ -292,6 +292,7 @@ export class ScenarioRunner {
     this.engine.messageBudget = messageBudget
     if (instantEvents > 0) this.engine.maxEventsPerInstant = instantEvents
     if (!this.options.quiet) this.engine.tracer = (r) => this.trace(r)
+    else this.engine.digesting = false
     const top = Math.max(...spec.ids)
     this.output.push(
       `${algorithmName(spec.algorithm)} on ${spec.network}: ${describeIds(spec.ids)}${about}; coordinator ${top}`,
