@@ -5,7 +5,7 @@ import { IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
 import { Algorithm } from "../src/core/frame"
 import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
 import { CAMPAIGN_FAMILIES, makePlan } from "../sim/campaign/plan"
-import { runPlan, scenarioText, shrink } from "../sim/campaign/run"
+import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 
 const CI_SEEDS = 300
@@ -55,6 +55,7 @@ describe("campaign machinery", () => {
     expect(verdict.pass).toBe(false)
     expect(verdict.violations.some((v) => v.startsWith("the state changed at t="))).toBe(true)
     expect(shrink(failing)).toEqual([late])
+    expect(failureMode(runPlan(failing, [late]).violations)).toBe(failureMode(verdict.violations))
   })
 })
 

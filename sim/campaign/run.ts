@@ -64,15 +64,17 @@ export function failureMode(violations: string[]): string {
     .join("; ")
 }
 
-/** Drops faults one at a time while the run still fails; returns the faults left. */
+/** Drops faults one at a time while the run still fails the same way (same failure mode); returns the faults left. */
 export function shrink(plan: Plan): string[] {
+  const mode = failureMode(runPlan(plan).violations)
   let faults = [...plan.faults]
   let changed = true
   while (changed) {
     changed = false
     for (let i = faults.length - 1; i >= 0; i--) {
       const fewer = faults.filter((_, k) => k !== i)
-      if (!runPlan(plan, fewer).pass) {
+      const r = runPlan(plan, fewer)
+      if (!r.pass && failureMode(r.violations) === mode) {
         faults = fewer
         changed = true
       }
