@@ -1,5 +1,9 @@
 // The fault campaign: the CI run (300 seeds per algorithm and family, every cell must pass),
 // and the campaign's own machinery: determinism, replay files, shrinking.
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
 import { Algorithm } from "../src/core/frame"
@@ -56,6 +60,35 @@ describe("campaign machinery", () => {
     expect(verdict.violations.some((v) => v.startsWith("the state changed at t="))).toBe(true)
     expect(shrink(failing)).toEqual([late])
     expect(failureMode(runPlan(failing, [late]).violations)).toBe(failureMode(verdict.violations))
+  })
+})
+
+describe("electlab campaign: the command", () => {
+  const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
+  const electlab = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" })
+
+  test("bad flags name the problem and exit 2", () => {
+    const r = electlab(["campaign", "--families", "crashes,floods"])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain("--families: unknown family 'floods'; known: coordinator-crash, false-suspicion")
+    expect(electlab(["campaign", "--replay", "5"]).stderr).toContain("--replay needs --algorithm NAME and --family NAME")
+  })
+
+  test("--replay prints the schedule and the chart; --write makes a file sim replays to the same verdict", () => {
+    const args = ["campaign", "--replay", "7", "--algorithm", "bully", "--family", "crashes"]
+    const r = electlab(args)
+    const plan = makePlan(7, Algorithm.Bully, "crashes")
+    expect(r.status).toBe(runPlan(plan).pass ? 0 : 3)
+    expect(r.stdout).toContain(`> ${plan.cluster}`)
+    for (const f of plan.faults) expect(r.stdout).toContain(`> ${f}`)
+    expect(r.stdout).toMatch(/\nt=\d+(\.\d+)? \d+ crashes\n/)
+    expect(r.stdout).toContain("check: ok")
+    const file = join(mkdtempSync(join(tmpdir(), "electlab-")), "run.txt")
+    expect(electlab([...args, "--write", file]).stdout).toContain(`wrote ${file}: ${plan.faults.length} of ${plan.faults.length} faults; passes`)
+    expect(readFileSync(file, "utf8")).toContain(plan.faults.join("\n"))
+    const sim = electlab(["sim", "--scenario", file])
+    expect(sim.status).toBe(0)
+    expect(sim.stdout).toContain("check: ok")
   })
 })
 
