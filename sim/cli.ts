@@ -20,6 +20,7 @@ import {
 } from "./cluster"
 import { NETWORK_NAMES } from "./networks"
 import { parsePartition } from "./faults"
+import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
@@ -236,7 +237,8 @@ function runSim(flags: SimFlags): number {
     const chart = flags.chart ? lines : lines.slice(-1)
     process.stdout.write(chart.join("\n") + "\n")
   }
-  return s.violations.length === 0 ? 0 : 3
+  // a scenario's `check` (stability included) fails the run too
+  return s.violations.length === 0 && !runner.lastCheck?.length ? 0 : 3
 }
 
 interface CompareFlags {
@@ -403,6 +405,23 @@ export function buildProgram(): Command {
     .option("--svg <file>", "also write a log-log chart of messages against n")
     .action((flags: CompareFlags) => {
       process.exitCode = runCompareCommand(flags)
+    })
+  program
+    .command("campaign")
+    .description("seeded fault campaign: pass rates of the election property per algorithm and fault family")
+    .option("--algorithms <list>", "algorithms to run (default: all)")
+    .option("--families <list>", "fault families (default: all): coordinator-crash, false-suspicion, crashes, link-faults, partitions, mixed")
+    .option("--seeds <n>", "runs per algorithm and family", "100")
+    .option("--seed <s>", "first seed", "1")
+    .option("--workers <n>", "worker processes (default: one per core)")
+    .option("--json", "print the report as JSON")
+    .option("--replay <seed>", "print one run's schedule and trace (with --algorithm and --family)")
+    .option("--algorithm <name>", "with --replay or --write: the algorithm")
+    .option("--family <name>", "with --replay or --write: the fault family")
+    .option("--write <file>", "write the run of --replay SEED as a scenario file (shrunk while it still fails)")
+    .option("--no-shrink", "with --write: keep every fault")
+    .action(async (flags: CampaignFlags) => {
+      process.exitCode = await runCampaignCommand(flags)
     })
   program
     .command("bench:failover")

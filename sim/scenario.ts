@@ -15,6 +15,8 @@
 //   heal                                     every link works again
 //   freeze 5 for=300                         5 is up but neither hears nor sends; its timers fire when it thaws
 //   storm for=500 crashes=4 down=100         random crashes, each recovered within `down` (seeded)
+//   check stable-since=900                   the checker's verdict now, and nothing changed since 900
+//                                            (cluster keys message-budget=N and instant-events=N bound storms and spins)
 //   settle                                   run until nothing is pending
 //   run until=100 | run for=50               run for a while (needed with heartbeats on)
 //   status                                   each process's role and coordinator
@@ -114,6 +116,8 @@ export function scenarioHeader(text: string): string[] {
 export interface RunOptions {
   /** Overrides applied to the `cluster` command (CLI flags beat the file). */
   maxEvents?: number
+  /** No chart: skip formatting every trace record (the campaign's many runs). */
+  quiet?: boolean
 }
 
 const DEFAULT_MAX_EVENTS = 50_000_000
@@ -173,9 +177,12 @@ export class ScenarioRunner {
       case "summary":
         this.summary()
         break
+      case "check":
+        this.check(args, where)
+        break
       default:
         throw new InputError(
-          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary`,
+          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check`,
           where,
         )
     }
@@ -189,6 +196,8 @@ export class ScenarioRunner {
     let timingSet = false
     let topology: string | null = null
     let suitability: string | null = null
+    let messageBudget = 0
+    let instantEvents = 0
     for (const [key, value] of kv) {
       const at = `${where}: ${key}`
       switch (key) {
@@ -238,9 +247,15 @@ export class ScenarioRunner {
         case "suitability":
           suitability = value
           break
+        case "message-budget":
+          messageBudget = parseInteger(value, at, 1, 1e12)
+          break
+        case "instant-events":
+          instantEvents = parseInteger(value, at, 1, 1e12)
+          break
         default:
           throw new InputError(
-            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, topology, suitability`,
+            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, topology, suitability, message-budget, instant-events`,
             where,
           )
       }
@@ -274,7 +289,10 @@ export class ScenarioRunner {
       about = ` in ring order ${spec.ids.join(",")}` + about
     this.spec = spec
     this.engine = buildEngine(spec)
-    this.engine.tracer = (r) => this.trace(r)
+    this.engine.messageBudget = messageBudget
+    if (instantEvents > 0) this.engine.maxEventsPerInstant = instantEvents
+    if (!this.options.quiet) this.engine.tracer = (r) => this.trace(r)
+    else this.engine.digesting = false
     const top = Math.max(...spec.ids)
     this.output.push(
       `${algorithmName(spec.algorithm)} on ${spec.network}: ${describeIds(spec.ids)}${about}; coordinator ${top}`,
@@ -396,6 +414,24 @@ export class ScenarioRunner {
       : engine.now + parseNumber(kv.get("for")!, where, 0, 1e12)
     engine.runUntil(until)
     if (engine.stalled) this.output.push(`simulated time stalls: ${engine.stalled}`)
+  }
+
+  /** Last verdict of `check`: the violations, stability included. */
+  lastCheck: string[] | null = null
+
+  private check(args: string[], where: string) {
+    const kv = keyValues(args, where)
+    for (const key of kv.keys())
+      if (key !== "stable-since") throw new InputError(`unknown key '${key}'; known: stable-since`, where)
+    const engine = this.engine!
+    const violations = engine.summary().violations
+    if (kv.has("stable-since")) {
+      const since = parseNumber(kv.get("stable-since")!, `${where}: stable-since`, 0, 1e12)
+      const last = engine.lastChange()
+      if (last > since) violations.push(`the state changed at t=${formatTime(last)}, after t=${formatTime(since)}`)
+    }
+    this.lastCheck = violations
+    this.output.push(`check: ${violations.length ? violations.join("; ") : "ok"}`)
   }
 
   private status() {

@@ -135,3 +135,16 @@ describe("engine: the checker in summary(), and time that must advance", () => {
     expect(e.summary().violations).toEqual([`message storm: ${messages} messages, budget ${messages - 1}`])
   })
 })
+
+describe("engine: trace checks", () => {
+  test("following a non-member, even for a moment, is reported", () => {
+    const e = new Engine({ algorithm: Algorithm.Bully, ids: [1, 2, 3], group: 1, timing: idealTiming(), network: new IdealNetwork() })
+    e.start()
+    const out = (e as any).out
+    out.push({ type: ActionType.RoleChange, role: Role.Follower, coordinator: 9, epoch: 0 })
+    ;(e as any).apply(0, out)
+    out.push({ type: ActionType.RoleChange, role: Role.Follower, coordinator: 3, epoch: 0 })
+    ;(e as any).apply(0, out)
+    expect(e.summary().violations).toEqual(["process 1 followed non-member 9 at t=0"])
+  })
+})

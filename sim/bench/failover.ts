@@ -14,6 +14,8 @@ import { Broker, freePort, freePorts, waitForPort } from "../lab/broker"
 import { parseLogLine } from "../lab/board-vm"
 import { ROOT } from "../lab/firmware-image"
 import { Rng } from "../rng"
+import { checkCluster } from "../../src/core/checker"
+import { roleFromName } from "../lab/lab"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -226,10 +228,18 @@ class ElectLabCluster {
 
   /** The coordinator all given nodes agree on (and which itself says so), or null. */
   agreedOn(nodes: HostProcess[]): number | null {
-    const c = nodes[0].coordinator
-    if (c < 0) return null
-    const ok = nodes.every((n) => n.coordinator === c && n.role === (n.id === c ? "coordinator" : "follower"))
-    return ok && nodes.some((n) => n.id === c) ? c : null
+    // the core's checker: the others count as down (killed or stopped)
+    const verdict = checkCluster(
+      this.nodes.map((n) => ({
+        id: n.id,
+        live: nodes.includes(n),
+        role: roleFromName(n.role),
+        coordinator: n.coordinator,
+        epoch: 0,
+        rank: n.id,
+      })),
+    )
+    return verdict.violations.length === 0 ? verdict.coordinator : null
   }
 
   async trial(failure: Failure): Promise<number> {

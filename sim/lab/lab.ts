@@ -4,7 +4,8 @@
 
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
-import type { Timing } from "../../src/core/node"
+import { Role, roleName, type Timing } from "../../src/core/node"
+import { checkCluster } from "../../src/core/checker"
 import { join } from "node:path"
 import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
 import { Broker, freePort } from "./broker"
@@ -194,13 +195,22 @@ export class Lab {
   agreement(): { agreed: boolean; coordinator: number | null } {
     // a board still booting has not had its say
     if ([...this.boards.values()].some((b) => b.powered && !b.booted)) return { agreed: false, coordinator: null }
-    const live = this.liveBoards()
-    if (live.length === 0) return { agreed: false, coordinator: null }
-    const highest = Math.max(...live.map((b) => b.node))
-    const agreed = live.every(
-      (b) => b.coordinator === highest && b.role === (b.node === highest ? "coordinator" : "follower"),
+    const live = new Set(this.liveBoards())
+    if (live.size === 0) return { agreed: false, coordinator: null }
+    // the core's checker; every lab board runs with suitability 0, so bids rank as ids do
+    const verdict = checkCluster(
+      [...this.boards.values()].map((b) => ({
+        id: b.node,
+        live: live.has(b),
+        role: roleFromName(b.role),
+        coordinator: b.coordinator,
+        epoch: b.epoch,
+        rank: b.node,
+        members: this.options.ids,
+      })),
     )
-    return { agreed, coordinator: agreed ? highest : null }
+    const agreed = verdict.violations.length === 0
+    return { agreed, coordinator: agreed ? verdict.coordinator : null }
   }
 
   /** The agreed coordinator, or null. */
@@ -391,4 +401,10 @@ function emptyBoard(node: number): BoardState {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** A role as the firmware logs it ("follower", "electing", ...) back to the core's Role; an unknown one counts as not settled. */
+export function roleFromName(name: string): Role {
+  for (let r = 0; r <= 4; r++) if (roleName(r) === name) return r
+  return Role.Electing
 }

@@ -394,7 +394,7 @@ export class Engine {
     runUntil(time: number) {
         this.dropCancelledTimers()
         while (this.queue.size > 0 && this.queue.peekTime() <= time) {
-            if (!this.step()) return
+            if (this.overBudget() || !this.step()) return
             this.dropCancelledTimers()
         }
         if (time > this.now) this.now = time
@@ -405,12 +405,17 @@ export class Engine {
         let budget = maxEvents
         this.dropCancelledTimers()
         while (this.queue.size > 0) {
-            if (budget <= 0) return false
+            if (budget <= 0 || this.overBudget()) return false
             budget--
             if (!this.step()) return false
             this.dropCancelledTimers()
         }
         return true
+    }
+
+    /** A message storm past the budget stops the run (summary() reports it). */
+    private overBudget(): boolean {
+        return this.messageBudget > 0 && this.messages > this.messageBudget
     }
 
     /** Cancelled timers at the head of the queue must not move the clock. */
@@ -615,6 +620,9 @@ export class Engine {
                 if (action.role === Role.Electing && this.episodeStart < 0)
                     this.episodeStart = now
                 if (action.role !== Role.Crashed) this.lastBeliefChange[i] = now
+                // trace check: nobody follows a non-member, not even for a moment
+                if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0 && this.errors.length < 100)
+                    this.errors.push("process " + node.id + " followed non-member " + action.coordinator + " at t=" + now)
                 if (this.tracer || this.digesting)
                     this.recordRole(node.id, action.role, action.coordinator, action.epoch)
             }

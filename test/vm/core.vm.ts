@@ -6,6 +6,8 @@ import { describe, expect, test } from "@devicescript/test"
 import { CodecError, decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Kind } from "../../src/core/frame"
 import { mod } from "../../src/core/portable"
+import { checkCluster } from "../../src/core/checker"
+import { NO_NODE, Role } from "../../src/core/node"
 import { ExampleRun, resultLines, workedExamples } from "./worked-examples"
 
 import * as ds from "@devicescript/core"
@@ -179,5 +181,24 @@ describe("codec in the VM", () => {
     test("mod is exact past int32", () => {
         expect(mod(62000000000, 1000)).toBe(0)
         expect(mod(4000000001, 256)).toBe(1)
+    })
+})
+
+describe("the checker in the VM", () => {
+    test("judges a cluster as in Node", () => {
+        const ok = checkCluster([
+            { id: 1, live: true, role: Role.Follower, coordinator: 3, epoch: 1, rank: 1 },
+            { id: 2, live: false, role: Role.Crashed, coordinator: NO_NODE, epoch: 0, rank: 2 },
+            { id: 3, live: true, role: Role.Coordinator, coordinator: 3, epoch: 1, rank: 3 },
+        ])
+        expect(ok.violations.length).toBe(0)
+        expect(ok.coordinator).toBe(3)
+        const bad = checkCluster([
+            { id: 1, live: true, role: Role.Electing, coordinator: 2, epoch: 1, rank: 3 * 65536 + 1 },
+            { id: 2, live: true, role: Role.Coordinator, coordinator: 2, epoch: 1, rank: 2 },
+        ])
+        expect(bad.violations.join("; ")).toBe(
+            "coordinator 2 is not the highest-ranked live process 1; still electing: 1"
+        )
     })
 })

@@ -1,0 +1,238 @@
+// One seed decides one run, in the manner of TigerBeetle's VOPR: cluster size, ids and
+// their ring order, bid-ring suitability, echo's topology, the network model (bus or wifi)
+// and the fault schedule of the family. A plan is a scenario (plain commands), so a run
+// replays with `electlab sim --scenario` exactly as the campaign ran it.
+
+import { Algorithm, algorithmName } from "../../src/core/frame"
+import { Rng } from "../rng"
+
+export const CAMPAIGN_FAMILIES = [
+  "coordinator-crash",
+  "false-suspicion",
+  "crashes",
+  "link-faults",
+  "partitions",
+  "mixed",
+] as const
+export type Family = (typeof CAMPAIGN_FAMILIES)[number]
+
+/** Board timing in ms, failure detector on. */
+export const TIMING = { answerTimeout: 300, coordinatorTimeout: 600, heartbeat: 250, failureTimeout: 800 }
+/** Faults happen in the first FAULT_TIMEOUTS failure timeouts ... */
+export const FAULT_TIMEOUTS = 10
+/** ... then the network is quiet for QUIET_TIMEOUTS of them ... */
+export const QUIET_TIMEOUTS = 20
+/** ... and nothing may change in the last STABLE_TIMEOUTS of those. */
+export const STABLE_TIMEOUTS = 10
+/** Election messages allowed per process and failure timeout before a run counts as a storm. */
+export const MESSAGES_PER_PROCESS_AND_TIMEOUT = 40
+/** Events at one instant before the clock counts as stalled (a settled run of 7 has a few dozen at most). */
+export const INSTANT_EVENTS = 10_000
+
+export interface Plan {
+  seed: number
+  algorithm: number
+  family: Family
+  ids: number[]
+  /** Scenario commands: cluster, then the fault schedule (`at T ...`) in time order. */
+  cluster: string
+  faults: string[]
+  faultEnd: number
+  end: number
+  stableSince: number
+}
+
+/** Mixes seed and family into one 32-bit stream seed; the algorithm is left out so every algorithm meets the same clusters and faults. */
+function streamSeed(seed: number, family: Family): number {
+  let h = (seed ^ 0x85ebca6b) >>> 0
+  const f = CAMPAIGN_FAMILIES.indexOf(family) + 1
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0
+  h = (h + Math.imul(f, 0x9e3779b9)) >>> 0
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0
+  return (h ^ (h >>> 16)) >>> 0
+}
+
+class Draw {
+  constructor(private rng: Rng) {}
+  real(lo: number, hi: number): number {
+    return lo + this.rng.next() * (hi - lo)
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.rng.next() * (hi - lo + 1))
+  }
+  chance(p: number): boolean {
+    return this.rng.next() < p
+  }
+  pick<T>(list: readonly T[]): T {
+    return list[Math.floor(this.rng.next() * list.length)]
+  }
+  shuffle<T>(list: T[]): T[] {
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(this.rng.next() * (i + 1))
+      ;[list[i], list[j]] = [list[j], list[i]]
+    }
+    return list
+  }
+  /** A time in ms, to 2 decimals so that scenario files print it exactly. */
+  time(lo: number, hi: number): number {
+    return Math.round(this.real(lo, hi) * 100) / 100
+  }
+}
+
+/** Grid shapes echo can use for n processes. */
+function gridsFor(n: number): string[] {
+  const grids: string[] = []
+  for (let r = 2; r * 2 <= n; r++) if (n % r === 0) grids.push(`grid:${r}x${n / r}`)
+  return grids
+}
+
+export function makePlan(seed: number, algorithm: number, family: Family): Plan {
+  const d = new Draw(new Rng(streamSeed(seed, family)))
+  const n = d.int(3, 7)
+  // distinct ids from 1..3n, in a random ring order
+  const pool = d.shuffle(Array.from({ length: 3 * n }, (_, i) => i + 1))
+  const ids = d.shuffle(pool.slice(0, n))
+  const network = d.pick(["bus", "wifi"] as const)
+  const suitability = ids.map(() => (d.chance(0.5) ? 0 : d.int(0, 3)))
+  const topology = d.pick(["complete", "ring", ...gridsFor(n)])
+  const ft = TIMING.failureTimeout
+  const faultEnd = FAULT_TIMEOUTS * ft
+  const end = faultEnd + QUIET_TIMEOUTS * ft
+  const args = [
+    `algorithm=${algorithmName(algorithm)}`,
+    `ids=${ids.join(",")}`,
+    `network=${network}`,
+    `seed=${seed}`,
+    `answer-timeout=${TIMING.answerTimeout}`,
+    `coordinator-timeout=${TIMING.coordinatorTimeout}`,
+    `heartbeat=${TIMING.heartbeat}`,
+    `failure-timeout=${ft}`,
+    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * (FAULT_TIMEOUTS + QUIET_TIMEOUTS)}`,
+    `instant-events=${INSTANT_EVENTS}`,
+  ]
+  if (algorithm === Algorithm.BidRing) args.push(`suitability=${suitability.join(",")}`)
+  if (algorithm === Algorithm.Echo && topology !== "complete") args.push(`topology=${topology}`)
+
+  // rank as the checker sees it: bid (suitability prefix, then id) in bid-ring, id elsewhere
+  const rank = (id: number) =>
+    algorithm === Algorithm.BidRing ? suitability[ids.indexOf(id)] * 65536 + id : id
+  const byRank = [...ids].sort((a, b) => rank(b) - rank(a))
+  const faults: { time: number; command: string }[] = []
+  const at = (time: number, command: string) => faults.push({ time, command })
+  const down = new Set<number>() // coordinators crashed so far
+  const start = ft // the first failure timeout: the cluster settles into its initial state
+
+  const coordinatorCrashes = () => {
+    // the initial coordinator (highest id) first; later the one the property expects
+    let t = d.time(start, start + 2 * ft)
+    let victim = Math.max(...ids)
+    const crashes = d.int(1, Math.min(2, n - 1))
+    for (let k = 0; k < crashes; k++) {
+      at(t, `crash ${victim}`)
+      down.add(victim)
+      t = d.time(t + 5 * ft, t + 6 * ft)
+      if (t >= faultEnd) break
+      victim = byRank.find((id) => !down.has(id))!
+    }
+  }
+  const falseSuspicions = () => {
+    for (let k = d.int(1, 3); k > 0; k--) {
+      const who = d.pick(ids)
+      at(d.time(start, faultEnd - ft), `detect ${who}`)
+    }
+    for (let k = d.int(0, 2); k > 0; k--) {
+      at(d.time(start, faultEnd - ft), `freeze ${d.pick(byRank.slice(0, 2))} for=${d.time(0.2 * ft, 0.9 * ft)}`)
+    }
+  }
+  const crashStorm = () => {
+    for (let k = d.int(2, 6); k > 0; k--) {
+      const who = d.pick(ids)
+      const t = d.time(start, faultEnd - ft)
+      at(t, `crash ${who}`)
+      // most come back, some within the fault phase, some stay down
+      if (d.chance(0.8)) at(Math.min(faultEnd, d.time(t + 0.1 * ft, t + 3 * ft)), `recover ${who}`)
+    }
+  }
+  const linkFaults = () => {
+    let t = d.time(start, start + ft)
+    for (let k = d.int(1, 3); k > 0 && t < faultEnd; k--) {
+      const parts = [`loss=${d.chance(0.8) ? Math.round(d.real(0, 0.3) * 100) / 100 : 0}`]
+      if (d.chance(0.5)) parts.push(`duplicate=${Math.round(d.real(0, 0.2) * 100) / 100}`)
+      if (d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(100, 2 * ft)}`)
+      if (d.chance(0.5)) parts.push(`reorder=${d.int(1, 100)}`)
+      at(t, `faults ${parts.join(" ")}`)
+      t = d.time(t + ft, t + 4 * ft)
+    }
+    if (d.chance(0.3)) at(d.time(start, faultEnd - ft), `crash ${Math.max(...ids)}`)
+  }
+  const partitions = () => {
+    let t = d.time(start, start + 2 * ft)
+    for (let k = d.int(1, 3); k > 0 && t < faultEnd; k--) {
+      const order = d.shuffle([...ids])
+      const cut = d.int(1, n - 1)
+      const a = order.slice(0, cut).join(",")
+      const b = order.slice(cut).join(",")
+      at(t, `partition ${d.chance(0.3) ? `${a}->${b}` : `${a}|${b}`}`)
+      const heal = Math.min(faultEnd, d.time(t + 0.5 * ft, t + 4 * ft))
+      at(heal, "heal")
+      t = d.time(heal, heal + 2 * ft)
+    }
+    for (let k = d.int(0, 2); k > 0; k--) {
+      const t0 = d.time(start, faultEnd - ft)
+      at(t0, `freeze ${d.pick(ids)} for=${Math.min(faultEnd - t0, d.time(0.2 * ft, 3 * ft))}`)
+    }
+  }
+
+  switch (family) {
+    case "coordinator-crash":
+      coordinatorCrashes()
+      break
+    case "false-suspicion":
+      falseSuspicions()
+      break
+    case "crashes":
+      crashStorm()
+      break
+    case "link-faults":
+      linkFaults()
+      break
+    case "partitions":
+      partitions()
+      break
+    case "mixed": {
+      const kinds = [falseSuspicions, crashStorm, linkFaults, partitions]
+      const chosen = kinds.filter(() => d.chance(0.5))
+      if (chosen.length === 0) chosen.push(d.pick(kinds))
+      for (const k of chosen) k()
+      break
+    }
+  }
+  faults.sort((a, b) => a.time - b.time)
+  // keep at least one process alive at the end
+  const up = new Set(ids)
+  for (const f of faults) {
+    const [verb, who] = f.command.split(" ")
+    if (verb === "crash") up.delete(Number(who))
+    else if (verb === "recover") up.add(Number(who))
+  }
+  if (up.size === 0) at(faultEnd, `recover ${byRank[byRank.length - 1]}`)
+  const lines = faults.map((f) => `at ${f.time} ${f.command}`)
+  if (family === "link-faults" || family === "mixed") lines.push(`at ${faultEnd} faults none`)
+  if (family === "partitions" || family === "mixed") lines.push(`at ${faultEnd} heal`)
+  return {
+    seed,
+    algorithm,
+    family,
+    ids,
+    cluster: `cluster ${args.join(" ")}`,
+    faults: lines,
+    faultEnd,
+    end,
+    stableSince: end - STABLE_TIMEOUTS * ft,
+  }
+}
+
+/** The plan as scenario commands, faults given (the shrinker passes a subset). */
+export function planCommands(plan: Plan, faults: string[] = plan.faults): string[] {
+  return [plan.cluster, ...faults, `run until=${plan.end}`, `check stable-since=${plan.stableSince}`, "status", "summary"]
+}

@@ -1,0 +1,105 @@
+// Runs one campaign plan and judges it with the core's checker: the property at the end
+// of the quiet phase, and no change during its last part. Also the shrinker: drop faults
+// one at a time while the run still fails.
+
+import { algorithmName } from "../../src/core/frame"
+import { ScenarioRunner } from "../scenario"
+import { makePlan, type Family, type Plan, planCommands } from "./plan"
+
+export interface RunResult {
+  seed: number
+  pass: boolean
+  violations: string[]
+  /** From the end of the faults to the last change of any live process's state, ms (0 when it settled earlier). */
+  convergence: number
+  /** Election messages (heartbeats apart) over the whole run. */
+  messages: number
+  nodes: number
+  faults: number
+}
+
+function execute(plan: Plan, faults: string[], runner: ScenarioRunner): string[] {
+  const commands = planCommands(plan, faults)
+  const out: string[] = []
+  commands.forEach((command, i) => {
+    for (const line of runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`)) out.push(line)
+  })
+  return out
+}
+
+export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
+  const runner = new ScenarioRunner("campaign", { quiet: true })
+  const commands = planCommands(plan, faults)
+  // up to and including `check`; status and summary only matter to a reader
+  const judged = commands.slice(0, commands.indexOf(`check stable-since=${plan.stableSince}`) + 1)
+  judged.forEach((command, i) => runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`))
+  const engine = runner.engine!
+  const violations = runner.lastCheck ?? []
+  const last = engine.lastChange()
+  return {
+    seed: plan.seed,
+    pass: violations.length === 0,
+    violations,
+    convergence: Math.max(0, last - plan.faultEnd),
+    messages: engine.messages,
+    nodes: plan.ids.length,
+    faults: faults.length,
+  }
+}
+
+export function runSeed(seed: number, algorithm: number, family: Family): RunResult {
+  return runPlan(makePlan(seed, algorithm, family))
+}
+
+/** The failure's shape without its numbers, to group failures by mode. */
+export function failureMode(violations: string[]): string {
+  return violations
+    .map((v) =>
+      v
+        .replace(/^node \d+ threw at t=[\d.]+: /, "exception: ")
+        .replace(/t=[\d.]+/g, "t")
+        .replace(/\d+(\.\d+)?/g, "N")
+        .replace(/N(,N)+/g, "N"),
+    )
+    .join("; ")
+}
+
+/** Drops faults one at a time while the run still fails the same way (same failure mode); returns the faults left. */
+export function shrink(plan: Plan): string[] {
+  const mode = failureMode(runPlan(plan).violations)
+  let faults = [...plan.faults]
+  let changed = true
+  while (changed) {
+    changed = false
+    for (let i = faults.length - 1; i >= 0; i--) {
+      const fewer = faults.filter((_, k) => k !== i)
+      const r = runPlan(plan, fewer)
+      if (!r.pass && failureMode(r.violations) === mode) {
+        faults = fewer
+        changed = true
+      }
+    }
+  }
+  return faults
+}
+
+export function describePlan(plan: Plan): string {
+  return `seed ${plan.seed} ${algorithmName(plan.algorithm)} ${plan.family}`
+}
+
+/** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
+export function scenarioText(plan: Plan, faults: string[], violations: string[]): string {
+  const header = [
+    `# ${describePlan(plan)}: written by electlab campaign --write`,
+    `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}`,
+    `# fails with: ${violations.join("; ") || "(passes)"}`,
+    `# faults end at t=${plan.faultEnd}; nothing may change after t=${plan.stableSince}`,
+  ]
+  return header.join("\n") + "\n\n" + planCommands(plan, faults).join("\n") + "\n"
+}
+
+/** The schedule and the full trace (message chart) of one run. */
+export function replay(plan: Plan, faults: string[] = plan.faults): string[] {
+  const runner = new ScenarioRunner("replay")
+  return [`# ${describePlan(plan)}`, ...planCommands(plan, faults).map((c) => `> ${c}`), "", ...execute(plan, faults, runner)]
+}

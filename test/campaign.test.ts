@@ -1,0 +1,104 @@
+// The fault campaign: the CI run (300 seeds per algorithm and family, every cell must pass),
+// and the campaign's own machinery: determinism, replay files, shrinking.
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, test } from "vitest"
+import { IMPLEMENTED_ALGORITHMS } from "../src/core/algorithms"
+import { Algorithm } from "../src/core/frame"
+import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
+import { CAMPAIGN_FAMILIES, makePlan } from "../sim/campaign/plan"
+import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
+import { parseScenario, ScenarioRunner } from "../sim/scenario"
+
+const CI_SEEDS = 300
+
+describe("campaign machinery", () => {
+  test("one seed decides one run: the same plan twice, another seed another plan", () => {
+    const a = makePlan(42, Algorithm.Ring, "mixed")
+    expect(makePlan(42, Algorithm.Ring, "mixed")).toEqual(a)
+    expect(makePlan(43, Algorithm.Ring, "mixed")).not.toEqual(a)
+    // every algorithm meets the same cluster and faults
+    expect(makePlan(42, Algorithm.Bully, "mixed").faults).toEqual(a.faults)
+    expect(runPlan(a)).toEqual(runPlan(makePlan(42, Algorithm.Ring, "mixed")))
+  })
+
+  test("the table does not depend on the number of workers", async () => {
+    const algorithms = [Algorithm.Ring, Algorithm.BidRing]
+    const families = ["link-faults", "partitions"] as const
+    const one = await runCampaign(algorithms, [...families], 1, 30, 1)
+    const two = await runCampaign(algorithms, [...families], 1, 30, 2)
+    expect(two.workers).toBe(2)
+    expect(two.cells).toEqual(one.cells)
+    expect(one.runs).toBe(120)
+  }, 60_000)
+
+  test("a run written as a scenario file replays to the same verdict", () => {
+    for (const [seed, algorithm, family] of [
+      [56, Algorithm.ActiveListRing, "coordinator-crash"],
+      [27, Algorithm.BidRing, "link-faults"],
+      [3, Algorithm.Bully, "mixed"],
+    ] as const) {
+      const plan = makePlan(seed, algorithm, family)
+      const verdict = runPlan(plan)
+      const text = scenarioText(plan, plan.faults, verdict.violations)
+      const runner = new ScenarioRunner("written", { quiet: true })
+      runner.run(parseScenario(text, "written"))
+      expect(runner.lastCheck).toEqual(verdict.violations)
+    }
+  })
+
+  test("shrinking keeps the failure and drops the faults that do not matter", () => {
+    const plan = makePlan(7, Algorithm.Bully, "crashes")
+    expect(runPlan(plan).pass).toBe(true)
+    // a crash of the coordinator after the state had to be stable fails every algorithm
+    const late = `at ${plan.stableSince + 1000} crash ${Math.max(...plan.ids)}`
+    const failing = { ...plan, faults: [...plan.faults, late] }
+    const verdict = runPlan(failing)
+    expect(verdict.pass).toBe(false)
+    expect(verdict.violations.some((v) => v.startsWith("the state changed at t="))).toBe(true)
+    expect(shrink(failing)).toEqual([late])
+    expect(failureMode(runPlan(failing, [late]).violations)).toBe(failureMode(verdict.violations))
+  })
+})
+
+describe("electlab campaign: the command", () => {
+  const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
+  const electlab = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" })
+
+  test("bad flags name the problem and exit 2", () => {
+    const r = electlab(["campaign", "--families", "crashes,floods"])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain("--families: unknown family 'floods'; known: coordinator-crash, false-suspicion")
+    expect(electlab(["campaign", "--replay", "5"]).stderr).toContain("--replay needs --algorithm NAME and --family NAME")
+  })
+
+  test("--replay prints the schedule and the chart; --write makes a file sim replays to the same verdict", () => {
+    const args = ["campaign", "--replay", "7", "--algorithm", "bully", "--family", "crashes"]
+    const r = electlab(args)
+    const plan = makePlan(7, Algorithm.Bully, "crashes")
+    expect(r.status).toBe(runPlan(plan).pass ? 0 : 3)
+    expect(r.stdout).toContain(`> ${plan.cluster}`)
+    for (const f of plan.faults) expect(r.stdout).toContain(`> ${f}`)
+    expect(r.stdout).toMatch(/\nt=\d+(\.\d+)? \d+ crashes\n/)
+    expect(r.stdout).toContain("check: ok")
+    const file = join(mkdtempSync(join(tmpdir(), "electlab-")), "run.txt")
+    expect(electlab([...args, "--write", file]).stdout).toContain(`wrote ${file}: ${plan.faults.length} of ${plan.faults.length} faults; passes`)
+    expect(readFileSync(file, "utf8")).toContain(plan.faults.join("\n"))
+    const sim = electlab(["sim", "--scenario", file])
+    expect(sim.status).toBe(0)
+    expect(sim.stdout).toContain("check: ok")
+  })
+})
+
+describe(`CI campaign: ${CI_SEEDS} seeds per algorithm and family`, () => {
+  test("every algorithm converges under every fault family", async () => {
+    const report = await runCampaign([...IMPLEMENTED_ALGORITHMS], [...CAMPAIGN_FAMILIES], 1, CI_SEEDS)
+    const table = formatCampaign(report)
+    console.log(table)
+    expect(report.runs).toBe(IMPLEMENTED_ALGORITHMS.length * CAMPAIGN_FAMILIES.length * CI_SEEDS)
+    const failing = report.cells.filter((c) => c.passed !== c.runs).map((c) => `${c.algorithm} × ${c.family}`)
+    expect(failing, table).toEqual([])
+  }, 600_000)
+})
