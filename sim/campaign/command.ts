@@ -1,7 +1,7 @@
 // The `electlab campaign` command: flags checked by name, then a table, a replay or a file.
 
 import { writeFileSync } from "node:fs"
-import { IMPLEMENTED_ALGORITHMS } from "../../src/core/algorithms"
+import { ALGORITHMS } from "../../src/core/algorithms"
 import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
 import { formatCampaign, runCampaign } from "./campaign"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
@@ -52,7 +52,7 @@ export async function runCampaignCommand(flags: CampaignFlags): Promise<number> 
     if (flags[key] !== undefined) throw new InputError(`--${key} goes with --replay; use --${key === "algorithm" ? "algorithms" : "families"} for a campaign`)
   const algorithms = flags.algorithms
     ? flags.algorithms.split(",").map((name) => parseAlgorithmName(name.trim(), "--algorithms"))
-    : [...IMPLEMENTED_ALGORITHMS]
+    : ALGORITHMS.map((d) => d.algorithm)
   const families = flags.families ? parseCampaignFamilies(flags.families, "--families") : [...CAMPAIGN_FAMILIES]
   const count = parseInteger(flags.seeds, "--seeds", 1, 1e9)
   const first = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1 - count)
