@@ -25,7 +25,9 @@
 //   elect carries its election's epoch (our extension): an elect of a newer election makes
 //   a process start afresh (rule a in that epoch), one of an older election dies, and a late
 //   elect of the election a process has finished is passed on without starting another.
-//   A finished process that gets an elect of an older election holds a newer one.
+//   A finished process that gets an elect of an older election holds a newer one. A
+//   process that starts or joins an election forgets which successors it found down: a
+//   successor given up during lost ACKs would otherwise stay left out of every election.
 //   Without this, a process that restarts a stalled election meets others still counting
 //   the old one, and computes its result from an incomplete active list.
 // - The coordinator's reply to INQUIRY carries its number in `bid` and is not
@@ -86,6 +88,7 @@ export class ActiveListRingNode extends RingBaseNode {
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
+        this.forgetDown()
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)
@@ -164,6 +167,7 @@ export class ActiveListRingNode extends RingBaseNode {
             // Rule a: the first elect seen (of this election: a newer one starts afresh);
             // active list {i, j}; elect(i), then elect(j).
             this.electionEpoch = epoch
+            this.forgetDown()
             this.participating = true
             this.inquiring = false
             this.active = [this.id, j]

@@ -76,9 +76,12 @@ export class EchoNode extends ElectionNode {
         this.clearWaveState()
     }
 
-    /** A wave goes down and back up a tree at most n deep, each hop within T + 1. */
+    /**
+     * A wave goes down a tree at most n deep and back: each level waits at most T for the
+     * ACKs of its neighbours (dead ones included), and a hop takes far less than T.
+     */
     override electionBound(): number {
-        return 4 * this.ids.length * (this.timing.answerTimeout + 1) + this.timing.coordinatorTimeout
+        return this.ids.length * (this.timing.answerTimeout + 1) + 2 * this.timing.coordinatorTimeout
     }
 
     /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */

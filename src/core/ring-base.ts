@@ -171,6 +171,11 @@ export abstract class RingBaseNode extends ElectionNode {
         if (i >= 0) this.down[i] = false
     }
 
+    /** Forget which successors we found down: the next message probes each of them again. */
+    protected forgetDown() {
+        for (let i = 0; i < this.down.length; i++) this.down[i] = false
+    }
+
     /** A membership list is the truth about who is up: everybody else is down. */
     protected adoptMembers(members: number[]) {
         for (let i = 0; i < this.ids.length; i++) this.down[i] = this.ids[i] !== this.id
