@@ -488,6 +488,14 @@ export abstract class ElectionNode {
 
     /** Forget the election under way: its state and its timers. */
     private abandonElection(out: Action[]) {
+        this.forgetElection(out)
+    }
+
+    /**
+     * Drop this process's part in the election under way (its state and its timers).
+     * Ring algorithms override it to keep passing on what they carry for others.
+     */
+    protected forgetElection(out: Action[]) {
         for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         this.resetAlgorithm()
     }
@@ -508,26 +516,26 @@ export abstract class ElectionNode {
      */
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
-        if (frame.src === this.coordinator) {
-            // Heartbeats are not fenced by epoch: a heartbeat tells who is alive and its
-            // rank, and the rank decides (a recovered process's epoch may lag behind).
-            this.lastHeardFromCoordinator = now
-            this.coordinatorRank = senderRank
-            // We outrank the coordinator we follow: contest it, in every algorithm.
-            if (this.role === Role.Follower && senderRank < this.rank()) this.contest(now, out)
-            return
-        }
         const mine = this.rank()
         if (this.role === Role.Electing) {
-            // A live coordinator that outranks us: whatever our election was for is settled.
-            // Drop it and follow (our extension: an election stuck on a lost message ends
-            // at the next heartbeat, not at the deadline).
+            // A live coordinator that outranks us (the one we followed before, or another):
+            // whatever our election was for is settled. Drop it and follow (our extension:
+            // an election stuck on a lost message ends at the next heartbeat, not at the deadline).
             if (senderRank > mine) {
                 this.abandonElection(out)
                 if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank
             }
+            return
+        }
+        if (frame.src === this.coordinator) {
+            // Heartbeats are not fenced by epoch: a heartbeat tells who is alive and its
+            // rank, and the rank decides (a recovered process's epoch may lag behind).
+            this.lastHeardFromCoordinator = now
+            this.coordinatorRank = senderRank
+            // We outrank the coordinator we follow: contest it, in every algorithm.
+            if (this.role === Role.Follower && senderRank < mine) this.contest(now, out)
             return
         }
         // our coordinator's rank: ours if we lead; as its heartbeats told it; its id until one arrived

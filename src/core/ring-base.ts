@@ -35,7 +35,7 @@
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
-import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
 
 /** Ring messages remembered to drop their copies. */
 const SEEN_MESSAGES = 32
@@ -106,6 +106,16 @@ export abstract class RingBaseNode extends ElectionNode {
 
     protected resetAlgorithm() {
         this.clearRing()
+        this.resetRing()
+    }
+
+    /**
+     * Leaving an election (deadline, or a higher coordinator heard) forgets this process's
+     * own part but keeps the messages it still has to pass on: another process's election
+     * must not die with ours.
+     */
+    protected override forgetElection(out: Action[]) {
+        for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         this.resetRing()
     }
 

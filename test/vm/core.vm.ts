@@ -102,12 +102,12 @@ describe("worked examples in the VM", () => {
         expect(r.phases[2].coordinator).toBe(5)
         expect(r.phases[2].byKind[Kind.ELECTION]).toBe(25)
     })
-    test("bid ring, everybody initiating: 2k-1 increasing, k(k+1)/2 decreasing, the winner told once", async () => {
+    test("bid ring, everybody initiating: 2k increasing, k(k+1)/2 + min(k, T) decreasing, the winner told once", async () => {
         const inc = (await find("bid-ring-increasing")).phases[0]
-        expect(inc.byKind[Kind.ELECTION]).toBe(7)
+        expect(inc.byKind[Kind.ELECTION]).toBe(8)
         expect(inc.byKind[Kind.COORDINATOR]).toBe(4)
         const dec = (await find("bid-ring-decreasing")).phases[0]
-        expect(dec.byKind[Kind.ELECTION]).toBe(10)
+        expect(dec.byKind[Kind.ELECTION]).toBe(13)
         expect(dec.byKind[Kind.COORDINATOR]).toBe(4)
         expect(dec.coordinator).toBe(4)
     })

@@ -154,7 +154,7 @@ export function workedExamples(): Example[] {
             ],
         },
         {
-            // every process initiates, ids increasing: 2k-1 ELECTION (k = 4)
+            // every process initiates, ids increasing: 2k ELECTION (k = 4; the dead coordinator's predecessor sends to it once)
             name: "bid-ring-increasing",
             algorithm: Algorithm.BidRing,
             ids: ids(1, 5),
