@@ -84,6 +84,11 @@ export class EchoNode extends ElectionNode {
         return this.ids.length * (this.timing.answerTimeout + 1) + 2 * this.timing.coordinatorTimeout
     }
 
+    /** In another's wave and not yet echoed: its initiator waits for our subtree. */
+    protected override carriesOthersElection(): boolean {
+        return this.status === ACTIVE && this.waveInitiator !== this.id
+    }
+
     /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */
     treeParent(): number {
         return this.parent

@@ -410,10 +410,15 @@ export abstract class ElectionNode {
 
     /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
     protected assumeCoordinatorRole(out: Action[]) {
+        const already = this.role === Role.Coordinator
         this.setRole(Role.Coordinator, this.id, out)
         this.cancelTimer(TIMER_WATCH, out)
-        if (this.timing.heartbeatInterval > 0)
+        if (this.timing.heartbeatInterval > 0) {
+            // A new coordinator says so at once: processes that already follow it (a ring
+            // result reaches them before it reaches the winner) must not wait a period.
+            if (!already && this.role === Role.Coordinator) this.sendHeartbeat(out)
             this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+        }
     }
 
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
@@ -487,15 +492,23 @@ export abstract class ElectionNode {
     }
 
     /** Forget the election under way: its state and its timers. */
-    private abandonElection(out: Action[]) {
-        this.forgetElection(out)
+    private abandonElection(now: number, out: Action[]) {
+        this.forgetElection(now, out)
+    }
+
+    /**
+     * True while this process is a link another process's election cannot do without, so a
+     * higher coordinator's heartbeat must not make it leave (echo: a wave waits for it).
+     */
+    protected carriesOthersElection(): boolean {
+        return false
     }
 
     /**
      * Drop this process's part in the election under way (its state and its timers).
      * Ring algorithms override it to keep passing on what they carry for others.
      */
-    protected forgetElection(out: Action[]) {
+    protected forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         this.resetAlgorithm()
     }
@@ -503,7 +516,7 @@ export abstract class ElectionNode {
     private onDeadline(now: number, out: Action[]) {
         if (this.role !== Role.Electing) return
         this.restarts++
-        this.abandonElection(out)
+        this.abandonElection(now, out)
         this.onSuspect(now, out)
         if (this.role === Role.Electing) this.armDeadline(out)
     }
@@ -521,8 +534,8 @@ export abstract class ElectionNode {
             // A live coordinator that outranks us (the one we followed before, or another):
             // whatever our election was for is settled. Drop it and follow (our extension:
             // an election stuck on a lost message ends at the next heartbeat, not at the deadline).
-            if (senderRank > mine) {
-                this.abandonElection(out)
+            if (senderRank > mine && !this.carriesOthersElection()) {
+                this.abandonElection(now, out)
                 if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank

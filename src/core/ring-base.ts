@@ -114,8 +114,19 @@ export abstract class RingBaseNode extends ElectionNode {
      * own part but keeps the messages it still has to pass on: another process's election
      * must not die with ours.
      */
-    protected override forgetElection(out: Action[]) {
+    protected override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        // Our own election's messages still waiting for an ACK die with it.
+        const frames: Frame[] = []
+        const deadlines: number[] = []
+        for (let k = 0; k < this.pendingFrames.length; k++) {
+            if (this.pendingFrames[k].initiator === this.id) continue
+            frames.push(this.pendingFrames[k])
+            deadlines.push(this.pendingDeadlines[k])
+        }
+        this.pendingFrames = frames
+        this.pendingDeadlines = deadlines
+        this.rearm(now, out)
         this.resetRing()
     }
 
@@ -268,6 +279,7 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     private onAckTimeout(now: number, out: Action[]) {
+        const due = this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now
         while (this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now) {
             const dead = this.pendingFrames[0].dst
             this.markDown(dead)
@@ -291,12 +303,19 @@ export abstract class RingBaseNode extends ElectionNode {
             // passOn armed the timer when the queue was empty; otherwise arm it here.
             if (!wasEmpty) this.rearm(now, out)
         }
+        // The message this wait was for has gone (dropped with our election): wait for the
+        // oldest one left.
+        if (!due) this.rearm(now, out)
     }
 
     /** Arms the ACK timer for the oldest waiting message (or cancels it). */
     private rearm(now: number, out: Action[]) {
         if (this.pendingFrames.length === 0) this.cancelTimer(TIMER_RING_ACK, out)
-        else this.setTimer(TIMER_RING_ACK, this.pendingDeadlines[0] - now, out)
+        else {
+            const wait = this.pendingDeadlines[0] - now
+            // a deadline already reached fires as soon as the clock moves, never at once
+            this.setTimer(TIMER_RING_ACK, wait > 0 ? wait : this.timing.answerTimeout / 1000, out)
+        }
     }
 
     private dropPending(k: number) {
