@@ -31,8 +31,9 @@
 // - Frames: ELECTION, ECHO, COORDINATOR and ACK carry the wave epoch in `epoch` and its
 //   initiator in `initiator`; ECHO carries the subtree's best id in `bid`, COORDINATOR
 //   the winner in `bid`.
-// - Not handled: a process that acknowledges an ELECTION and crashes before it replies
-//   stalls that wave (the seed's tree election assumes no failures during the wave).
+// - A process that acknowledges an ELECTION and crashes before it replies stalls that
+//   wave (the seed's tree election assumes no failures during the wave) until the base
+//   class's election deadline starts a new wave (docs/algorithms.md, "Converging under faults").
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
