@@ -14,8 +14,8 @@
 //
 // Choices the seed leaves open (see docs/algorithms.md):
 // - elect(j) is an ELECTION frame with j in `initiator`. Dead successors are found
-//   from a missing ACK and bypassed (ring-base.ts). The process that detects the
-//   failure marks the coordinator down. elect(j) and INQUIRY from j are dropped by
+//   from a missing ACK and bypassed (ring-base.ts), the coordinator too: suspecting
+//   it marks nobody down. elect(j) and INQUIRY from j are dropped by
 //   the process that finds j itself down: they could never come back.
 // - Each elect(x) circulates the whole ring once, so with k live processes taking part
 //   an election costs k² ELECTION messages (and k² ACKs), plus one send to each dead

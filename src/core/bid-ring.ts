@@ -30,7 +30,7 @@
 //   but the station keeps waiting for the higher election's result.
 // - The announcer starts a new epoch, after the newest one its notice met on the way
 //   round (one election completes, so announcements never compete for an epoch).
-// - The process that notices marks the coordinator down. A recovered process holds an
+// - Suspecting the coordinator marks nobody down (only a missing ACK does). A recovered process holds an
 //   election. The initial coordinator is the highest id, as the seeds assume (the
 //   processes do not know each other's suitability before an election).
 

@@ -10,8 +10,8 @@
 // Choices the seeds leave open (see docs/algorithms.md):
 // - Dead successors are found from a missing ACK and bypassed (ring-base.ts), never
 //   from the simulator.
-// - The process that notices marks the coordinator down (it has just seen it not
-//   answer), so the coordinator's own predecessor skips it without waiting T.
+// - Suspecting the coordinator marks nobody down: its predecessor skips it only when
+//   its ACK does not come (a merely suspected coordinator keeps its place).
 // - Normally the initiator finds its number in the list; if it crashed meanwhile, its
 //   successor does, and converts the message instead: the election still ends.
 // - The initiator starts a new epoch; ELECTION carries in `bid` the newest epoch its
