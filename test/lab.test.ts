@@ -9,6 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Lab } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
+import type { Page } from "playwright-core"
+import { launchChromium } from "../sim/web/browser"
+import { LiveFeed } from "../sim/web/live"
+import { startWebServer, type WebServer } from "../sim/web/server"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
@@ -127,5 +131,53 @@ describe("a mixed cluster: VMs and a host node through mosquitto", () => {
     expect(lab.coordinator()).toBe(3)
     // frames crossed both ways: the host node heard the VMs (heartbeats are not counted)
     expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
+  }, 90_000)
+})
+
+// The live web view in a real browser (Debian's chromium through playwright-core): it needs
+// the lab's bus, so it lives in this file; the replay's browser tests are in web.test.ts.
+describe("live web view: five boards in the browser", () => {
+  const lab = new Lab({ ids: [1, 2, 3, 4, 5], algorithm: Algorithm.Bully, group: 1, timing })
+  let server: WebServer
+  let chromium: Awaited<ReturnType<typeof launchChromium>>
+  let page: Page
+
+  beforeAll(async () => {
+    await lab.start()
+    const live = new LiveFeed(lab)
+    await live.start()
+    server = await startWebServer({ port: 0, live })
+    chromium = await launchChromium()
+    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(server.url)
+  }, 120_000)
+  afterAll(async () => {
+    await chromium?.close()
+    await server?.close()
+    await lab.stop()
+  })
+
+  test("the page shows five boards and the coordinator", async () => {
+    await lab.waitForAgreement(60_000)
+    await page.waitForSelector("#coordinator", { timeout: 10_000 })
+    expect(await page.locator(".board").count()).toBe(5)
+    await expect.poll(() => page.textContent("#coordinator"), { timeout: 5_000 }).toBe("5")
+    expect(await page.getAttribute('.board[data-node="5"]', "data-role")).toBe("coordinator")
+  }, 90_000)
+
+  test("a click crashes the coordinator: the page shows 4 and the election frames between", async () => {
+    await page.click('.board[data-node="5"] button.crash')
+    await expect.poll(() => page.getAttribute('.board[data-node="5"]', "data-role"), { timeout: 10_000 }).toBe("crashed")
+    await expect.poll(() => page.textContent("#coordinator").catch(() => null), { timeout: 30_000 }).toBe("4")
+    expect(lab.coordinator()).toBe(4)
+    // the bully's failover on the diagram: 4 announces itself to 1, 2 and 3
+    for (const dst of [1, 2, 3])
+      expect(await page.locator(`.arrow[data-kind="COORDINATOR"][data-src="4"][data-dst="${dst}"]`).count()).toBeGreaterThan(0)
+    expect(await page.locator('.arrow[data-kind="ELECTION"]').count()).toBeGreaterThan(0)
+    await expect.poll(() => page.textContent("#last-failover"), { timeout: 5_000 }).toMatch(/^last: crash 5 → 4 in \d+ ms, \d+ election frames$/)
+    // the tap delay the page measured from each frame's tap time
+    const max = Number(await page.getAttribute("#tap-delay", "data-max"))
+    expect(max).toBeGreaterThanOrEqual(0)
+    if (process.env.ELECTLAB_SCREENSHOTS) await page.screenshot({ path: "docs/web-live.png" })
   }, 90_000)
 })

@@ -50,7 +50,7 @@ interface LiveState {
   busy: boolean
 }
 
-const WINDOW_MS = 12_000
+const WINDOWS_MS = [1000, 3000, 12_000, 60_000]
 
 export function startLive(root: HTMLElement) {
   let hello: Hello | null = null
@@ -58,6 +58,7 @@ export function startLive(root: HTMLElement) {
   const frames: TappedFrame[] = []
   let showHeartbeats = false
   let paused = false
+  let windowMs = 3000
   /** Page receipt minus tap time, ms, per frame (same machine, same clock). */
   const delays: number[] = []
   let message = ""
@@ -101,6 +102,10 @@ export function startLive(root: HTMLElement) {
         showHeartbeats = (e.target as HTMLInputElement).checked
         render()
       } }), " heartbeats"),
+      h("label", {}, "window ", h("select", { id: "window", onchange: (e: Event) => {
+        windowMs = Number((e.target as HTMLSelectElement).value)
+        render()
+      } }, WINDOWS_MS.map((w) => h("option", { value: w, selected: w === windowMs }, `${w / 1000} s`)))),
       h("label", {}, h("input", { type: "checkbox", id: "pause", onchange: (e: Event) => {
         paused = (e.target as HTMLInputElement).checked
         render()
@@ -122,7 +127,8 @@ export function startLive(root: HTMLElement) {
     const st = state
     const ids = [...hello.ids].sort((a, b) => b - a)
     for (const sel of [srcSelect, dstSelect])
-      if (sel.options.length !== ids.length) replace(sel, ids.map((id) => h("option", { value: id }, id)))
+      if (sel.options.length !== ids.length)
+        replace(sel, ids.map((id, i) => h("option", { value: id, selected: sel === dstSelect ? i === 1 : i === 0 }, id)))
     slowBox.checked = st.slow
     slowBox.disabled = st.busy
     const last = st.failovers[st.failovers.length - 1]
@@ -163,7 +169,7 @@ export function startLive(root: HTMLElement) {
       }),
     )
     if (!paused) frozenAt = st.now
-    replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0)))
+    replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, windowMs, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0)))
     replace(logEl, st.log.map((l) => `${(l.at / 1000).toFixed(1).padStart(6)}s ${l.text}`).join("\n"))
     logEl.scrollTop = logEl.scrollHeight
   }
@@ -209,21 +215,21 @@ export function startLive(root: HTMLElement) {
   }, 250)
 }
 
-/** The last WINDOW_MS of frames: one lane per board, broadcasts fan out to every other lane. */
-function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartbeats: boolean, now: number): SVGElement {
+/** The last `windowMs` of frames: one lane per board, broadcasts fan out to every other lane. */
+function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartbeats: boolean, windowMs: number, now: number): SVGElement {
   const left = 70
   const width = 1100
   const lane = 36
   const height = ids.length * lane + 40
-  const t0 = now - WINDOW_MS
-  const x = (t: number) => left + ((t - t0) / WINDOW_MS) * (width - left - 20)
+  const t0 = now - windowMs
+  const x = (t: number) => left + ((t - t0) / windowMs) * (width - left - 20)
   const y = (id: number) => 24 + ids.indexOf(id) * lane
   const parts: SVGElement[] = []
   for (const f of st.failovers) {
     const end = f.startedAt + (f.durationMs ?? now - f.startedAt)
     if (end < t0) continue
     parts.push(s("rect", { x: x(Math.max(t0, f.startedAt)), y: 14, width: Math.max(2, x(end) - x(Math.max(t0, f.startedAt))), height: height - 40, class: "failover" }))
-    parts.push(s("text", { x: x(Math.max(t0, f.startedAt)) + 3, y: height - 14, class: "failover-label" },
+    parts.push(s("text", { x: Math.min(x(Math.max(t0, f.startedAt)) + 3, width - 260), y: height - 14, class: "failover-label" },
       `${f.trigger} → ${f.coordinatorAfter ?? "?"}: ${f.durationMs ?? "…"} ms, ${f.electionFrames} frames`))
   }
   for (const id of ids) {
@@ -247,7 +253,7 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
     }
   }
   parts.push(s("text", { x: left, y: 12, class: "legend" },
-    `last ${WINDOW_MS / 1000} s · ${hidden ? `${hidden} heartbeats folded · ` : ""}ELECTION, OK, COORDINATOR … coloured by kind`))
+    `last ${windowMs / 1000} s · ${hidden ? `${hidden} heartbeats folded · ` : ""}ELECTION, OK, COORDINATOR … coloured by kind`))
   return s("svg", { width, height, class: "tsd" }, parts)
 }
 

@@ -41,10 +41,9 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
     const sc = config.scenarios.find((x) => x.name === name)
     return sc ? { name: sc.name, text: config.files[sc.file], file: sc.file } : null
   }
-  const wanted = params.get("scenario") ?? "tanenbaum-bully"
-  const first =
-    sourceOf(wanted) ??
-    customScenario(params.get("algorithm") ?? "bully", Number(params.get("n") ?? 5), params.get("topology") ?? undefined)
+  const first = params.has("algorithm")
+    ? customScenario(params.get("algorithm")!, Number(params.get("n") ?? 5), params.get("topology") ?? undefined)
+    : sourceOf(params.get("scenario") ?? "tanenbaum-bully") ?? sourceOf("tanenbaum-bully")!
   const st = {} as State
   st.showHeartbeats = false
   st.playing = null
