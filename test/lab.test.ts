@@ -168,7 +168,7 @@ describe("live web view: five boards in the browser", () => {
   test("a click crashes the coordinator: the page shows 4 and the election frames between", async () => {
     await page.click('.board[data-node="5"] button.crash')
     await expect.poll(() => page.getAttribute('.board[data-node="5"]', "data-role"), { timeout: 10_000 }).toBe("crashed")
-    await expect.poll(() => page.textContent("#coordinator").catch(() => null), { timeout: 30_000 }).toBe("4")
+    await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 30_000 }).toBe("4")
     expect(lab.coordinator()).toBe(4)
     // the bully's failover on the diagram: 4 announces itself to 1, 2 and 3
     for (const dst of [1, 2, 3])
