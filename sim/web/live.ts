@@ -12,8 +12,13 @@ import type { Lab } from "../lab/lab"
 import type { LiveAction } from "./export"
 import { BusTap, decodeMqttFrame, jacdacPackets, nodeOfDevice, type TappedFrame } from "./tap"
 
-/** Slow motion: timers this many times longer, and every bus frame held this long, so "electing" shows. */
+/**
+ * Slow motion: the election timers (answer, coordinator) this many times longer so that
+ * "electing" lasts seconds; the failure detector only SLOW_DETECTOR_FACTOR times, so the class
+ * does not wait long for a crash to be noticed; every bus frame held SLOW_DELAY_MS at the hub.
+ */
 export const SLOW_FACTOR = 10
+export const SLOW_DETECTOR_FACTOR = 2
 export const SLOW_DELAY_MS = 150
 
 interface Client {
@@ -222,17 +227,20 @@ export class LiveFeed {
     try {
       const t = this.normalTiming
       const k = on ? SLOW_FACTOR : 1
+      const kd = on ? SLOW_DETECTOR_FACTOR : 1
       this.slow = on
       this.lab.hub.setFaults(this.lab.options.loss ?? 0, on ? SLOW_DELAY_MS : 0)
       this.lab.options.delayMs = on ? SLOW_DELAY_MS : 0
       await this.lab.retime({
         answerTimeout: t.answerTimeout * k,
         coordinatorTimeout: t.coordinatorTimeout * k,
-        heartbeatInterval: t.heartbeatInterval * k,
-        failureTimeout: t.failureTimeout * k,
+        heartbeatInterval: t.heartbeatInterval * kd,
+        failureTimeout: t.failureTimeout * kd,
       })
       this.broadcast("hello", this.hello())
-      return on ? `slow motion: timers ×${SLOW_FACTOR}, hub delay ${SLOW_DELAY_MS} ms` : "normal speed"
+      return on
+        ? `slow motion: election timers ×${SLOW_FACTOR}, failure detector ×${SLOW_DETECTOR_FACTOR}, hub delay ${SLOW_DELAY_MS} ms`
+        : "normal speed"
     } finally {
       this.busy = false
       this.scheduleBoards()

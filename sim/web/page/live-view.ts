@@ -4,7 +4,7 @@
 import { type LiveAction, type LogEvent, liveScenario, shivizLog } from "../export"
 import type { TappedFrame } from "../tap"
 import { download, h, replace, s } from "./dom"
-import { kindColor } from "./look"
+import { KIND_COLORS, kindColor } from "./look"
 
 interface Board {
   node: number
@@ -97,7 +97,7 @@ export function startLive(root: HTMLElement) {
       "drop the next frame from ", srcSelect, " to ", dstSelect,
       h("button", { id: "drop", onclick: () => post({ action: "drop", src: Number(srcSelect.value), dst: Number(dstSelect.value) }) }, "arm"),
       h("span", { class: "or" }, "|"),
-      h("label", { title: "reboots every board with its timers ×10 and holds each bus frame 150 ms" }, slowBox, " slow motion"),
+      h("label", { title: "reboots every board with its election timers ×10 (failure detector ×2) and holds each bus frame 150 ms" }, slowBox, " slow motion"),
       h("label", {}, h("input", { type: "checkbox", id: "heartbeats", onchange: (e: Event) => {
         showHeartbeats = (e.target as HTMLInputElement).checked
         render()
@@ -130,6 +130,8 @@ export function startLive(root: HTMLElement) {
       if (sel.options.length !== ids.length)
         replace(sel, ids.map((id, i) => h("option", { value: id, selected: sel === dstSelect ? i === 1 : i === 0 }, id)))
     slowBox.checked = st.slow
+    if (document.activeElement !== lossInput) lossInput.value = String(st.hub.loss)
+    if (document.activeElement !== delayInput) delayInput.value = String(st.hub.delayMs)
     slowBox.disabled = st.busy
     const last = st.failovers[st.failovers.length - 1]
     const d = [...delays].sort((a, b) => a - b)
@@ -247,14 +249,18 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
     const targets = f.dst >= 0 ? [f.dst] : ids.filter((i) => i !== f.src)
     for (const dst of targets) {
       if (!ids.includes(dst) || !ids.includes(f.src)) continue
-      parts.push(s("line", { x1: x(f.at), y1: y(f.src), x2: Math.max(x(f.at + delay), x(f.at) + 3), y2: y(dst), stroke: kindColor(f.kind),
-        "stroke-width": f.kind === "HEARTBEAT" ? 1 : 2, class: `arrow kind-${f.kind}`, "data-kind": f.kind, "data-src": f.src, "data-dst": dst },
+      // a few pixels of slant at least, so that an arrow shows its direction at any zoom
+      parts.push(s("line", { x1: x(f.at), y1: y(f.src), x2: Math.max(x(f.at + delay), x(f.at) + 10), y2: y(dst), stroke: kindColor(f.kind),
+        "stroke-width": f.kind === "HEARTBEAT" ? 1 : 2, class: `arrow kind-${f.kind}`, "marker-end": `url(#live-head-${f.kind})`, "data-kind": f.kind, "data-src": f.src, "data-dst": dst },
         s("title", {}, `${f.src} → ${f.dst < 0 ? "all" : f.dst} ${f.kind} epoch ${f.epoch} at ${(f.at / 1000).toFixed(3)} s`)))
     }
   }
   parts.push(s("text", { x: left, y: 12, class: "legend" },
     `last ${windowMs / 1000} s · ${hidden ? `${hidden} heartbeats folded · ` : ""}ELECTION, OK, COORDINATOR … coloured by kind`))
-  return s("svg", { width, height, class: "tsd" }, parts)
+  const defs = s("defs", {}, Object.keys(KIND_COLORS).map((k) =>
+    s("marker", { id: `live-head-${k}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" },
+      s("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: kindColor(k) }))))
+  return s("svg", { width, height, class: "tsd" }, defs, parts)
 }
 
 /** ShiViz log of the live frames: a send at the hub, a receipt at each destination. */
