@@ -178,6 +178,23 @@ describe("live web view: five boards in the browser", () => {
     // the tap delay the page measured from each frame's tap time
     const max = Number(await page.getAttribute("#tap-delay", "data-max"))
     expect(max).toBeGreaterThanOrEqual(0)
-    if (process.env.ELECTLAB_SCREENSHOTS) await page.screenshot({ path: "docs/web-live.png" })
   }, 90_000)
+
+  test("drop the next frame from 4 to 3: the hub loses 4's next heartbeat on 3's copy only", async () => {
+    const dropped = lab.hub.dropped
+    await page.selectOption("#drop-src", "4")
+    await page.selectOption("#drop-dst", "3")
+    await page.click("#drop")
+    await expect.poll(() => lab.log.some((l) => l.text === "web: dropped a frame from 4 to 3 at the hub"), { timeout: 5_000 }).toBe(true)
+    expect(lab.hub.dropped).toBe(dropped + 1)
+  }, 30_000)
+
+  // a firmware build and five VM boots: about a minute, so only on request
+  test.runIf(process.env.ELECTLAB_SLOW_TESTS)("slow motion reboots the boards with stretched timers; they agree again", async () => {
+    await page.click("#slow")
+    await expect.poll(() => lab.options.timing.answerTimeout, { timeout: 10_000 }).toBe(2000)
+    expect(lab.options.timing.failureTimeout).toBe(1600)
+    await lab.waitForAgreement(90_000)
+    await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 10_000 }).toBe("5")
+  }, 120_000)
 })

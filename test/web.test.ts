@@ -172,7 +172,6 @@ describe("the replay page in headless Chromium", () => {
     )
     expect(await page.locator(".summary .ok").count()).toBe(1)
     expect(await page.locator('.arrow[data-kind="COORDINATOR"]').count()).toBe(6)
-    if (process.env.ELECTLAB_SCREENSHOTS) await page.screenshot({ path: "docs/web-replay.png", fullPage: true })
     expect(errors).toEqual([])
   })
 

@@ -10,7 +10,7 @@ import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { InputError } from "../cluster"
 import type { Lab } from "../lab/lab"
 import type { LiveAction } from "./export"
-import { BusTap, decodeMqttFrame, jacdacPackets, nodeOfDevice, type TappedFrame } from "./tap"
+import { BusTap, decodeMqttFrame, DeviceMap, jacdacPackets, type TappedFrame } from "./tap"
 
 /**
  * Slow motion: the election timers (answer, coordinator) this many times longer so that
@@ -30,10 +30,15 @@ export class LiveFeed {
   private frames: TappedFrame[] = []
   readonly actions: LiveAction[] = []
   private tap = new BusTap()
+  private devices = new DeviceMap()
+  private socketDevice = new Map<net.Socket, string>()
+  /** The sender of an election frame is its `src`: a second way to know a socket's board. */
   private socketNode = new Map<net.Socket, number>()
   private decoded = new WeakMap<Buffer, { src: number; dst: number }[]>()
   /** "drop the next frame from A to B", armed until a matching frame passes the hub. */
   private dropNext: { src: number; dst: number } | null = null
+  /** The unicast being dropped: every copy the hub would relay of it. */
+  private droppingUnicast: Buffer | null = null
   private mqttClient: mqtt.MqttClient | null = null
   private boardTimer: NodeJS.Timeout | null = null
   private lastFailovers = 0
@@ -146,22 +151,27 @@ export class LiveFeed {
   private onBusFrame(raw: Buffer, from: net.Socket) {
     const frame = raw.subarray(1)
     // a report's device id is its sender's: learn which socket is which board
-    const packets = jacdacPackets(frame)
-    if (packets.length && !packets[0].command) this.socketNode.set(from, nodeOfDevice(packets[0].deviceId))
+    const sender = this.devices.learn(jacdacPackets(frame))
+    if (sender) this.socketDevice.set(from, sender)
     const found = this.tap.decode(frame, Date.now(), Math.round(this.lab.now()))
+    for (const f of found) this.socketNode.set(from, f.frame.src)
     this.decoded.set(raw, found.map((f) => ({ src: f.frame.src, dst: f.tapped.dst })))
     for (const f of found) this.pushFrame(f.tapped)
   }
 
   private shouldDrop(raw: Buffer, to: net.Socket): boolean {
+    if (raw === this.droppingUnicast) return true
     const want = this.dropNext
     if (!want) return false
     const frames = this.decoded.get(raw)
     if (!frames) return false
-    const toNode = this.socketNode.get(to)
-    const hit = frames.some((f) => f.src === want.src && (f.dst === want.dst || f.dst === -1) && toNode === want.dst)
+    const device = this.socketDevice.get(to)
+    const toNode = this.socketNode.get(to) ?? (device === undefined ? undefined : this.devices.node(device))
+    // a unicast to B is lost for everybody (only B would act on it); a broadcast only on B's copy
+    const hit = frames.some((f) => f.src === want.src && (f.dst === want.dst || (f.dst === -1 && toNode === want.dst)))
     if (!hit) return false
     this.dropNext = null
+    if (frames.some((f) => f.dst === want.dst)) this.droppingUnicast = raw
     this.lab.note(`web: dropped a frame from ${want.src} to ${want.dst} at the hub`)
     this.scheduleBoards()
     return true

@@ -7,7 +7,6 @@
 
 import { decodeFrame, type ByteSource } from "../../src/core/codec"
 import { BROADCAST, type Frame, kindName } from "../../src/core/frame"
-import { nodeIdFromDeviceId } from "../../src/firmware/config"
 
 const FLAG_COMMAND = 0x01
 const CMD_EVENT_MASK = 0x8000
@@ -125,7 +124,43 @@ export function decodeMqttFrame(payload: Uint8Array, wall: number, at: number): 
   return decoded.frame ? toTapped(decoded.frame, "mqtt", wall, at) : null
 }
 
-/** The node behind a Jacdac device id of the lab (see labDeviceId). */
-export function nodeOfDevice(deviceId: string): number {
-  return nodeIdFromDeviceId(deviceId)
+const ELECTLAB_SERVICE_CLASS = 0x1e1ec7ab
+const REG_GET_NODE_ID = 0x1180
+
+/**
+ * Which Jacdac device (and so which hub socket) is which board. The VM's device id on the
+ * wire is not the one `devs run --device-id` gives the program, so the map is learnt from the
+ * bus: each device's announce names the index of its ElectLab service, and that service's
+ * node_id register is read by every peer at binding.
+ */
+export class DeviceMap {
+  private serviceIndex = new Map<string, number>()
+  private nodeOf = new Map<string, number>()
+
+  /** Learns from one relayed Jacdac frame; returns the sender's device id when the frame is a report. */
+  learn(packets: JacdacPacket[]): string | null {
+    let sender: string | null = null
+    for (const p of packets) {
+      if (p.command) continue
+      sender = p.deviceId
+      if (p.serviceIndex === 0 && p.serviceCommand === 0 && p.payload.length >= 4) {
+        // announce: a u32 of flags, then one u32 service class per service index from 1
+        for (let i = 1; 4 * i + 4 <= p.payload.length; i++) {
+          const at = 4 * i
+          const cls = (p.payload[at] | (p.payload[at + 1] << 8) | (p.payload[at + 2] << 16) | (p.payload[at + 3] << 24)) >>> 0
+          if (cls === ELECTLAB_SERVICE_CLASS) this.serviceIndex.set(p.deviceId, i)
+        }
+      } else if (
+        p.serviceCommand === REG_GET_NODE_ID &&
+        p.payload.length >= 2 &&
+        this.serviceIndex.get(p.deviceId) === p.serviceIndex
+      )
+        this.nodeOf.set(p.deviceId, p.payload[0] | (p.payload[1] << 8))
+    }
+    return sender
+  }
+
+  node(deviceId: string): number | undefined {
+    return this.nodeOf.get(deviceId)
+  }
 }
