@@ -12,8 +12,8 @@ import { parseScenario } from "../sim/scenario"
 import { launchChromium } from "../sim/web/browser"
 import { liveScenario, replayScenario, replayShiviz, shivizLog } from "../sim/web/export"
 import { countsUpTo, inFlight, runReplay, traceUpTo } from "../sim/web/replay"
-import { scenarioFiles, startWebServer, type WebServer } from "../sim/web/server"
-import { BusTap, jacdacPackets } from "../sim/web/tap"
+import { parseWebPort, scenarioFiles, startWebServer, type WebServer } from "../sim/web/server"
+import { BusTap, DeviceMap, jacdacPackets } from "../sim/web/tap"
 
 const DIR = join(import.meta.dirname, "scenarios")
 const source = (name: string) => {
@@ -113,6 +113,16 @@ describe("replay on the core's engine", () => {
   })
 })
 
+describe("--web", () => {
+  test("8090 by default, 0 turns the page off, a bad port is named", () => {
+    expect(parseWebPort(undefined)).toBe(8090)
+    expect(parseWebPort("0")).toBe(0)
+    expect(parseWebPort("9001")).toBe(9001)
+    expect(() => parseWebPort("http")).toThrow("--web: 'http' is not a port (0 turns the page off)")
+    expect(() => parseWebPort("70000")).toThrow("--web: '70000' is not a port")
+  })
+})
+
 describe("bus tap", () => {
   const election = encodeFrame({ ...makeFrame(Kind.ELECTION, Algorithm.Bully, 1, 0, 4, 5) }).bytes!
   /** A Jacdac frame with one packet, as the hub relays it (without the length byte). */
@@ -143,6 +153,25 @@ describe("bus tap", () => {
     expect(tap.malformed).toBe(1)
     expect(jacdacPackets(Uint8Array.from([1, 2, 3]))).toEqual([])
   })
+})
+
+test("the device map: the announce names the service's index, the node_id reading names the board", () => {
+  const map = new DeviceMap()
+  const device = [0xd8, 0x22, 0x49, 0xa7, 0xc5, 0x61, 0xbf, 0x19]
+  const report = (serviceIndex: number, command: number, payload: number[]) => {
+    const packet = [payload.length, serviceIndex, command & 0xff, command >> 8, ...payload]
+    while (packet.length % 4) packet.push(0)
+    return jacdacPackets(Uint8Array.from([0, 0, packet.length, 0, ...device, ...packet]))
+  }
+  const le32 = (x: number) => [x & 255, (x >> 8) & 255, (x >> 16) & 255, (x >>> 24) & 255]
+  // node_id of service 2 before the announce: not trusted yet
+  expect(map.learn(report(2, 0x1180, [3, 0]))).toBe("d82249a7c561bf19")
+  expect(map.node("d82249a7c561bf19")).toBeUndefined()
+  map.learn(report(0, 0, [...le32(0x100), ...le32(0x12345678), ...le32(0x1e1ec7ab)]))
+  map.learn(report(1, 0x1180, [9, 0])) // another service's register 0x180
+  expect(map.node("d82249a7c561bf19")).toBeUndefined()
+  map.learn(report(2, 0x1180, [3, 0]))
+  expect(map.node("d82249a7c561bf19")).toBe(3)
 })
 
 describe("the replay page in headless Chromium", () => {

@@ -1,6 +1,6 @@
 // Takes the README's and the lab guide's screenshots with the same headless Chromium as the
 // tests: docs/web-replay.png (Tanenbaum's example) and docs/web-live-slow.png (the live view
-// in slow motion, mid-election, LEDs lit). Needs the lab's bus port: run it in a private
+// in slow motion, mid-election), LEDs steady on (`?led=on`). Needs the lab's bus port: run it in a private
 // network namespace when other labs run (`unshare -n sh -c 'ip link set lo up && npx tsx sim/web/screenshots.ts'`).
 
 import { join } from "node:path"
@@ -11,13 +11,11 @@ import { launchChromium } from "./browser"
 import { LiveFeed } from "./live"
 import { startWebServer } from "./server"
 
-const DARK = "rgb(33, 37, 41)"
-
 async function main() {
   const chromium = await launchChromium()
   const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 1000 } })
   const replay = await startWebServer({ port: 0 })
-  await page.goto(replay.url + "?scenario=tanenbaum-bully")
+  await page.goto(replay.url + "?scenario=tanenbaum-bully&led=on")
   await page.waitForSelector("body[data-ready=true]")
   await page.screenshot({ path: join(ROOT, "docs", "web-replay.png"), fullPage: true })
   await replay.close()
@@ -29,7 +27,7 @@ async function main() {
     const live = new LiveFeed(lab)
     await live.start()
     const server = await startWebServer({ port: 0, live })
-    await page.goto(server.url)
+    await page.goto(server.url + "?led=on")
     await lab.waitForAgreement(60_000)
     await live.act(JSON.stringify({ action: "slow", on: true }))
     await lab.waitForAgreement(90_000)
@@ -37,12 +35,6 @@ async function main() {
     await live.act(JSON.stringify({ action: "crash", node: 5 }))
     while (![...lab.boards.values()].some((b) => b.role === "electing")) await page.waitForTimeout(50)
     await page.waitForTimeout(400)
-    // wait for a slot where both the red and the yellow LEDs are on
-    for (let i = 0; i < 40; i++) {
-      const colors = await page.$$eval(".board .led", (els) => els.map((e) => (e as unknown as { style: { background: string } }).style.background))
-      if (colors.every((c) => c !== DARK)) break
-      await page.waitForTimeout(30)
-    }
     await page.screenshot({ path: join(ROOT, "docs", "web-live-slow.png") })
     await server.close()
   } finally {

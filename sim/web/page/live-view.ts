@@ -4,7 +4,7 @@
 import { type LiveAction, type LogEvent, liveScenario, shivizLog } from "../export"
 import type { TappedFrame } from "../tap"
 import { download, h, replace, s } from "./dom"
-import { KIND_COLORS, kindColor } from "./look"
+import { KIND_COLORS, kindColor, paintLeds } from "./look"
 
 interface Board {
   node: number
@@ -174,6 +174,7 @@ export function startLive(root: HTMLElement) {
     replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, windowMs, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0)))
     replace(logEl, st.log.map((l) => `${(l.at / 1000).toFixed(1).padStart(6)}s ${l.text}`).join("\n"))
     logEl.scrollTop = logEl.scrollHeight
+    paintLeds()
   }
 
   let pending = false

@@ -48,16 +48,23 @@ export function roleColor(role: string): string {
   return r === undefined ? "#ced4da" : hex(ledLook(r).color)
 }
 
-/** Re-colours every `.led` element from its data-role/data-powered, slot by slot. */
-export function startBlinking() {
-  const tick = () => {
-    const now = Date.now()
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>(".led"))) {
-      const c = ledColor(el.dataset.role ?? "", el.dataset.powered !== "false", now)
-      el.style.background = c ?? "#212529"
-      el.style.boxShadow = c ? `0 0 10px ${c}` : "none"
-    }
+const steady = () => new URLSearchParams(location.search).get("led") === "on"
+
+/**
+ * Colours every `.led` element from its data-role/data-powered for the current slot. With
+ * `?led=on` in the address every LED shows slot 0, where every pattern is lit (screenshots).
+ * Views call it after each redraw, so that a new LED never shows dark until the next slot.
+ */
+export function paintLeds() {
+  const now = steady() ? 0 : Date.now()
+  for (const el of Array.from(document.querySelectorAll<HTMLElement>(".led"))) {
+    const c = ledColor(el.dataset.role ?? "", el.dataset.powered !== "false", now)
+    el.style.background = c ?? "#212529"
+    el.style.boxShadow = c ? `0 0 10px ${c}` : "none"
   }
-  tick()
-  setInterval(tick, LED_SLOT_MS)
+}
+
+export function startBlinking() {
+  paintLeds()
+  setInterval(paintLeds, LED_SLOT_MS)
 }

@@ -14,7 +14,7 @@ import {
   traceUpTo,
 } from "../replay"
 import { download, h, replace, s } from "./dom"
-import { kindColor, roleColor } from "./look"
+import { kindColor, paintLeds, roleColor } from "./look"
 
 export interface PageConfig {
   algorithms: string[]
@@ -219,6 +219,7 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
     replace(diagramEl, diagram(run, pos, st.showHeartbeats, drop))
     replace(traceEl, traceUpTo(run, pos).join("\n"))
     traceEl.scrollTop = traceEl.scrollHeight
+    paintLeds()
   }
 
   const initialStep = params.get("step")
