@@ -63,7 +63,7 @@ export interface TappedFrame {
   dst: number
   kind: string
   epoch: number
-  /** The Jacdac device that sent it (bus), for "drop the next frame A→B". */
+  /** Where the tap saw it: the bus hub or the broker. */
   via: "bus" | "mqtt"
 }
 
@@ -89,7 +89,7 @@ export class BusTap {
   malformed = 0
 
   constructor(
-    /** The ElectLab service's index on each device is looked up from announce packets; absent, any index. */
+    /** Identical command bytes within this time are a retry (events repeat at 20 and 70 ms, keyed by their counter). */
     private repeatWindowMs = 30,
   ) {}
 
