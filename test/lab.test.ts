@@ -12,6 +12,7 @@ import { parseLabScript } from "../sim/lab/script"
 import type { Page } from "playwright-core"
 import { launchChromium } from "../sim/web/browser"
 import { LiveFeed } from "../sim/web/live"
+import { runReplay } from "../sim/web/replay"
 import { startWebServer, type WebServer } from "../sim/web/server"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
@@ -179,6 +180,20 @@ describe("live web view: five boards in the browser", () => {
     const max = Number(await page.getAttribute("#tap-delay", "data-max"))
     expect(max).toBeGreaterThanOrEqual(0)
   }, 90_000)
+
+  test("exports: the live run as a scenario the simulator runs, and as a ShiViz log", async () => {
+    await page.click("#export-scenario")
+    const scenario = await page.inputValue("#export-text")
+    expect(scenario).toMatch(/\nat \d+ crash 5\nrun until=\d+\nsummary\nstatus\n$/)
+    const rerun = runReplay({ name: "live", text: scenario })
+    expect(rerun.error).toBeNull()
+    expect(rerun.summaries[0].actual).toMatch(/^coordinator 4 · agreement yes/)
+    await page.click("#export-shiviz")
+    const log = (await page.inputValue("#export-text")).split("\n")
+    const i = log.indexOf("receive COORDINATOR from 4")
+    expect(i).toBeGreaterThan(0)
+    expect(JSON.parse(log[i + 1].replace(/^P\d+ /, ""))).toHaveProperty("P4")
+  }, 30_000)
 
   test("drop the next frame from 4 to 3: the hub loses 4's next heartbeat on 3's copy only", async () => {
     const dropped = lab.hub.dropped

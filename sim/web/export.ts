@@ -91,7 +91,8 @@ export interface LiveSetup {
 /**
  * A live run as a scenario for the simulator's bus or WiFi model: the same cluster and
  * timing, and the clicks at the times they happened (power off counts as a crash, power on
- * as a recovery). The simulator re-runs the election; its frames are modelled, not replayed.
+ * as a recovery), run until the page's last moment or long enough after the last click for the
+ * election to end. The simulator re-runs the election; its frames are modelled, not replayed.
  */
 export function liveScenario(setup: LiveSetup, actions: LiveAction[], endMs: number): string {
   const t = setup.timing
@@ -106,7 +107,10 @@ export function liveScenario(setup: LiveSetup, actions: LiveAction[], endMs: num
     const verb = a.action === "kill" ? "crash" : a.action === "restart" ? "recover" : a.action
     out.push(`at ${Math.round(a.at)} ${verb} ${a.node}${a.action === verb ? "" : `  # ${a.action}`}`)
   }
-  out.push(`run until=${Math.max(0, Math.round(endMs))}`, "summary", "status")
+  // long enough after the last click for the simulator to notice and finish the election
+  const lastAt = actions.reduce((m, a) => Math.max(m, a.at), 0)
+  const until = Math.max(endMs, lastAt + 2 * (t.failureTimeout + t.coordinatorTimeout + t.answerTimeout))
+  out.push(`run until=${Math.max(0, Math.round(until))}`, "summary", "status")
   // comments after a command would be read as part of it: keep them on their own lines
   return out.map((l) => (l.includes("  # ") ? `# ${l.split("  # ")[1]}\n${l.split("  # ")[0]}` : l)).join("\n") + "\n"
 }

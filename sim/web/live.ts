@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type net from "node:net"
+import { performance } from "node:perf_hooks"
 import mqtt from "mqtt"
 import { algorithmName } from "../../src/core/frame"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
@@ -45,6 +46,7 @@ export class LiveFeed {
   private slow = false
   private normalTiming: Lab["options"]["timing"]
   private busy = false
+  private clockOrigin: number | null = null
 
   constructor(private lab: Lab) {
     this.normalTiming = { ...lab.options.timing }
@@ -104,6 +106,7 @@ export class LiveFeed {
   }
 
   private state() {
+    this.followClock()
     const o = this.lab.options
     return {
       now: Math.round(this.lab.now()),
@@ -137,7 +140,22 @@ export class LiveFeed {
     }, 50)
   }
 
+  /**
+   * lab.now() counts from the lab's start until the boards first agree, then from that
+   * moment: when its origin moves, the frames seen so far move with it and the pages reload them.
+   */
+  private followClock() {
+    const origin = performance.now() - this.lab.now()
+    if (this.clockOrigin !== null && Math.abs(origin - this.clockOrigin) > 1) {
+      const shift = Math.round(this.clockOrigin - origin)
+      for (const f of this.frames) f.at += shift
+      this.broadcast("frames", this.frames)
+    }
+    this.clockOrigin = origin
+  }
+
   private pushFrame(f: TappedFrame) {
+    this.followClock()
     this.frames.push(f)
     if (this.frames.length > 5000) this.frames.splice(0, 1000)
     // no batching: the page must see a frame within 100 ms of the tap

@@ -200,6 +200,7 @@ export function startLive(root: HTMLElement) {
     if (frames.length > 5000) frames.splice(0, 1000)
   }
   events.addEventListener("frames", (e) => {
+    frames.length = 0 // the whole list: at connection, and when the lab's clock origin moves
     for (const f of JSON.parse((e as MessageEvent).data) as TappedFrame[]) onFrame(f)
     soon()
   })
