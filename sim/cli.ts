@@ -29,6 +29,7 @@ import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
+import { runViewCommand } from "./web/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
 import { readdirSync, writeFileSync } from "node:fs"
@@ -383,8 +384,16 @@ export function buildProgram(): Command {
     .option("--verbose", "headless: print the lab's event log on stderr")
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
+    .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
+    })
+  program
+    .command("view")
+    .description("the web replay: golden scenarios and made-up clusters on the core's engine in the browser")
+    .option("--web <port>", "port on 127.0.0.1 (0: any free port)", "8090")
+    .action(async (flags: { web: string }) => {
+      process.exitCode = await runViewCommand(flags)
     })
   program
     .command("golden")

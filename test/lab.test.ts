@@ -9,6 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Lab } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
+import type { Page } from "playwright-core"
+import { launchChromium } from "../sim/web/browser"
+import { LiveFeed } from "../sim/web/live"
+import { runReplay } from "../sim/web/replay"
+import { startWebServer, type WebServer } from "../sim/web/server"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
@@ -128,4 +133,83 @@ describe("a mixed cluster: VMs and a host node through mosquitto", () => {
     // frames crossed both ways: the host node heard the VMs (heartbeats are not counted)
     expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
   }, 90_000)
+})
+
+// The live web view in a real browser (Debian's chromium through playwright-core): it needs
+// the lab's bus, so it lives in this file; the replay's browser tests are in web.test.ts.
+describe("live web view: five boards in the browser", () => {
+  const lab = new Lab({ ids: [1, 2, 3, 4, 5], algorithm: Algorithm.Bully, group: 1, timing })
+  let server: WebServer
+  let chromium: Awaited<ReturnType<typeof launchChromium>>
+  let page: Page
+
+  beforeAll(async () => {
+    await lab.start()
+    const live = new LiveFeed(lab)
+    await live.start()
+    server = await startWebServer({ port: 0, live })
+    chromium = await launchChromium()
+    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(server.url)
+  }, 120_000)
+  afterAll(async () => {
+    await chromium?.close()
+    await server?.close()
+    await lab.stop()
+  })
+
+  test("the page shows five boards and the coordinator", async () => {
+    await lab.waitForAgreement(60_000)
+    await page.waitForSelector("#coordinator", { timeout: 10_000 })
+    expect(await page.locator(".board").count()).toBe(5)
+    await expect.poll(() => page.textContent("#coordinator"), { timeout: 5_000 }).toBe("5")
+    expect(await page.getAttribute('.board[data-node="5"]', "data-role")).toBe("coordinator")
+  }, 90_000)
+
+  test("a click crashes the coordinator: the page shows 4 and the election frames between", async () => {
+    await page.click('.board[data-node="5"] button.crash')
+    await expect.poll(() => page.getAttribute('.board[data-node="5"]', "data-role"), { timeout: 10_000 }).toBe("crashed")
+    await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 30_000 }).toBe("4")
+    expect(lab.coordinator()).toBe(4)
+    // the bully's failover on the diagram: 4 announces itself to 1, 2 and 3
+    for (const dst of [1, 2, 3])
+      expect(await page.locator(`.arrow[data-kind="COORDINATOR"][data-src="4"][data-dst="${dst}"]`).count()).toBeGreaterThan(0)
+    expect(await page.locator('.arrow[data-kind="ELECTION"]').count()).toBeGreaterThan(0)
+    await expect.poll(() => page.textContent("#last-failover"), { timeout: 5_000 }).toMatch(/^last: crash 5 → 4 in \d+ ms, \d+ election frames$/)
+    // the tap delay the page measured from each frame's tap time
+    const max = Number(await page.getAttribute("#tap-delay", "data-max"))
+    expect(max).toBeGreaterThanOrEqual(0)
+  }, 90_000)
+
+  test("exports: the live run as a scenario the simulator runs, and as a ShiViz log", async () => {
+    await page.click("#export-scenario")
+    const scenario = await page.inputValue("#export-text")
+    expect(scenario).toMatch(/\nat \d+ crash 5\nrun until=\d+\nsummary\nstatus\n$/)
+    const rerun = runReplay({ name: "live", text: scenario })
+    expect(rerun.error).toBeNull()
+    expect(rerun.summaries[0].actual).toMatch(/^coordinator 4 · agreement yes/)
+    await page.click("#export-shiviz")
+    const log = (await page.inputValue("#export-text")).split("\n")
+    const i = log.indexOf("receive COORDINATOR from 4")
+    expect(i).toBeGreaterThan(0)
+    expect(JSON.parse(log[i + 1].replace(/^P\d+ /, ""))).toHaveProperty("P4")
+  }, 30_000)
+
+  test("drop the next frame from 4 to 3: the hub loses 4's next heartbeat on 3's copy only", async () => {
+    const dropped = lab.hub.dropped
+    await page.selectOption("#drop-src", "4")
+    await page.selectOption("#drop-dst", "3")
+    await page.click("#drop")
+    await expect.poll(() => lab.log.some((l) => l.text === "web: dropped a frame from 4 to 3 at the hub"), { timeout: 5_000 }).toBe(true)
+    expect(lab.hub.dropped).toBe(dropped + 1)
+  }, 30_000)
+
+  // a firmware build and five VM boots: about a minute, so only on request
+  test.runIf(process.env.ELECTLAB_SLOW_TESTS)("slow motion reboots the boards with stretched timers; they agree again", async () => {
+    await page.click("#slow")
+    await expect.poll(() => lab.options.timing.answerTimeout, { timeout: 10_000 }).toBe(2000)
+    expect(lab.options.timing.failureTimeout).toBe(1600)
+    await lab.waitForAgreement(90_000)
+    await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 10_000 }).toBe("5")
+  }, 120_000)
 })

@@ -8,6 +8,7 @@ import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { readLabScript, runLabScript, type ScriptStep } from "./script"
+import { startLiveWeb } from "../web/command"
 
 export interface LabFlags {
   boards?: string
@@ -22,6 +23,8 @@ export interface LabFlags {
   verbose?: boolean
   transport: string
   hostNodes?: string
+  /** Port of the live web page; "0" turns it off. */
+  web?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -196,6 +199,13 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
     await lab.stop()
     throw new InputError((e as Error).message, "lab")
   }
+  const web = await startLiveWeb(lab, flags.web).catch(async (e: Error) => {
+    await lab.stop()
+    throw new InputError(e.message, "--web")
+  })
+  if (web) process.stdout.write(`live view: open ${web.url}\n`)
   await runDashboard(lab)
+  await web?.close()
+  if (web) process.stdout.write(`the live view was at ${web.url}\n`)
   return 0
 }

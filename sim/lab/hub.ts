@@ -25,6 +25,10 @@ export class BusHub {
   frames = 0
   bytes = 0
   dropped = 0
+  /** Sees every frame (with its length byte) before it is relayed: the web view's tap. */
+  tap: ((frame: Buffer, from: net.Socket) => void) | null = null
+  /** True loses the copy for `to` (the web view's "drop the next frame from A to B"). */
+  dropCopy: ((frame: Buffer, from: net.Socket, to: net.Socket) => boolean) | null = null
 
   constructor(private options: HubOptions = {}) {
     this.port = options.port ?? HUB_PORT
@@ -43,6 +47,11 @@ export class BusHub {
       )
       this.server!.listen(this.port, "127.0.0.1", () => resolve())
     })
+  }
+
+  /** Change the injected loss and delay while the lab runs. */
+  setFaults(loss: number, delayMs: number) {
+    this.options = { ...this.options, loss, delayMs }
   }
 
   clientCount(): number {
@@ -76,10 +85,15 @@ export class BusHub {
   private relay(from: net.Socket, frame: Buffer) {
     this.frames++
     this.bytes += frame.length - 1
+    this.tap?.(frame, from)
     const loss = this.options.loss ?? 0
     const delay = this.options.delayMs ?? 0
     for (const client of this.clients) {
       if (client === from || client.destroyed) continue
+      if (this.dropCopy?.(frame, from, client)) {
+        this.dropped++
+        continue
+      }
       if (loss > 0 && this.rng.next() < loss) {
         this.dropped++
         continue

@@ -260,6 +260,31 @@ export class Lab {
     this.changed()
   }
 
+  /** Reboot every board with new timing (the web view's slow motion): the firmware is rebuilt. */
+  async retime(timing: Timing): Promise<void> {
+    const o = this.options
+    o.timing = timing
+    this.closeFailover(null)
+    await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
+    const broker = this.broker
+    this.image = await buildFirmwareImage({
+      algorithm: o.algorithm,
+      ids: o.ids,
+      group: o.group,
+      timing,
+      mqtt: broker ? { host: "127.0.0.1", port: broker.port, prefix: "electlab" } : undefined,
+    })
+    this.note(`timing: answer ${timing.answerTimeout} ms, heartbeat ${timing.heartbeatInterval} ms; every board reboots`)
+    for (const [node, old] of this.vms) {
+      const args = old.host ? this.hostNodeCommand(node) : vmCommand(this.image.path, node)
+      const vm = new BoardVm(node, args, (e) => this.onEvent(e), (v, code) => this.onExit(v, code), old.host)
+      this.vms.set(node, vm)
+      Object.assign(this.boards.get(node)!, emptyBoard(node))
+      vm.start()
+    }
+    this.changed()
+  }
+
   isPowered(node: number): boolean {
     return this.vms.get(node)?.running ?? false
   }

@@ -418,6 +418,12 @@ export class Engine {
         return this.messageBudget > 0 && this.messages > this.messageBudget
     }
 
+    /** Time of the next pending event, or -1 when none (the web view steps `run until=` with it). */
+    nextEventTime(): number {
+        this.dropCancelledTimers()
+        return this.queue.peekTime()
+    }
+
     /** Cancelled timers at the head of the queue must not move the clock. */
     private dropCancelledTimers() {
         while (this.queue.headIsStaleTimer(EV_TIMER, this.timerGen, MAX_TIMERS)) this.queue.pop()

@@ -1,0 +1,70 @@
+// How the page draws roles (the boards' own LED scheme) and message kinds.
+
+import { Role } from "../../../src/core/node"
+import { LED_SLOT_MS, ledLook } from "../../../src/firmware/led-scheme"
+
+const ROLE_BY_NAME: Record<string, Role> = {
+  follower: Role.Follower,
+  coordinator: Role.Coordinator,
+  electing: Role.Electing,
+  crashed: Role.Crashed,
+  misconfigured: Role.Misconfigured,
+}
+
+export const KIND_COLORS: Record<string, string> = {
+  ELECTION: "#e8590c",
+  OK: "#1c7ed6",
+  COORDINATOR: "#2b8a3e",
+  REQUEST: "#7048e8",
+  TABLE: "#9c36b5",
+  UPDATE: "#ae3ec9",
+  HEARTBEAT: "#adb5bd",
+  ACK: "#0c8599",
+  INQUIRY: "#795548",
+  ECHO: "#d6336c",
+}
+
+export function kindColor(kind: string): string {
+  return KIND_COLORS[kind] ?? "#495057"
+}
+
+function hex(color: number): string {
+  return "#" + color.toString(16).padStart(6, "0")
+}
+
+/** The LED's colour at this moment, as the board shows it (null: dark). */
+export function ledColor(role: string, powered: boolean, nowMs: number): string | null {
+  if (!powered) return null
+  const r = ROLE_BY_NAME[role]
+  if (r === undefined) return null
+  const look = ledLook(r)
+  const slot = Math.floor(nowMs / LED_SLOT_MS) % 8
+  return look.pattern.charAt(slot) === "1" ? hex(look.color) : null
+}
+
+/** The role's steady colour (lanes of the diagram). */
+export function roleColor(role: string): string {
+  const r = ROLE_BY_NAME[role]
+  return r === undefined ? "#ced4da" : hex(ledLook(r).color)
+}
+
+const steady = () => new URLSearchParams(location.search).get("led") === "on"
+
+/**
+ * Colours every `.led` element from its data-role/data-powered for the current slot. With
+ * `?led=on` in the address every LED shows slot 0, where every pattern is lit (screenshots).
+ * Views call it after each redraw, so that a new LED never shows dark until the next slot.
+ */
+export function paintLeds() {
+  const now = steady() ? 0 : Date.now()
+  for (const el of Array.from(document.querySelectorAll<HTMLElement>(".led"))) {
+    const c = ledColor(el.dataset.role ?? "", el.dataset.powered !== "false", now)
+    el.style.background = c ?? "#212529"
+    el.style.boxShadow = c ? `0 0 10px ${c}` : "none"
+  }
+}
+
+export function startBlinking() {
+  paintLeds()
+  setInterval(paintLeds, LED_SLOT_MS)
+}
