@@ -21,7 +21,7 @@
 //   order (wrapping round), then the next one on each timeout; with nobody
 //   answering it is alone and takes over.
 // - TABLE carries the coordinator in `initiator` (`bid` = 1 when one is known) and
-//   the CRASHED ids in `list`, at most 108 of them (one frame); more are sent NORMAL
+//   the CRASHED ids in `list`, at most 107 of them (one frame); more are sent NORMAL
 //   and cost a timeout if ever asked.
 // - A live process that gets COORDINATOR from a lower one takes over (as in 4.4).
 
