@@ -370,8 +370,8 @@ export abstract class ElectionNode {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
         if (coordinator !== this.coordinator) this.coordinatorRank = -1
-        const wasElecting = this.role === Role.Electing
-        if (role === Role.Follower || role === Role.Coordinator) this.restarts = 0
+        const wasWaiting = this.waitsForLeader()
+        if (coordinator !== NO_NODE && (role === Role.Follower || role === Role.Coordinator)) this.restarts = 0
         this.role = role
         this.coordinator = coordinator
         out.push({
@@ -380,10 +380,10 @@ export abstract class ElectionNode {
             coordinator: coordinator,
             epoch: this.epoch,
         })
-        // Electing always has a way out; a crash cancels every timer itself.
-        if (role === Role.Electing && !wasElecting) this.armDeadline(out)
-        else if (role !== Role.Electing && wasElecting && role !== Role.Crashed)
-            this.cancelTimer(TIMER_DEADLINE, out)
+        // Electing, or following nobody, always has a way out; a crash cancels every timer itself.
+        const waiting = this.waitsForLeader()
+        if (waiting && !wasWaiting) this.armDeadline(out)
+        else if (!waiting && wasWaiting && role !== Role.Crashed) this.cancelTimer(TIMER_DEADLINE, out)
     }
 
     /** Ids above this one, ascending. */
@@ -513,12 +513,17 @@ export abstract class ElectionNode {
         this.resetAlgorithm()
     }
 
+    /** Electing, or a follower that knows no coordinator (a recovered process asking round). */
+    private waitsForLeader(): boolean {
+        return this.role === Role.Electing || (this.role === Role.Follower && this.coordinator === NO_NODE)
+    }
+
     private onDeadline(now: number, out: Action[]) {
-        if (this.role !== Role.Electing) return
+        if (!this.waitsForLeader()) return
         this.restarts++
         this.abandonElection(now, out)
         this.onSuspect(now, out)
-        if (this.role === Role.Electing) this.armDeadline(out)
+        if (this.waitsForLeader()) this.armDeadline(out)
     }
 
     /**
