@@ -154,6 +154,7 @@ export function buildEngine(spec: ClusterSpec): Engine {
     timing: spec.timing,
     neighbors: spec.neighbors,
     suitability: spec.suitability,
+    seed: spec.seed,
     network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
   })
   engine.duplication = engine.network as FaultyNetwork

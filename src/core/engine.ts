@@ -209,6 +209,8 @@ export interface EngineOptions {
     neighbors?: number[][]
     /** bid-ring suitability of each process, aligned with `ids`; absent: all 0. */
     suitability?: number[]
+    /** Seeds the processes' re-election jitter (the core draws nothing of its own). */
+    seed?: number
 }
 
 /** What an election episode cost and decided; the shape of `electlab sim --json`. */
@@ -281,6 +283,8 @@ export class Engine {
                 timing: options.timing,
                 neighbors: options.neighbors ? options.neighbors[at] : undefined,
                 suitability: options.suitability ? options.suitability[at] : undefined,
+                // each process its own jitter stream, decided by the run's seed
+                seed: mod((options.seed ? options.seed : 0) * 7919 + this.ids[i], 2147483647),
             })
             if (!node) throw new Error("no such algorithm: " + options.algorithm)
             this.nodes.push(node)

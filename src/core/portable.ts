@@ -44,6 +44,8 @@ export class Jitter {
     constructor(seed: number) {
         const s = mod(Math.floor(Math.abs(seed)), 2147483647)
         this.state = s === 0 ? 1 : s
+        // The first draws from a small seed (a process id) are tiny: stir them away.
+        for (let i = 0; i < 4; i++) this.below(1)
     }
     /** A whole number in [0, bound). */
     below(bound: number): number {
