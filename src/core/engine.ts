@@ -21,6 +21,7 @@ import {
     sortedIds,
     Timing,
 } from "./node"
+import { EventQueue } from "./event-queue"
 import { mod } from "./portable"
 
 /** Decides how frames travel. */
@@ -91,112 +92,6 @@ const EV_THAW = 8
 
 /** Events allowed at one instant before the engine calls the clock stalled (a spin). */
 export const DEFAULT_MAX_EVENTS_PER_INSTANT = 10000000
-
-/**
- * Events due at one time, in scheduling order. Fields live in parallel arrays rather
- * than one object per event: a 1000-process Bully election queues half a million
- * events at once, and numbers in arrays cost the garbage collector nothing.
- */
-class Bucket {
-    type: number[] = []
-    /** Index of the target node (unused for EV_DELIVER_MANY). */
-    node: number[] = []
-    /** Timer: timer id. */
-    arg: number[] = []
-    /** Timer: generation when scheduled. */
-    gen: number[] = []
-    frame: Frame[] = []
-    /** EV_DELIVER_MANY: indices of the target nodes. */
-    targets: number[][] = []
-    next = 0
-    constructor(public time: number) {}
-}
-
-/** Time-bucketed FIFO: O(1) per event when many events share a time, as in the ideal network. */
-class EventQueue {
-    private buckets: Bucket[] = []
-    private first = 0
-    size = 0
-
-    // the event pop() took last
-    type = 0
-    node = 0
-    arg = 0
-    gen = 0
-    frame: Frame = null
-    targets: number[] = null
-
-    push(
-        time: number,
-        type: number,
-        node: number,
-        frame: Frame,
-        arg: number,
-        gen: number,
-        targets: number[]
-    ) {
-        const b = this.buckets
-        let i = b.length - 1
-        while (i >= this.first && b[i].time > time) i--
-        let bucket: Bucket
-        if (i >= this.first && b[i].time === time) {
-            bucket = b[i]
-        } else {
-            bucket = new Bucket(time)
-            // insert at i + 1 (no splice in DeviceScript)
-            b.push(bucket)
-            for (let j = b.length - 1; j > i + 1; j--) b[j] = b[j - 1]
-            b[i + 1] = bucket
-        }
-        bucket.type.push(type)
-        bucket.node.push(node)
-        bucket.arg.push(arg)
-        bucket.gen.push(gen)
-        bucket.frame.push(frame)
-        bucket.targets.push(targets)
-        this.size++
-    }
-
-    /** Time of the next event, or -1 when empty. */
-    peekTime(): number {
-        if (this.size === 0) return -1
-        return this.buckets[this.first].time
-    }
-
-    /** True when the next event is a timer whose generation differs from `generations`. */
-    headIsStaleTimer(timerType: number, generations: number[], timersPerNode: number): boolean {
-        if (this.size === 0) return false
-        const b = this.buckets[this.first]
-        const k = b.next
-        if (b.type[k] !== timerType) return false
-        return b.gen[k] !== generations[b.node[k] * timersPerNode + b.arg[k]]
-    }
-
-    /** Takes the next event into this queue's fields. Returns false when empty. */
-    pop(): boolean {
-        if (this.size === 0) return false
-        const b = this.buckets[this.first]
-        const k = b.next
-        this.type = b.type[k]
-        this.node = b.node[k]
-        this.arg = b.arg[k]
-        this.gen = b.gen[k]
-        this.frame = b.frame[k]
-        this.targets = b.targets[k]
-        b.frame[k] = null
-        b.targets[k] = null
-        b.next++
-        if (b.next >= b.type.length) {
-            this.first++
-            if (this.first > 256) {
-                this.buckets = this.buckets.slice(this.first)
-                this.first = 0
-            }
-        }
-        this.size--
-        return true
-    }
-}
 
 export interface EngineOptions {
     algorithm: number
@@ -536,7 +431,6 @@ export class Engine {
             return
         }
         const node = this.nodes[i]
-        const out = this.takeOut()
         const now = this.now
         if (type === EV_FREEZE) {
             if (node.crashed) return
@@ -559,29 +453,41 @@ export class Engine {
             this.queue.push(this.frozenUntil[i], type, i, null, arg, gen, null)
             return
         }
+        if (type === EV_TIMER) {
+            if (gen !== this.timerGen[i * MAX_TIMERS + arg]) return
+            this.timerGen[i * MAX_TIMERS + arg]++
+            if (node.crashed) return
+            this.record(TraceType.Timeout, node.id, null, null, node.timerName(arg))
+        } else if (type === EV_CRASH) {
+            if (node.crashed) return
+            this.frozenUntil[i] = -1
+            this.record(TraceType.Crash, node.id, null, null, "")
+        } else if (type === EV_RECOVER) {
+            if (!node.crashed) return
+            if (this.episodeStart < 0) this.episodeStart = now
+            this.record(TraceType.Recover, node.id, null, null, "")
+        } else if (type === EV_DETECT) {
+            if (node.crashed) return
+            if (this.episodeStart < 0) this.episodeStart = now
+            this.record(TraceType.Detect, node.id, null, null, "")
+        }
+        this.invoke(i, type, arg, null)
+    }
+
+    /**
+     * Hands one event to node `i` and carries out its actions. The one place a node's code
+     * runs: an exception is recorded as a violation and its half-made actions dropped.
+     */
+    private invoke(i: number, type: number, arg: number, frame: Frame) {
+        const node = this.nodes[i]
+        const out = this.takeOut()
+        const now = this.now
         try {
-            if (type === EV_TIMER) {
-                if (gen !== this.timerGen[i * MAX_TIMERS + arg]) return
-                this.timerGen[i * MAX_TIMERS + arg]++
-                if (node.crashed) return
-                this.record(TraceType.Timeout, node.id, null, null, node.timerName(arg))
-                node.timer(arg, now, out)
-            } else if (type === EV_CRASH) {
-                if (node.crashed) return
-                this.frozenUntil[i] = -1
-                this.record(TraceType.Crash, node.id, null, null, "")
-                node.crash(now, out)
-            } else if (type === EV_RECOVER) {
-                if (!node.crashed) return
-                if (this.episodeStart < 0) this.episodeStart = now
-                this.record(TraceType.Recover, node.id, null, null, "")
-                node.recover(now, out)
-            } else if (type === EV_DETECT) {
-                if (node.crashed) return
-                if (this.episodeStart < 0) this.episodeStart = now
-                this.record(TraceType.Detect, node.id, null, null, "")
-                node.suspect(now, out)
-            }
+            if (type === EV_DELIVER) node.receive(frame, now, out)
+            else if (type === EV_TIMER) node.timer(arg, now, out)
+            else if (type === EV_CRASH) node.crash(now, out)
+            else if (type === EV_RECOVER) node.recover(now, out)
+            else if (type === EV_DETECT) node.suspect(now, out)
         } catch (e) {
             this.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
             while (out.length > 0) out.pop()
@@ -601,15 +507,7 @@ export class Engine {
             this.record(TraceType.DroppedAtFrozen, frame.src, [node.id], frame, "")
             return
         }
-        const out = this.takeOut()
-        try {
-            node.receive(frame, this.now, out)
-        } catch (e) {
-            this.errors.push("node " + node.id + " threw at t=" + this.now + ": " + e)
-            while (out.length > 0) out.pop()
-            return
-        }
-        this.apply(i, out)
+        this.invoke(i, EV_DELIVER, 0, frame)
     }
 
     /** Carries out the actions node `i` returned. */
@@ -690,9 +588,7 @@ export class Engine {
 
     private record(type: TraceType, node: number, to: number[], frame: Frame, text: string) {
         if (this.digesting) {
-            let h = this.fold(this.digest, type)
-            h = this.fold(h, Math.round(this.now * 1000))
-            h = this.fold(h, node)
+            let h = this.digestHead(type, node)
             if (frame) {
                 h = this.fold(h, frame.kind)
                 h = this.fold(h, frame.epoch)
@@ -716,9 +612,7 @@ export class Engine {
 
     private recordRole(node: number, role: Role, coordinator: number, epoch: number) {
         if (this.digesting) {
-            let h = this.fold(this.digest, TraceType.RoleChange)
-            h = this.fold(h, Math.round(this.now * 1000))
-            h = this.fold(h, node)
+            let h = this.digestHead(TraceType.RoleChange, node)
             h = this.fold(h, role)
             h = this.fold(h, coordinator + 1)
             this.digest = this.fold(h, epoch)
@@ -735,6 +629,12 @@ export class Engine {
                 epoch: epoch,
                 text: "",
             })
+    }
+
+    /** The digest folded with what every trace record has: its type, time and node. */
+    private digestHead(type: TraceType, node: number): number {
+        const h = this.fold(this.digest, type)
+        return this.fold(this.fold(h, Math.round(this.now * 1000)), node)
     }
 
     /** Polynomial hash step, exact in doubles (the VM's `%` is not, past int32). */
