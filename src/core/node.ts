@@ -5,6 +5,7 @@
 // time and carries out the actions appended to `out`. Nothing here reads a clock,
 // draws a random number or touches a transport.
 
+import { AdaptiveDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
 
 /** What a board's LED shows. */
@@ -78,6 +79,8 @@ export interface Timing {
     heartbeatInterval: number
     /** Silence from the coordinator after which a follower suspects it. */
     failureTimeout: number
+    /** "adaptive": suspect earlier when heartbeats arrive regularly (never later than failureTimeout); absent or "fixed": failureTimeout. */
+    failureDetector?: string
 }
 
 /** Timing for the ideal network (delay 1): T above a round trip, T' above T + 1. */
@@ -156,6 +159,8 @@ export abstract class ElectionNode {
     private lastHeardFromCoordinator = 0
     /** Rank of the coordinator as its heartbeats carry it; -1 until one arrived. */
     private coordinatorRank = -1
+    /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
+    private adaptiveDetector: AdaptiveDetector = null
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -165,6 +170,8 @@ export abstract class ElectionNode {
         this.index = indexOfSorted(this.ids, config.id)
         this.group = config.group
         this.timing = config.timing
+        if (config.timing.failureDetector === "adaptive" && config.timing.heartbeatInterval > 0)
+            this.adaptiveDetector = new AdaptiveDetector(config.timing.heartbeatInterval, config.timing.failureTimeout)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
@@ -253,6 +260,7 @@ export abstract class ElectionNode {
         if (!this.crashed) return
         this.crashed = false
         this.coordinator = NO_NODE
+        if (this.adaptiveDetector) this.adaptiveDetector.clear()
         this.resetAlgorithm()
         this.onRecover(now, out)
     }
@@ -349,12 +357,19 @@ export abstract class ElectionNode {
 
     /** Accept `coordinator` and watch it for silence. */
     protected follow(coordinator: number, now: number, out: Action[]) {
+        if (this.adaptiveDetector && (coordinator !== this.coordinator || this.role !== Role.Follower))
+            this.adaptiveDetector.restart()
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
             this.cancelTimer(TIMER_HEARTBEAT, out)
-            this.setTimer(TIMER_WATCH, this.timing.failureTimeout, out)
+            this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
         }
+    }
+
+    /** Silence from the coordinator after which it is suspected. */
+    suspicionDelay(): number {
+        return this.adaptiveDetector ? this.adaptiveDetector.delay() : this.timing.failureTimeout
     }
 
     protected enterElection(out: Action[]) {
@@ -376,8 +391,9 @@ export abstract class ElectionNode {
     private onWatchTimer(now: number, out: Action[]) {
         if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
         const silence = now - this.lastHeardFromCoordinator
-        if (silence >= this.timing.failureTimeout) this.onSuspect(now, out)
-        else this.setTimer(TIMER_WATCH, this.timing.failureTimeout - silence, out)
+        const limit = this.suspicionDelay()
+        if (silence >= limit) this.onSuspect(now, out)
+        else this.setTimer(TIMER_WATCH, limit - silence, out)
     }
 
     /**
@@ -389,6 +405,11 @@ export abstract class ElectionNode {
         const senderRank = frame.bid
         if (frame.src === this.coordinator) {
             this.coordinatorRank = senderRank
+            if (this.adaptiveDetector) {
+                this.adaptiveDetector.heartbeat(now)
+                // the suspicion delay just changed: watch from this arrival
+                if (this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
+            }
             return
         }
         if (this.role === Role.Electing) return

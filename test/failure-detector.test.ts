@@ -1,0 +1,139 @@
+// The adaptive failure detector on its own, with arrival series whose answer is worked out
+// by hand (interval 50, ceiling 250), and wired into a node.
+import { describe, expect, test } from "vitest"
+import { createNode } from "../src/core/algorithms"
+import { AdaptiveDetector, FLOOR_INTERVALS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
+import { Algorithm, Kind } from "../src/core/frame"
+import { type Action, ActionType, Role, TIMER_WATCH } from "../src/core/node"
+import { frameFrom } from "./helpers"
+
+/** A detector fed heartbeats separated by `gaps`, starting at time 1000. */
+function fed(gaps: number[], interval = 50, ceiling = 250): AdaptiveDetector {
+  const d = new AdaptiveDetector(interval, ceiling)
+  let t = 1000
+  d.heartbeat(t)
+  for (const g of gaps) d.heartbeat((t += g))
+  return d
+}
+const repeat = (gap: number, n: number) => Array.from({ length: n }, () => gap)
+
+describe("adaptive detector: the suspicion delay", () => {
+  test("with fewer than MIN_SAMPLES gaps it is the fixed timeout", () => {
+    expect(new AdaptiveDetector(50, 250).delay()).toBe(250)
+    expect(fed(repeat(50, MIN_SAMPLES - 1)).delay()).toBe(250)
+  })
+
+  test("a regular series tolerates fewer misses as evidence grows: 8 gaps 225, 20 gaps 175, a full window 125", () => {
+    // 8 clean gaps: loss estimate 0.5/9; 0.056^4 is the first power under 1e-4: 3 misses, 4·50 + 25
+    expect(fed(repeat(50, 8)).delay()).toBe(225)
+    // 20: 0.5/21, cubed 1.3e-5: 2 misses, 3·50 + 25
+    expect(fed(repeat(50, 20)).delay()).toBe(175)
+    // 64: 0.5/65, squared 5.9e-5: 1 miss, 2·50 + the minimum margin of half an interval
+    expect(fed(repeat(50, WINDOW)).delay()).toBe(125)
+    expect(fed(repeat(50, WINDOW)).delay()).toBe(FLOOR_INTERVALS * 50)
+  })
+
+  test("the window keeps the last WINDOW gaps only", () => {
+    // 64 clean gaps after a jittery past: the jitter has left the window
+    const d = fed([...repeat(20, 10), ...repeat(80, 10), ...repeat(50, WINDOW)])
+    expect(d.samples()).toBe(WINDOW)
+    expect(d.delay()).toBe(125)
+  })
+
+  test("jitter widens the margin to SPREAD_FACTOR standard deviations", () => {
+    // gaps 40 and 60 alternating: period 50, σ 10, margin 5σ = 50: 2·50 + 50
+    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 40 : 60))).delay()).toBe(150)
+    // σ 5 gives 25, no more than the minimum margin
+    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 45 : 55))).delay()).toBe(125)
+  })
+
+  test("lost heartbeats raise the tolerated misses", () => {
+    // 62 gaps of 50 and 2 of 100 (one heartbeat lost in each): 66 periods, loss (2+0.5)/67;
+    // squared 1.4e-3, cubed 5.2e-5: 2 misses, 3·50 + 25
+    expect(fed([...repeat(50, 31), 100, ...repeat(50, 31), 100]).delay()).toBe(175)
+    // one gap in ten spans a lost heartbeat: loss 6.5/71, its 4th power 7e-5: 3 misses, 4·50 + 25
+    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 10 === 9 ? 100 : 50))).delay()).toBe(225)
+    // one in four: patience up to the fixed timeout
+    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 4 === 3 ? 100 : 50))).delay()).toBe(250)
+  })
+
+  test("a slow sender's period is learned", () => {
+    // heartbeats every 52 (a late timer): 2·52 + 25
+    expect(fed(repeat(52, WINDOW)).delay()).toBe(129)
+  })
+
+  test("never above the configured failure timeout, never below the floor", () => {
+    expect(fed(repeat(50, WINDOW), 50, 120).delay()).toBe(120)
+    // heartbeats arriving in bursts (period estimate 40) still get 2.5 intervals
+    expect(fed(repeat(40, WINDOW)).delay()).toBe(125)
+  })
+
+  test("a silence beyond the ceiling is not a sample; restart starts a new series, clear forgets", () => {
+    const d = fed(repeat(50, 10))
+    d.heartbeat(1000 + 500 + 5000)
+    expect(d.samples()).toBe(10)
+    d.restart()
+    d.heartbeat(9000)
+    expect(d.samples()).toBe(10)
+    d.heartbeat(9050)
+    expect(d.samples()).toBe(11)
+    d.clear()
+    expect(d.samples()).toBe(0)
+    expect(d.delay()).toBe(250)
+  })
+})
+
+describe("adaptive detector in a node", () => {
+  const timing = (failureDetector?: string) => ({
+    answerTimeout: 100,
+    coordinatorTimeout: 200,
+    heartbeatInterval: 50,
+    failureTimeout: 250,
+    failureDetector,
+  })
+  const watchDelays = (out: Action[]) =>
+    out.filter((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH).map((a) => (a.type === ActionType.SetTimer ? a.delay : -1))
+
+  function follower(detector?: string) {
+    const node = createNode(Algorithm.ImprovedBully, { id: 2, ids: [1, 2, 3], group: 1, timing: timing(detector) })
+    const out: Action[] = []
+    node.start(0, out)
+    return { node, out }
+  }
+
+  test("the fixed timeout stays the default", () => {
+    const { node, out } = follower()
+    expect(watchDelays(out)).toEqual([250])
+    const more: Action[] = []
+    for (let t = 50; t <= 5000; t += 50) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), t, more)
+    expect(watchDelays(more)).toEqual([])
+    expect(node.suspicionDelay()).toBe(250)
+  })
+
+  test("with 'adaptive' the watch follows the learned delay and suspects 125 after the last heartbeat", () => {
+    const { node, out } = follower("adaptive")
+    expect(watchDelays(out)).toEqual([250])
+    const more: Action[] = []
+    let t = 0
+    for (let i = 0; i < 70; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), more)
+    const delays = watchDelays(more)
+    expect(delays.length).toBe(70)
+    expect(delays[0]).toBe(250)
+    expect(delays[delays.length - 1]).toBe(125)
+    // the watch fires 125 after the last heartbeat: silence enough, an election starts
+    const fire: Action[] = []
+    node.timer(TIMER_WATCH, t + 125, fire)
+    expect(node.role).not.toBe(Role.Follower)
+    expect(fire.length).toBeGreaterThan(0)
+  })
+
+  test("a watch that fires early re-arms for the rest of the learned delay", () => {
+    const { node } = follower("adaptive")
+    let t = 0
+    for (let i = 0; i < 70; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), [])
+    const out: Action[] = []
+    node.timer(TIMER_WATCH, t + 100, out)
+    expect(node.role).toBe(Role.Follower)
+    expect(watchDelays(out)).toEqual([25])
+  })
+})
