@@ -29,6 +29,7 @@ import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
+import { parseDetectorName } from "./detector-option"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -48,6 +49,7 @@ interface SimFlags {
   json?: boolean
   loss: string
   detector?: boolean
+  failureDetector?: string
   until?: string
   maxEvents?: string
   chart: boolean
@@ -152,6 +154,10 @@ export function simCommands(flags: SimFlags): string[] {
   }
   if (flags.detector && !(manifest && !ideal))
     clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=250 failure-timeout=800")
+  if (flags.failureDetector !== undefined) {
+    if (!flags.detector) throw new InputError("needs --detector (the heartbeat failure detector)", "--failure-detector")
+    clusterArgs.push(`failure-detector=${parseDetectorName(flags.failureDetector, "--failure-detector")}`)
+  } else if (flags.detector && manifest && !ideal) clusterArgs.push(`failure-detector=${manifest.timing.failureDetector}`)
   const commands = [`cluster ${clusterArgs.join(" ")}`]
   if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
   if (detect) commands.push(`detect ${detect}`)
@@ -271,6 +277,7 @@ export function buildProgram(): Command {
     .option("--seed <s>", "seed for the network's random choices", "1")
     .option("--loss <p>", "probability that a message is lost (0..1)", "0")
     .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
+    .option("--failure-detector <name>", "with --detector: fixed (the failure timeout) or adaptive (learns the heartbeats)")
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")
     .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
@@ -289,7 +296,7 @@ export function buildProgram(): Command {
       const m = readManifest(file)
       const lines = [
         `${file}: group ${m.group}, ${m.algorithm} over ${m.transport}, ${m.boards.length} boards`,
-        `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms, T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
+        `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms (${m.timing.failureDetector} detector), T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
         ...m.boards.map((b) => `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}`),
       ]
       process.stdout.write(lines.join("\n") + "\n")
@@ -309,6 +316,7 @@ export function buildProgram(): Command {
     .option("--fail-timeout <ms>", "silence after which the coordinator is suspected")
     .option("--answer-timeout <ms>", "T")
     .option("--coordinator-timeout <ms>", "T'")
+    .option("--failure-detector <name>", "fixed (suspect after --fail-timeout) or adaptive (learn the heartbeats; default: the manifest's, or fixed)")
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
     .action(async (flags: NodeFlags) => {
@@ -342,6 +350,7 @@ export function buildProgram(): Command {
     .option("--verbose", "headless: print the lab's event log on stderr")
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
+    .option("--failure-detector <name>", "fixed or adaptive (default: the manifest's, or fixed)")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

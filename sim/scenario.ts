@@ -38,6 +38,8 @@ import {
 } from "./cluster"
 import { formatRecord, formatSummary, formatTime } from "./msc"
 import { Algorithm, algorithmName } from "../src/core/frame"
+import type { DetectorName } from "../src/core/failure-detector"
+import { parseDetectorName } from "./detector-option"
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { neighborsFor, parseTopology, describeTopology } from "./topology"
@@ -171,6 +173,7 @@ export class ScenarioRunner {
     let timingSet = false
     let topology: string | null = null
     let suitability: string | null = null
+    let detector: DetectorName | null = null
     for (const [key, value] of kv) {
       const at = `${where}: ${key}`
       switch (key) {
@@ -214,6 +217,9 @@ export class ScenarioRunner {
           spec.timing.failureTimeout = parseNumber(value, at, 0, 1e9)
           timingSet = true
           break
+        case "failure-detector":
+          detector = parseDetectorName(value, at)
+          break
         case "topology":
           topology = value
           break
@@ -222,11 +228,13 @@ export class ScenarioRunner {
           break
         default:
           throw new InputError(
-            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, topology, suitability`,
+            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, failure-detector, topology, suitability`,
             where,
           )
       }
     }
+    // after the loop: network= may replace the timing
+    if (detector) spec.timing.failureDetector = detector
     if (!kv.has("ids") && !kv.has("nodes")) throw new InputError("cluster needs ids= or nodes=", where)
     if (kv.has("ids") && kv.has("nodes")) throw new InputError("give ids= or nodes=, not both", where)
     checkIds(spec.ids, `${where}: ${kv.has("ids") ? "ids" : "nodes"}`)
