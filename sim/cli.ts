@@ -30,6 +30,7 @@ import { type NodeFlags, runNodeCommand } from "./node/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
 import { parseDetectorName } from "./detector-option"
+import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -382,6 +383,19 @@ export function buildProgram(): Command {
     .action(async (flags: { trials: string; json?: boolean }) => {
       const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000))
       process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
+    })
+  program
+    .command("soak")
+    .description("the virtual lab at steady state on a busy machine: count false suspicions (elections while the coordinator is alive)")
+    .option("--transports <list>", "bus, mqtt or both in turn", "bus,mqtt")
+    .option("--minutes <m>", "length of each run", "10")
+    .option("--burn <n>", "CPU-burning processes kept running meanwhile", "2")
+    .option("--boards <n>", "number of boards", "5")
+    .option("--failure-detector <name>", "fixed or adaptive", "adaptive")
+    .option("--heartbeat <ms>", "coordinator heartbeat period", "50")
+    .option("--fail-timeout <ms>", "failure timeout (the adaptive detector's ceiling)", "250")
+    .action(async (flags: SoakFlags) => {
+      process.exitCode = await runSoakCommand(flags)
     })
   program
     .command("bench")

@@ -2,7 +2,7 @@
 // by hand (interval 50, ceiling 250), and wired into a node.
 import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
-import { AdaptiveDetector, FLOOR_INTERVALS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
+import { AdaptiveDetector, FLOOR_INTERVALS, LONG_MEMORY_BLOCKS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
 import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, ActionType, Role, TIMER_WATCH } from "../src/core/node"
 import { frameFrom } from "./helpers"
@@ -60,6 +60,24 @@ describe("adaptive detector: the suspicion delay", () => {
   test("a slow sender's period is learned", () => {
     // heartbeats every 52 (a late timer): 2·52 + 25
     expect(fed(repeat(52, WINDOW)).delay()).toBe(129)
+  })
+
+  test("a late timer's period is learned from the median gap (a VM on a loaded machine)", () => {
+    // 48 gaps of 60 and 16 of 79: period 60, residuals 19 in a quarter of the gaps: σ 9.5;
+    // 2·60 + 5·9.5
+    expect(fed([...repeat(60, 48), ...repeat(79, 16)]).delay()).toBe(167.5)
+  })
+
+  test("a pause stays remembered for LONG_MEMORY_BLOCKS × WINDOW heartbeats after it left the window", () => {
+    const d = fed([180, ...repeat(50, WINDOW)])
+    // the window is clean (125) but the longest gap seen was 180: 180 + 25
+    expect(d.delay()).toBe(205)
+    expect(d.longestGap()).toBe(180)
+    // 16 more blocks of clean gaps and it is forgotten
+    let t = 1000 + 180 + 50 * WINDOW
+    for (let i = 0; i < LONG_MEMORY_BLOCKS * WINDOW; i++) d.heartbeat((t += 50))
+    expect(d.longestGap()).toBe(50)
+    expect(d.delay()).toBe(125)
   })
 
   test("never above the configured failure timeout, never below the floor", () => {

@@ -2,17 +2,21 @@
 // heartbeat before it suspects it, learned from the heartbeats' arrival times
 // (Chen, Toueg and Aguilera's estimated next arrival plus a safety margin).
 //
-// The coordinator sends a heartbeat every `interval`; the follower sees each gap between
-// two arrivals as a whole number of intervals (1, or more when heartbeats were lost) plus
+// The coordinator sends a heartbeat every period; the follower sees each gap between two
+// arrivals as a whole number of periods (1, or more when heartbeats were lost) plus
 // jitter. From the last WINDOW gaps it estimates
-//   P  the actual period (total time / total intervals: a slow sender's timer shows here),
+//   P  the actual period: the median gap (a busy sender's timer runs late: 50 ms
+//      configured came every 60 ms from a DeviceScript VM on a loaded machine),
 //   σ  the spread of the gaps round their whole number of periods,
 //   p  the loss rate, (lost + 1/2) / (sent + 1): never zero, and high while samples are few,
-// and suspects after   D = (m + 1)·P + max(k·σ, interval/2),   clamped to [FLOOR, ceiling]
+// and suspects after   D = (m + 1)·P + max(k·σ, interval/2)
 // where m ≥ 1 is the smallest number of heartbeats in a row whose loss has a chance
 // p^(m+1) ≤ RISK: a lossy path earns more patience, a clean one as little as one missed
-// heartbeat. The ceiling is the configured failure timeout: the detector only ever
-// suspects earlier than the fixed one, and with too few samples it is the fixed one.
+// heartbeat. Pauses (a stalled process, a busy broker) are rarer than the window is long
+// and not normal: D is also at least half an interval above the longest gap of the last
+// LONG_MEMORY heartbeats. D is clamped to [FLOOR, ceiling]; the ceiling is the configured
+// failure timeout: the detector only ever suspects earlier than the fixed one, and with
+// too few samples it is the fixed one.
 //
 // Pure and portable: no clock (arrival times come from the driver with the heartbeats),
 // no Map, Math.max with two arguments only.
@@ -24,6 +28,8 @@ export const DETECTOR_NAMES: DetectorName[] = ["fixed", "adaptive"]
 
 /** Gaps remembered: at 50 ms heartbeats, the last 3.2 s. */
 export const WINDOW = 64
+/** Blocks of WINDOW gaps whose longest gap is remembered: 16 × 64 = 1024 heartbeats, 51 s at 50 ms. */
+export const LONG_MEMORY_BLOCKS = 16
 /** Below this many gaps the spread means little: use the ceiling. */
 export const MIN_SAMPLES = 8
 /** Safety margin in standard deviations of the gaps' jitter. */
@@ -44,6 +50,10 @@ export class AdaptiveDetector {
     /** Where the next gap goes once the window is full. */
     private nextSlot = 0
     private lastArrival = -1
+    /** Longest gap of each of the last LONG_MEMORY_BLOCKS full blocks, and of the block being filled. */
+    private blockMaxima: number[] = []
+    private blockMax = 0
+    private blockCount = 0
 
     /** `interval`: the coordinator's heartbeat period; `ceiling`: the fixed failure timeout. */
     constructor(interval: number, ceiling: number) {
@@ -64,6 +74,9 @@ export class AdaptiveDetector {
         this.gaps = []
         this.nextSlot = 0
         this.lastArrival = -1
+        this.blockMaxima = []
+        this.blockMax = 0
+        this.blockCount = 0
     }
 
     /** A heartbeat from the watched coordinator arrived at `now`. */
@@ -76,6 +89,7 @@ export class AdaptiveDetector {
                 this.gaps[this.nextSlot] = gap
                 this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
             }
+            this.rememberLongest(gap)
         }
         this.lastArrival = now
     }
@@ -88,16 +102,14 @@ export class AdaptiveDetector {
     delay(): number {
         const n = this.gaps.length
         if (n < MIN_SAMPLES || !(this.interval > 0)) return this.ceiling
-        let total = 0
+        const period = median(this.gaps)
+        if (!(period > 0)) return this.ceiling
         let periods = 0
-        for (let i = 0; i < n; i++) {
-            total += this.gaps[i]
-            periods += this.periodsIn(this.gaps[i])
-        }
-        const period = total / periods
         let squares = 0
         for (let i = 0; i < n; i++) {
-            const r = this.gaps[i] - this.periodsIn(this.gaps[i]) * period
+            const k = periodsIn(this.gaps[i], period)
+            const r = this.gaps[i] - k * period
+            periods += k
             squares += r * r
         }
         const spread = Math.sqrt(squares / n)
@@ -110,13 +122,38 @@ export class AdaptiveDetector {
             chance = chance * lossRate
         }
         const margin = Math.max(SPREAD_FACTOR * spread, this.interval / 2)
-        const estimate = (misses + 1) * period + margin
+        const estimate = Math.max((misses + 1) * period + margin, this.longestGap() + this.interval / 2)
         return Math.min(this.ceiling, Math.max(FLOOR_INTERVALS * this.interval, estimate))
     }
 
-    /** Whole heartbeat periods a gap spans (at least one). */
-    private periodsIn(gap: number): number {
-        const k = Math.round(gap / this.interval)
-        return k < 1 ? 1 : k
+    /** The longest gap of the last LONG_MEMORY_BLOCKS blocks and the current one. */
+    longestGap(): number {
+        let longest = this.blockMax
+        for (let i = 0; i < this.blockMaxima.length; i++) if (this.blockMaxima[i] > longest) longest = this.blockMaxima[i]
+        return longest
     }
+
+    private rememberLongest(gap: number) {
+        if (gap > this.blockMax) this.blockMax = gap
+        this.blockCount++
+        if (this.blockCount < WINDOW) return
+        this.blockMaxima.push(this.blockMax)
+        if (this.blockMaxima.length > LONG_MEMORY_BLOCKS) this.blockMaxima = this.blockMaxima.slice(1)
+        this.blockMax = 0
+        this.blockCount = 0
+    }
+}
+
+/** Whole periods a gap spans (at least one). */
+function periodsIn(gap: number, period: number): number {
+    const k = Math.round(gap / period)
+    return k < 1 ? 1 : k
+}
+
+/** Median of a non-empty list (the middle two averaged for an even count). */
+function median(values: number[]): number {
+    const sorted = values.slice(0)
+    sorted.sort((a, b) => a - b)
+    const mid = sorted.length >> 1
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
