@@ -17,73 +17,76 @@ function fed(gaps: number[], interval = 50, ceiling = 250): AdaptiveDetector {
 }
 const repeat = (gap: number, n: number) => Array.from({ length: n }, () => gap)
 
+/** Enough clean heartbeats that the loss estimate allows one miss: (0.5 / 601)² < RISK. */
+const CLEAN = repeat(50, 600)
+
 describe("adaptive detector: the suspicion delay", () => {
   test("with fewer than MIN_SAMPLES gaps it is the fixed timeout", () => {
     expect(new AdaptiveDetector(50, 250).delay()).toBe(250)
     expect(fed(repeat(50, MIN_SAMPLES - 1)).delay()).toBe(250)
   })
 
-  test("a regular series tolerates fewer misses as evidence grows: 8 gaps 225, 20 gaps 175, a full window 125", () => {
-    // 8 clean gaps: loss estimate 0.5/9; 0.056^4 is the first power under 1e-4: 3 misses, 4·50 + 25
-    expect(fed(repeat(50, 8)).delay()).toBe(225)
-    // 20: 0.5/21, cubed 1.3e-5: 2 misses, 3·50 + 25
-    expect(fed(repeat(50, 20)).delay()).toBe(175)
-    // 64: 0.5/65, squared 5.9e-5: 1 miss, 2·50 + the minimum margin of half an interval
-    expect(fed(repeat(50, WINDOW)).delay()).toBe(125)
-    expect(fed(repeat(50, WINDOW)).delay()).toBe(FLOOR_INTERVALS * 50)
+  test("a clean series tolerates fewer misses as evidence grows: 8 gaps 250, 20 gaps 225, 64 gaps 175, 600 gaps 125", () => {
+    // 8 clean gaps: loss estimate 0.5/9, whose 5th power is the first under 1e-6: 4 misses, 5·50 + 25, capped
+    expect(fed(repeat(50, 8)).delay()).toBe(250)
+    // 20: 0.5/21, 4th power 3.2e-7: 3 misses, 4·50 + 25
+    expect(fed(repeat(50, 20)).delay()).toBe(225)
+    // 64: 0.5/65, cubed 4.6e-7: 2 misses
+    expect(fed(repeat(50, WINDOW)).delay()).toBe(175)
+    // 600: 0.5/601, squared 6.9e-7: 1 miss, 2·50 + the minimum margin of half an interval
+    expect(fed(CLEAN).delay()).toBe(125)
+    expect(fed(CLEAN).delay()).toBe(FLOOR_INTERVALS * 50)
   })
 
-  test("the window keeps the last WINDOW gaps only", () => {
-    // 64 clean gaps after a jittery past: the jitter has left the window
-    const d = fed([...repeat(20, 10), ...repeat(80, 10), ...repeat(50, WINDOW)])
+  test("the period and the jitter come from the last WINDOW gaps", () => {
+    const d = fed([...CLEAN, ...repeat(60, 100), ...repeat(50, WINDOW)])
     expect(d.samples()).toBe(WINDOW)
-    expect(d.delay()).toBe(125)
+    expect(d.period()).toBe(50)
   })
 
   test("jitter widens the margin to SPREAD_FACTOR standard deviations", () => {
     // gaps 40 and 60 alternating: period 50, σ 10, margin 5σ = 50: 2·50 + 50
-    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 40 : 60))).delay()).toBe(150)
+    expect(fed([...CLEAN, ...Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 40 : 60))]).delay()).toBe(150)
     // σ 5 gives 25, no more than the minimum margin
-    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 45 : 55))).delay()).toBe(125)
+    expect(fed([...CLEAN, ...Array.from({ length: WINDOW }, (_, i) => (i % 2 ? 45 : 55))]).delay()).toBe(125)
   })
 
   test("lost heartbeats raise the tolerated misses", () => {
-    // 62 gaps of 50 and 2 of 100 (one heartbeat lost in each): 66 periods, loss (2+0.5)/67;
-    // squared 1.4e-3, cubed 5.2e-5: 2 misses, 3·50 + 25
-    expect(fed([...repeat(50, 31), 100, ...repeat(50, 31), 100]).delay()).toBe(175)
-    // one gap in ten spans a lost heartbeat: loss 6.5/71, its 4th power 7e-5: 3 misses, 4·50 + 25
-    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 10 === 9 ? 100 : 50))).delay()).toBe(225)
-    // one in four: patience up to the fixed timeout
-    expect(fed(Array.from({ length: WINDOW }, (_, i) => (i % 4 === 3 ? 100 : 50))).delay()).toBe(250)
+    // 2 gaps of 100 (one heartbeat lost in each) among 664: loss (2 + 0.5)/667, squared 1.4e-5,
+    // cubed 5.3e-8: 2 misses, 3·50 + 25
+    expect(fed([...CLEAN, ...repeat(50, 31), 100, ...repeat(50, 31), 100]).delay()).toBe(175)
+    expect(fed([...CLEAN, ...repeat(50, 31), 100, ...repeat(50, 31), 100]).lossRate()).toBe(2.5 / 667)
+    // one heartbeat in five lost for a long while: patience up to the fixed timeout
+    expect(fed(Array.from({ length: 1100 }, (_, i) => (i % 4 === 3 ? 100 : 50))).delay()).toBe(250)
   })
 
   test("a slow sender's period is learned", () => {
     // heartbeats every 52 (a late timer): 2·52 + 25
-    expect(fed(repeat(52, WINDOW)).delay()).toBe(129)
+    expect(fed(repeat(52, 600)).delay()).toBe(129)
   })
 
   test("a late timer's period is learned from the median gap (a VM on a loaded machine)", () => {
-    // 48 gaps of 60 and 16 of 79: period 60, residuals 19 in a quarter of the gaps: σ 9.5;
+    // 48 gaps of 60 and 16 of 79 last: period 60, residuals 19 in a quarter of the gaps: σ 9.5;
     // 2·60 + 5·9.5
-    expect(fed([...repeat(60, 48), ...repeat(79, 16)]).delay()).toBe(167.5)
+    expect(fed([...repeat(60, 600), ...repeat(60, 48), ...repeat(79, 16)]).delay()).toBe(167.5)
   })
 
   test("a pause stays remembered for LONG_MEMORY_BLOCKS × WINDOW heartbeats after it left the window", () => {
-    const d = fed([180, ...repeat(50, WINDOW)])
-    // the window is clean (125) but the longest gap seen was 180: 180 + 25
+    const d = fed([...CLEAN, 180, ...repeat(50, WINDOW)])
+    // the window is clean, but the longest gap seen was 180: 180 + 25
     expect(d.delay()).toBe(205)
     expect(d.longestGap()).toBe(180)
-    // 16 more blocks of clean gaps and it is forgotten
-    let t = 1000 + 180 + 50 * WINDOW
-    for (let i = 0; i < LONG_MEMORY_BLOCKS * WINDOW; i++) d.heartbeat((t += 50))
+    // 17 blocks of clean gaps later it is forgotten
+    let t = 1000 + 50 * 600 + 180 + 50 * WINDOW
+    for (let i = 0; i < (LONG_MEMORY_BLOCKS + 1) * WINDOW; i++) d.heartbeat((t += 50))
     expect(d.longestGap()).toBe(50)
     expect(d.delay()).toBe(125)
   })
 
   test("never above the configured failure timeout, never below the floor", () => {
-    expect(fed(repeat(50, WINDOW), 50, 120).delay()).toBe(120)
+    expect(fed(CLEAN, 50, 120).delay()).toBe(120)
     // heartbeats arriving in bursts (period estimate 40) still get 2.5 intervals
-    expect(fed(repeat(40, WINDOW)).delay()).toBe(125)
+    expect(fed(repeat(40, 600)).delay()).toBe(125)
   })
 
   test("a silence beyond the ceiling is not a sample; restart starts a new series, clear forgets", () => {
@@ -133,9 +136,9 @@ describe("adaptive detector in a node", () => {
     expect(watchDelays(out)).toEqual([250])
     const more: Action[] = []
     let t = 0
-    for (let i = 0; i < 70; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), more)
+    for (let i = 0; i < 700; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), more)
     const delays = watchDelays(more)
-    expect(delays.length).toBe(70)
+    expect(delays.length).toBe(700)
     expect(delays[0]).toBe(250)
     expect(delays[delays.length - 1]).toBe(125)
     // the watch fires 125 after the last heartbeat: silence enough, an election starts
@@ -148,7 +151,7 @@ describe("adaptive detector in a node", () => {
   test("a watch that fires early re-arms for the rest of the learned delay", () => {
     const { node } = follower("adaptive")
     let t = 0
-    for (let i = 0; i < 70; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), [])
+    for (let i = 0; i < 700; i++) node.receive(frameFrom(Algorithm.ImprovedBully, Kind.HEARTBEAT, 3, 0xffff, { bid: 3 }), (t += 50), [])
     const out: Action[] = []
     node.timer(TIMER_WATCH, t + 100, out)
     expect(node.role).toBe(Role.Follower)

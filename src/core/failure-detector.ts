@@ -4,11 +4,12 @@
 //
 // The coordinator sends a heartbeat every period; the follower sees each gap between two
 // arrivals as a whole number of periods (1, or more when heartbeats were lost) plus
-// jitter. From the last WINDOW gaps it estimates
-//   P  the actual period: the median gap (a busy sender's timer runs late: 50 ms
-//      configured came every 60 ms from a DeviceScript VM on a loaded machine),
-//   σ  the spread of the gaps round their whole number of periods,
-//   p  the loss rate, (lost + 1/2) / (sent + 1): never zero, and high while samples are few,
+// jitter. It estimates
+//   P  the actual period: the median of the last WINDOW gaps (a busy sender's timer runs
+//      late: 50 ms configured came every 60 ms from a DeviceScript VM on a loaded machine),
+//   σ  the spread of those gaps round their whole number of periods,
+//   p  the loss rate over the last LONG_MEMORY heartbeats, (lost + 1/2) / (sent + 1):
+//      never zero, and high while the evidence is thin,
 // and suspects after   D = (m + 1)·P + max(k·σ, interval/2)
 // where m ≥ 1 is the smallest number of heartbeats in a row whose loss has a chance
 // p^(m+1) ≤ RISK: a lossy path earns more patience, a clean one as little as one missed
@@ -26,16 +27,19 @@ export type DetectorName = "fixed" | "adaptive"
 
 export const DETECTOR_NAMES: DetectorName[] = ["fixed", "adaptive"]
 
-/** Gaps remembered: at 50 ms heartbeats, the last 3.2 s. */
+/** Gaps for the period and the jitter: at 50 ms heartbeats, the last 3.2 s. */
 export const WINDOW = 64
-/** Blocks of WINDOW gaps whose longest gap is remembered: 16 × 64 = 1024 heartbeats, 51 s at 50 ms. */
+/** Blocks of WINDOW heartbeats for the loss rate and the longest gap: 1024 heartbeats, 51 s at 50 ms. */
 export const LONG_MEMORY_BLOCKS = 16
 /** Below this many gaps the spread means little: use the ceiling. */
 export const MIN_SAMPLES = 8
 /** Safety margin in standard deviations of the gaps' jitter. */
 export const SPREAD_FACTOR = 5
-/** Accepted chance, per heartbeat, that a clean path loses m + 1 heartbeats in a row. */
-export const RISK = 0.0001
+/**
+ * Accepted chance, per heartbeat, that m + 1 heartbeats in a row are lost: at 20 heartbeats
+ * a second and 4 followers, one false alarm in about 3.5 hours at the estimated loss rate.
+ */
+export const RISK = 0.000001
 /**
  * Floor, in intervals: one lost heartbeat plus half a period of lateness never makes a
  * suspect. A heartbeat can always be lost on a shared bus or a WiFi link, and a coordinator's
@@ -50,10 +54,14 @@ export class AdaptiveDetector {
     /** Where the next gap goes once the window is full. */
     private nextSlot = 0
     private lastArrival = -1
-    /** Longest gap of each of the last LONG_MEMORY_BLOCKS full blocks, and of the block being filled. */
-    private blockMaxima: number[] = []
-    private blockMax = 0
-    private blockCount = 0
+    // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, then the open one):
+    // the longest gap, the heartbeats received and the periods they spanned
+    private blockLongest: number[] = []
+    private blockReceived: number[] = []
+    private blockPeriods: number[] = []
+    private openLongest = 0
+    private openReceived = 0
+    private openPeriods = 0
 
     /** `interval`: the coordinator's heartbeat period; `ceiling`: the fixed failure timeout. */
     constructor(interval: number, ceiling: number) {
@@ -62,8 +70,8 @@ export class AdaptiveDetector {
     }
 
     /**
-     * A new coordinator to watch: its first heartbeat starts a new series. The gaps learned
-     * stay: they describe the network and the configured period, not one coordinator.
+     * A new coordinator to watch: its first heartbeat starts a new series. What was learned
+     * stays: it describes the network and the configured period, not one coordinator.
      */
     restart() {
         this.lastArrival = -1
@@ -74,9 +82,12 @@ export class AdaptiveDetector {
         this.gaps = []
         this.nextSlot = 0
         this.lastArrival = -1
-        this.blockMaxima = []
-        this.blockMax = 0
-        this.blockCount = 0
+        this.blockLongest = []
+        this.blockReceived = []
+        this.blockPeriods = []
+        this.openLongest = 0
+        this.openReceived = 0
+        this.openPeriods = 0
     }
 
     /** A heartbeat from the watched coordinator arrived at `now`. */
@@ -84,12 +95,12 @@ export class AdaptiveDetector {
         // a silence beyond the ceiling was a failure (or a pause), not a sample of the jitter
         if (this.lastArrival >= 0 && now >= this.lastArrival && now - this.lastArrival <= this.ceiling) {
             const gap = now - this.lastArrival
+            this.remember(gap, periodsIn(gap, this.period()))
             if (this.gaps.length < WINDOW) this.gaps.push(gap)
             else {
                 this.gaps[this.nextSlot] = gap
                 this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
             }
-            this.rememberLongest(gap)
         }
         this.lastArrival = now
     }
@@ -98,23 +109,25 @@ export class AdaptiveDetector {
         return this.gaps.length
     }
 
+    /** The sender's period as observed: the median gap once there are enough, else the configured one. */
+    period(): number {
+        if (this.gaps.length < MIN_SAMPLES) return this.interval
+        const m = median(this.gaps)
+        return m > 0 ? m : this.interval
+    }
+
     /** Silence after the last heartbeat after which the coordinator is suspected. */
     delay(): number {
         const n = this.gaps.length
         if (n < MIN_SAMPLES || !(this.interval > 0)) return this.ceiling
-        const period = median(this.gaps)
-        if (!(period > 0)) return this.ceiling
-        let periods = 0
+        const period = this.period()
         let squares = 0
         for (let i = 0; i < n; i++) {
-            const k = periodsIn(this.gaps[i], period)
-            const r = this.gaps[i] - k * period
-            periods += k
+            const r = this.gaps[i] - periodsIn(this.gaps[i], period) * period
             squares += r * r
         }
         const spread = Math.sqrt(squares / n)
-        const lost = periods - n
-        const lossRate = (lost + 0.5) / (periods + 1)
+        const lossRate = this.lossRate()
         let misses = 1
         let chance = lossRate * lossRate
         while (chance > RISK && misses < WINDOW) {
@@ -126,27 +139,50 @@ export class AdaptiveDetector {
         return Math.min(this.ceiling, Math.max(FLOOR_INTERVALS * this.interval, estimate))
     }
 
-    /** The longest gap of the last LONG_MEMORY_BLOCKS blocks and the current one. */
+    /** Estimated chance that a heartbeat is lost, over the long memory. */
+    lossRate(): number {
+        let received = this.openReceived
+        let periods = this.openPeriods
+        for (let i = 0; i < this.blockReceived.length; i++) {
+            received += this.blockReceived[i]
+            periods += this.blockPeriods[i]
+        }
+        return (periods - received + 0.5) / (periods + 1)
+    }
+
+    /** The longest gap in the long memory. */
     longestGap(): number {
-        let longest = this.blockMax
-        for (let i = 0; i < this.blockMaxima.length; i++) if (this.blockMaxima[i] > longest) longest = this.blockMaxima[i]
+        let longest = this.openLongest
+        for (let i = 0; i < this.blockLongest.length; i++) if (this.blockLongest[i] > longest) longest = this.blockLongest[i]
         return longest
     }
 
-    private rememberLongest(gap: number) {
-        if (gap > this.blockMax) this.blockMax = gap
-        this.blockCount++
-        if (this.blockCount < WINDOW) return
-        this.blockMaxima.push(this.blockMax)
-        if (this.blockMaxima.length > LONG_MEMORY_BLOCKS) this.blockMaxima = this.blockMaxima.slice(1)
-        this.blockMax = 0
-        this.blockCount = 0
+    private remember(gap: number, periods: number) {
+        if (gap > this.openLongest) this.openLongest = gap
+        this.openReceived++
+        this.openPeriods += periods
+        if (this.openReceived < WINDOW) return
+        this.blockLongest.push(this.openLongest)
+        this.blockReceived.push(this.openReceived)
+        this.blockPeriods.push(this.openPeriods)
+        if (this.blockLongest.length > LONG_MEMORY_BLOCKS) {
+            this.blockLongest = this.blockLongest.slice(1)
+            this.blockReceived = this.blockReceived.slice(1)
+            this.blockPeriods = this.blockPeriods.slice(1)
+        }
+        this.openLongest = 0
+        this.openReceived = 0
+        this.openPeriods = 0
     }
 }
 
-/** Whole periods a gap spans (at least one). */
+/**
+ * Whole periods a gap spans (at least one). A gap counts as a lost heartbeat from 1.75
+ * periods on, not 1.5: WiFi's jitter alone stretches gaps to 1.6 periods (50 ms heartbeats,
+ * 20-50 ms a hop), and a late heartbeat must not pass for a lost one.
+ */
 function periodsIn(gap: number, period: number): number {
-    const k = Math.round(gap / period)
+    const k = Math.floor(gap / period + 0.25)
     return k < 1 ? 1 : k
 }
 

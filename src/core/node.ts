@@ -392,7 +392,8 @@ export abstract class ElectionNode {
         if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
         const silence = now - this.lastHeardFromCoordinator
         const limit = this.suspicionDelay()
-        if (silence >= limit) this.onSuspect(now, out)
+        // (a rounding margin: now + (limit - silence) can land a hair short of the limit, forever)
+        if (silence >= limit - 0.000001) this.onSuspect(now, out)
         else this.setTimer(TIMER_WATCH, limit - silence, out)
     }
 
