@@ -392,8 +392,8 @@ export function buildProgram(): Command {
     .option("--burn <n>", "CPU-burning processes kept running meanwhile", "2")
     .option("--boards <n>", "number of boards", "5")
     .option("--failure-detector <name>", "fixed or adaptive", "adaptive")
-    .option("--heartbeat <ms>", "coordinator heartbeat period", "50")
-    .option("--fail-timeout <ms>", "failure timeout (the adaptive detector's ceiling)", "250")
+    .option("--heartbeat <ms>", "coordinator heartbeat period (default: the manifest's)")
+    .option("--fail-timeout <ms>", "failure timeout, the adaptive detector's ceiling (default: the manifest's)")
     .action(async (flags: SoakFlags) => {
       process.exitCode = await runSoakCommand(flags)
     })

@@ -11,8 +11,8 @@ export interface SoakFlags {
   burn: string
   boards: string
   failureDetector: string
-  heartbeat: string
-  failTimeout: string
+  heartbeat?: string
+  failTimeout?: string
 }
 
 export async function runSoakCommand(flags: SoakFlags): Promise<number> {
@@ -22,12 +22,12 @@ export async function runSoakCommand(flags: SoakFlags): Promise<number> {
   const durationMs = parseNumber(flags.minutes, "--minutes", 0.05, 120) * 60_000
   const burners = parseInteger(flags.burn, "--burn", 0, 64)
   const detector = parseDetectorName(flags.failureDetector, "--failure-detector")
-  const heartbeat = parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6)
-  const failTimeout = parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6)
-  if (!(failTimeout > heartbeat)) throw new InputError("must be longer than --heartbeat", "--fail-timeout")
   const reports: SoakReport[] = []
   for (const transport of transports) {
     const lab = labOptions({ boards: flags.boards, loss: "0", delay: "0", seed: "1", transport, failureDetector: detector })
+    const heartbeat = flags.heartbeat ? parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6) : lab.timing.heartbeatInterval
+    const failTimeout = flags.failTimeout ? parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6) : lab.timing.failureTimeout
+    if (!(failTimeout > heartbeat)) throw new InputError("must be longer than the heartbeat", "--fail-timeout")
     lab.timing = { ...lab.timing, heartbeatInterval: heartbeat, failureTimeout: failTimeout }
     process.stderr.write(`soak over ${transport}: ${lab.ids.length} boards, ${detector} detector, heartbeat ${heartbeat} ms, timeout ${failTimeout} ms, ${burners} CPU burners, ${flags.minutes} min\n`)
     const report = await runSoak({ lab, durationMs, burners }, (line) => process.stderr.write(`  ${transport} ${line}\n`))
