@@ -89,15 +89,23 @@ describe("adaptive detector: the suspicion delay", () => {
     expect(fed(repeat(40, 600)).delay()).toBe(125)
   })
 
-  test("a silence beyond the ceiling is not a sample; restart starts a new series, clear forgets", () => {
+  test("a silence beyond the ceiling is not a sample; another coordinator starts a new series, clear forgets", () => {
     const d = fed(repeat(50, 10))
     d.heartbeat(1000 + 500 + 5000)
     expect(d.samples()).toBe(10)
-    d.restart()
+    d.watch(3)
     d.heartbeat(9000)
     expect(d.samples()).toBe(10)
     d.heartbeat(9050)
     expect(d.samples()).toBe(11)
+    // the same coordinator again (after a false alarm): the silence counts
+    d.watch(3)
+    d.heartbeat(9250)
+    expect(d.samples()).toBe(12)
+    expect(d.longestGap()).toBe(200)
+    d.watch(4)
+    d.heartbeat(9300)
+    expect(d.samples()).toBe(12)
     d.clear()
     expect(d.samples()).toBe(0)
     expect(d.delay()).toBe(250)

@@ -51,9 +51,13 @@ export class AdaptiveDetector {
     readonly interval: number
     readonly ceiling: number
     private gaps: number[] = []
+    /** The same gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
+    private sortedGaps: number[] = []
     /** Where the next gap goes once the window is full. */
     private nextSlot = 0
     private lastArrival = -1
+    /** The coordinator whose heartbeats these are; -1: none yet. */
+    private watched = -1
     // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, then the open one):
     // the longest gap, the heartbeats received and the periods they spanned
     private blockLongest: number[] = []
@@ -70,18 +74,24 @@ export class AdaptiveDetector {
     }
 
     /**
-     * A new coordinator to watch: its first heartbeat starts a new series. What was learned
-     * stays: it describes the network and the configured period, not one coordinator.
+     * The coordinator to watch. Another one than before: its first heartbeat starts a new
+     * series, and what was learned stays (it describes the network and the configured
+     * period, not one coordinator). The same one again (after a false alarm): the silence
+     * that caused it is measured when its next heartbeat comes, so the detector learns it.
      */
-    restart() {
+    watch(coordinator: number) {
+        if (coordinator === this.watched) return
+        this.watched = coordinator
         this.lastArrival = -1
     }
 
     /** Forget everything (a process back from a crash has a blank memory). */
     clear() {
         this.gaps = []
+        this.sortedGaps = []
         this.nextSlot = 0
         this.lastArrival = -1
+        this.watched = -1
         this.blockLongest = []
         this.blockReceived = []
         this.blockPeriods = []
@@ -98,9 +108,11 @@ export class AdaptiveDetector {
             this.remember(gap, periodsIn(gap, this.period()))
             if (this.gaps.length < WINDOW) this.gaps.push(gap)
             else {
+                removeSorted(this.sortedGaps, this.gaps[this.nextSlot])
                 this.gaps[this.nextSlot] = gap
                 this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
             }
+            insertSorted(this.sortedGaps, gap)
         }
         this.lastArrival = now
     }
@@ -111,8 +123,10 @@ export class AdaptiveDetector {
 
     /** The sender's period as observed: the median gap once there are enough, else the configured one. */
     period(): number {
-        if (this.gaps.length < MIN_SAMPLES) return this.interval
-        const m = median(this.gaps)
+        const n = this.sortedGaps.length
+        if (n < MIN_SAMPLES) return this.interval
+        const mid = n >> 1
+        const m = n % 2 === 1 ? this.sortedGaps[mid] : (this.sortedGaps[mid - 1] + this.sortedGaps[mid]) / 2
         return m > 0 ? m : this.interval
     }
 
@@ -186,10 +200,22 @@ function periodsIn(gap: number, period: number): number {
     return k < 1 ? 1 : k
 }
 
-/** Median of a non-empty list (the middle two averaged for an even count). */
-function median(values: number[]): number {
-    const sorted = values.slice(0)
-    sorted.sort((a, b) => a - b)
-    const mid = sorted.length >> 1
-    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+/** Inserts `value` into ascending `list` (no splice in DeviceScript: shift by hand). */
+function insertSorted(list: number[], value: number) {
+    list.push(value)
+    let i = list.length - 1
+    while (i > 0 && list[i - 1] > value) {
+        list[i] = list[i - 1]
+        i--
+    }
+    list[i] = value
+}
+
+/** Removes one occurrence of `value` from ascending `list`. */
+function removeSorted(list: number[], value: number) {
+    let i = 0
+    while (i < list.length && list[i] !== value) i++
+    if (i === list.length) return
+    for (; i < list.length - 1; i++) list[i] = list[i + 1]
+    list.pop()
 }

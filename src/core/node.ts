@@ -357,8 +357,7 @@ export abstract class ElectionNode {
 
     /** Accept `coordinator` and watch it for silence. */
     protected follow(coordinator: number, now: number, out: Action[]) {
-        if (this.adaptiveDetector && (coordinator !== this.coordinator || this.role !== Role.Follower))
-            this.adaptiveDetector.restart()
+        if (this.adaptiveDetector) this.adaptiveDetector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
