@@ -32,6 +32,8 @@ import { type NodeFlags, runNodeCommand } from "./node/command"
 import { runViewCommand } from "./web/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
+import { parseDetectorName } from "./detector-option"
+import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -51,6 +53,7 @@ interface SimFlags {
   json?: boolean
   loss: string
   detector?: boolean
+  failureDetector?: string
   until?: string
   maxEvents?: string
   chart: boolean
@@ -161,6 +164,10 @@ export function simCommands(flags: SimFlags): string[] {
   }
   if (flags.detector && !(manifest && !ideal))
     clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=250 failure-timeout=800")
+  if (flags.failureDetector !== undefined) {
+    if (!flags.detector) throw new InputError("needs --detector (the heartbeat failure detector)", "--failure-detector")
+    clusterArgs.push(`failure-detector=${parseDetectorName(flags.failureDetector, "--failure-detector")}`)
+  } else if (flags.detector && manifest && !ideal) clusterArgs.push(`failure-detector=${manifest.timing.failureDetector}`)
   const commands = [`cluster ${clusterArgs.join(" ")}`, ...faultCommands(flags, ids)]
   if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
   if (detect) commands.push(`detect ${detect}`)
@@ -313,6 +320,7 @@ export function buildProgram(): Command {
     .option("--partition <spec>", "cut links from time 0: 1,2|3,4,5 (both ways) or 1,2->3 (one way)")
     .option("--freeze <id:d>", "process id is up but neither hears nor sends for d from time 0, e.g. 5:300")
     .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
+    .option("--failure-detector <name>", "with --detector: fixed (the failure timeout) or adaptive (learns the heartbeats)")
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")
     .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
@@ -331,7 +339,7 @@ export function buildProgram(): Command {
       const m = readManifest(file)
       const lines = [
         `${file}: group ${m.group}, ${m.algorithm} over ${m.transport}, ${m.boards.length} boards`,
-        `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms, T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
+        `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms (${m.timing.failureDetector} detector), T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
         ...m.boards.map((b) => `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}`),
       ]
       process.stdout.write(lines.join("\n") + "\n")
@@ -351,6 +359,7 @@ export function buildProgram(): Command {
     .option("--fail-timeout <ms>", "silence after which the coordinator is suspected")
     .option("--answer-timeout <ms>", "T")
     .option("--coordinator-timeout <ms>", "T'")
+    .option("--failure-detector <name>", "fixed (suspect after --fail-timeout) or adaptive (learn the heartbeats; default: the manifest's, or fixed)")
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
     .action(async (flags: NodeFlags) => {
@@ -385,6 +394,7 @@ export function buildProgram(): Command {
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
+    .option("--failure-detector <name>", "fixed or adaptive (default: the manifest's, or fixed)")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })
@@ -440,6 +450,19 @@ export function buildProgram(): Command {
     .action(async (flags: { trials: string; json?: boolean }) => {
       const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000))
       process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
+    })
+  program
+    .command("soak")
+    .description("the virtual lab at steady state on a busy machine: count false suspicions (elections while the coordinator is alive)")
+    .option("--transports <list>", "bus, mqtt or both in turn", "bus,mqtt")
+    .option("--minutes <m>", "length of each run", "10")
+    .option("--burn <n>", "CPU-burning processes kept running meanwhile", "2")
+    .option("--boards <n>", "number of boards", "5")
+    .option("--failure-detector <name>", "fixed or adaptive", "adaptive")
+    .option("--heartbeat <ms>", "coordinator heartbeat period (default: the manifest's)")
+    .option("--fail-timeout <ms>", "failure timeout, the adaptive detector's ceiling (default: the manifest's)")
+    .action(async (flags: SoakFlags) => {
+      process.exitCode = await runSoakCommand(flags)
     })
   program
     .command("bench")

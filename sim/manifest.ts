@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import AjvModule from "ajv"
+import type { DetectorName } from "../src/core/failure-detector"
 import type { Timing } from "../src/core/node"
 import { InputError, readInputFile } from "./cluster"
 
@@ -30,6 +31,7 @@ interface ManifestTiming {
   failureTimeoutMs?: number
   answerTimeoutMs?: number
   coordinatorTimeoutMs?: number
+  failureDetector?: DetectorName
 }
 
 export const DEFAULT_TIMING = {
@@ -37,6 +39,7 @@ export const DEFAULT_TIMING = {
   failureTimeoutMs: 800,
   answerTimeoutMs: 200,
   coordinatorTimeoutMs: 400,
+  failureDetector: "fixed" as DetectorName,
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -98,5 +101,6 @@ export function manifestTiming(m: Manifest): Timing {
     coordinatorTimeout: m.timing.coordinatorTimeoutMs,
     heartbeatInterval: m.timing.heartbeatMs,
     failureTimeout: m.timing.failureTimeoutMs,
+    failureDetector: m.timing.failureDetector,
   }
 }

@@ -47,6 +47,8 @@ import {
 } from "./cluster"
 import { formatRecord, formatSummary, formatTime } from "./msc"
 import { Algorithm, algorithmName } from "../src/core/frame"
+import type { DetectorName } from "../src/core/failure-detector"
+import { parseDetectorName } from "./detector-option"
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { neighborsFor, parseTopology, describeTopology } from "./topology"
@@ -198,6 +200,7 @@ export class ScenarioRunner {
     let suitability: string | null = null
     let messageBudget = 0
     let instantEvents = 0
+    let detector: DetectorName | null = null
     for (const [key, value] of kv) {
       const at = `${where}: ${key}`
       switch (key) {
@@ -241,6 +244,9 @@ export class ScenarioRunner {
           spec.timing.failureTimeout = parseNumber(value, at, 0, 1e9)
           timingSet = true
           break
+        case "failure-detector":
+          detector = parseDetectorName(value, at)
+          break
         case "topology":
           topology = value
           break
@@ -255,11 +261,13 @@ export class ScenarioRunner {
           break
         default:
           throw new InputError(
-            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, topology, suitability, message-budget, instant-events`,
+            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, failure-detector, topology, suitability, message-budget, instant-events`,
             where,
           )
       }
     }
+    // after the loop: network= may replace the timing
+    if (detector) spec.timing.failureDetector = detector
     if (!kv.has("ids") && !kv.has("nodes")) throw new InputError("cluster needs ids= or nodes=", where)
     if (kv.has("ids") && kv.has("nodes")) throw new InputError("give ids= or nodes=, not both", where)
     checkIds(spec.ids, `${where}: ${kv.has("ids") ? "ids" : "nodes"}`)

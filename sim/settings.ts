@@ -37,6 +37,7 @@ export function boardSettings(m: Manifest, boardName: string, where: string): Bo
       FAIL_MS: String(m.timing.failureTimeoutMs),
       ANSWER_MS: String(m.timing.answerTimeoutMs),
       COORD_MS: String(m.timing.coordinatorTimeoutMs),
+      FAIL_DETECTOR: m.timing.failureDetector,
       TRANSPORT: m.transport,
       ...(m.mqtt ? mqttSettings(m.mqtt) : {}),
     },

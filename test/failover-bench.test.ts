@@ -12,8 +12,8 @@ describe("failover benchmark", () => {
   })
 
   test("both sides, both failures, from one run", async () => {
-    const r = await runFailoverBench(1)
-    for (const side of [r.etcd, r.electlab])
+    const r = await runFailoverBench(1, 1000)
+    for (const side of [r.etcd, r.electlab, r.adaptive])
       for (const failure of ["kill", "freeze"] as const) {
         expect(side[failure].trials).toBe(1)
         expect(side[failure].medianMs).toBeGreaterThan(0)
@@ -23,5 +23,6 @@ describe("failover benchmark", () => {
     const text = formatFailoverReport(r)
     expect(text).toContain("etcd      kill")
     expect(text).toContain("electlab  freeze")
+    expect(text).toContain("adaptive  freeze")
   }, 120_000)
 })

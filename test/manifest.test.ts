@@ -27,6 +27,7 @@ describe("lab manifest", () => {
       failureTimeoutMs: 800,
       answerTimeoutMs: 200,
       coordinatorTimeoutMs: 400,
+      failureDetector: "fixed",
     })
   })
 

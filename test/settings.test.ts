@@ -17,6 +17,7 @@ describe("electlab settings", () => {
       FAIL_MS: "800",
       ANSWER_MS: "200",
       COORD_MS: "400",
+      FAIL_DETECTOR: "fixed",
       TRANSPORT: "bus",
     })
     // DeviceScript settings keys are at most 13 characters

@@ -1,6 +1,7 @@
 // `npm run bench:failover`: time from a leader's failure to a new leader that every
 // surviving member reports, for a 3-member etcd cluster (Raft) and for our improved Bully
-// with three host nodes over a local mosquitto, with the same heartbeat and timeout.
+// with three host nodes over a local mosquitto, with the same heartbeat and timeout, once
+// with the fixed failure detector and once with the adaptive one.
 // Two failures: the leader process killed (SIGKILL) and frozen (SIGSTOP, resumed after).
 
 import { type ChildProcess, spawn } from "node:child_process"
@@ -16,6 +17,7 @@ import { ROOT } from "../lab/firmware-image"
 import { Rng } from "../rng"
 import { checkCluster } from "../../src/core/checker"
 import { roleFromName } from "../lab/lab"
+import type { DetectorName } from "../../src/core/failure-detector"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -191,6 +193,8 @@ class ElectLabCluster {
   nodes: HostProcess[] = [1, 2, 3].map((id): HostProcess => ({ id, child: null, role: "booting", coordinator: -1 }))
   private broker: Broker | null = null
 
+  constructor(private detector: DetectorName) {}
+
   async start() {
     this.broker = new Broker(await freePort())
     await this.broker.start()
@@ -210,6 +214,7 @@ class ElectLabCluster {
         "--fail-timeout", String(ELECTION_TIMEOUT_MS),
         "--answer-timeout", "100",
         "--coordinator-timeout", "200",
+        "--failure-detector", this.detector,
         "--prefix", "electlab-bench",
       ],
       { stdio: ["ignore", "pipe", "ignore"] },
@@ -282,8 +287,13 @@ export interface FailoverReport {
   electionTimeoutMs: number
   trials: number
   etcd: Record<Failure, Stats> & { splitVotes: number }
+  /** ElectLab with the fixed failure detector, and with the adaptive one. */
   electlab: Record<Failure, Stats>
+  adaptive: Record<Failure, Stats>
+  /** Before the trials each ElectLab cluster ran this long: the adaptive detector learns the heartbeats meanwhile. */
+  warmupMs: number
   ratios: Record<Failure, { median: number; p90: number }>
+  adaptiveRatios: Record<Failure, { median: number; p90: number }>
 }
 
 async function measure(cluster: { trial(f: Failure): Promise<number> }, failure: Failure, trials: number, label: string) {
@@ -299,17 +309,25 @@ async function measure(cluster: { trial(f: Failure): Promise<number> }, failure:
   return stats(samples)
 }
 
-export async function runFailoverBench(trials: number): Promise<FailoverReport> {
+export async function runFailoverBench(trials: number, warmupMs = 30_000): Promise<FailoverReport> {
   const etcd = new EtcdCluster()
-  const ours = new ElectLabCluster()
+  const ours = new ElectLabCluster("fixed")
+  const adaptive = new ElectLabCluster("adaptive")
   try {
     await etcd.start()
     const etcdKill = await measure(etcd, "kill", trials, "etcd")
     const etcdFreeze = await measure(etcd, "freeze", trials, "etcd")
     await etcd.stop()
     await ours.start()
+    await sleep(warmupMs)
     const ourKill = await measure(ours, "kill", trials, "electlab")
     const ourFreeze = await measure(ours, "freeze", trials, "electlab")
+    await ours.stop()
+    // 30 s at 50 ms: 600 clean heartbeats, enough for the estimate to allow a single miss
+    await adaptive.start()
+    await sleep(warmupMs)
+    const adaptiveKill = await measure(adaptive, "kill", trials, "adaptive")
+    const adaptiveFreeze = await measure(adaptive, "freeze", trials, "adaptive")
     const ratio = (a: Stats, b: Stats) => ({
       median: Math.round((a.medianMs / b.medianMs) * 1000) / 1000,
       p90: Math.round((a.p90Ms / b.p90Ms) * 1000) / 1000,
@@ -320,11 +338,15 @@ export async function runFailoverBench(trials: number): Promise<FailoverReport> 
       trials,
       etcd: { kill: etcdKill, freeze: etcdFreeze, splitVotes: etcd.splitVotes },
       electlab: { kill: ourKill, freeze: ourFreeze },
+      adaptive: { kill: adaptiveKill, freeze: adaptiveFreeze },
+      warmupMs,
       ratios: { kill: ratio(ourKill, etcdKill), freeze: ratio(ourFreeze, etcdFreeze) },
+      adaptiveRatios: { kill: ratio(adaptiveKill, etcdKill), freeze: ratio(adaptiveFreeze, etcdFreeze) },
     }
   } finally {
     await etcd.stop()
     await ours.stop()
+    await adaptive.stop()
   }
 }
 
@@ -338,7 +360,11 @@ export function formatFailoverReport(r: FailoverReport): string {
     row("etcd", "freeze", r.etcd.freeze),
     row("electlab", "kill", r.electlab.kill),
     row("electlab", "freeze", r.electlab.freeze),
+    row("adaptive", "kill", r.adaptive.kill),
+    row("adaptive", "freeze", r.adaptive.freeze),
     `etcd trials with more than one election round (split votes): ${r.etcd.splitVotes} of ${2 * r.trials}`,
     `ratios electlab/etcd: kill median ${r.ratios.kill.median}, p90 ${r.ratios.kill.p90}; freeze median ${r.ratios.freeze.median}, p90 ${r.ratios.freeze.p90}`,
+    `ratios adaptive/etcd: kill median ${r.adaptiveRatios.kill.median}, p90 ${r.adaptiveRatios.kill.p90}; freeze median ${r.adaptiveRatios.freeze.median}, p90 ${r.adaptiveRatios.freeze.p90}`,
+    `(electlab: the fixed failure timeout; adaptive: the adaptive detector, after ${r.warmupMs / 1000} s of heartbeats)`,
   ].join("\n")
 }

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
 import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { parseDetectorName } from "../detector-option"
 import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { type Failover, Lab, type LabOptions } from "./lab"
@@ -25,6 +26,7 @@ export interface LabFlags {
   hostNodes?: string
   /** Port of the live web page; "0" turns it off. */
   web?: string
+  failureDetector?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -43,18 +45,21 @@ export function labOptions(flags: LabFlags): LabOptions {
     throw new InputError(`the firmware joins labs of at most ${MAX_BOARDS} boards, got ${ids.length}`, "--ids")
   const algorithmText = flags.algorithm ?? manifest?.algorithm ?? "improved-bully"
   const algorithm = parseAlgorithmName(algorithmText, flags.algorithm ? "--algorithm" : manifestFile)
+  const timing = manifest
+    ? manifestTiming(manifest)
+    : {
+        answerTimeout: DEFAULT_TIMING.answerTimeoutMs,
+        coordinatorTimeout: DEFAULT_TIMING.coordinatorTimeoutMs,
+        heartbeatInterval: DEFAULT_TIMING.heartbeatMs,
+        failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
+        failureDetector: DEFAULT_TIMING.failureDetector,
+      }
+  if (flags.failureDetector !== undefined) timing.failureDetector = parseDetectorName(flags.failureDetector, "--failure-detector")
   return {
     ids,
     algorithm,
     group: manifest?.group ?? 1,
-    timing: manifest
-      ? manifestTiming(manifest)
-      : {
-          answerTimeout: DEFAULT_TIMING.answerTimeoutMs,
-          coordinatorTimeout: DEFAULT_TIMING.coordinatorTimeoutMs,
-          heartbeatInterval: DEFAULT_TIMING.heartbeatMs,
-          failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
-        },
+    timing,
     transport: parseTransport(flags.transport),
     hostNodes: hostNodes(flags, ids),
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),

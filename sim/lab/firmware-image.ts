@@ -45,7 +45,7 @@ await runFirmware({
     ids: [${config.ids.join(", ")}],
     algorithm: ${config.algorithm},
     group: ${config.group},
-    timing: { answerTimeout: ${t.answerTimeout}, coordinatorTimeout: ${t.coordinatorTimeout}, heartbeatInterval: ${t.heartbeatInterval}, failureTimeout: ${t.failureTimeout} },
+    timing: { answerTimeout: ${t.answerTimeout}, coordinatorTimeout: ${t.coordinatorTimeout}, heartbeatInterval: ${t.heartbeatInterval}, failureTimeout: ${t.failureTimeout}, failureDetector: "${t.failureDetector ?? "fixed"}" },
     buttonPin: -1,
     suitability: 0,
     transport: ${config.mqtt ? 1 : 0},

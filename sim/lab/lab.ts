@@ -164,6 +164,7 @@ export class Lab {
       "--group", String(o.group),
       "--heartbeat", String(t.heartbeatInterval),
       "--fail-timeout", String(t.failureTimeout),
+      "--failure-detector", t.failureDetector ?? "fixed",
       "--answer-timeout", String(t.answerTimeout),
       "--coordinator-timeout", String(t.coordinatorTimeout),
       "--stdin-control",

@@ -5,6 +5,7 @@ import { algorithmName } from "../../src/core/frame"
 import { TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { parseDetectorName } from "../detector-option"
 import { DEFAULT_TIMING, readManifest } from "../manifest"
 import { startHostNode } from "./host-node"
 import { startObserver } from "./observe"
@@ -22,6 +23,7 @@ export interface NodeFlags {
   failTimeout?: string
   answerTimeout?: string
   coordinatorTimeout?: string
+  failureDetector?: string
   observe?: boolean
   stdinControl?: boolean
 }
@@ -64,6 +66,7 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     coordinatorTimeout: flags.coordinatorTimeout
       ? parseNumber(flags.coordinatorTimeout, "--coordinator-timeout", 1, 1e6)
       : t.coordinatorTimeoutMs,
+    failureDetector: flags.failureDetector ? parseDetectorName(flags.failureDetector, "--failure-detector") : t.failureDetector,
   }
   const node = await startHostNode({
     broker,

@@ -5,6 +5,7 @@
 // time and carries out the actions appended to `out`. Nothing here reads a clock,
 // draws a random number or touches a transport.
 
+import { AdaptiveDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 
@@ -83,6 +84,8 @@ export interface Timing {
     heartbeatInterval: number
     /** Silence from the coordinator after which a follower suspects it. */
     failureTimeout: number
+    /** "adaptive": suspect earlier when heartbeats arrive regularly (never later than failureTimeout); absent or "fixed": failureTimeout. */
+    failureDetector?: string
 }
 
 /** Timing for the ideal network (delay 1): T above a round trip, T' above T + 1. */
@@ -168,6 +171,8 @@ export abstract class ElectionNode {
     /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
     private restarts = 0
     private readonly jitter: Jitter
+    /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
+    private adaptiveDetector: AdaptiveDetector = null
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -178,6 +183,8 @@ export abstract class ElectionNode {
         this.group = config.group
         this.timing = config.timing
         this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
+        if (config.timing.failureDetector === "adaptive" && config.timing.heartbeatInterval > 0)
+            this.adaptiveDetector = new AdaptiveDetector(config.timing.heartbeatInterval, config.timing.failureTimeout)
     }
 
     /**
@@ -314,6 +321,7 @@ export abstract class ElectionNode {
         if (!this.crashed) return
         this.crashed = false
         this.coordinator = NO_NODE
+        if (this.adaptiveDetector) this.adaptiveDetector.clear()
         this.resetAlgorithm()
         this.onRecover(now, out)
     }
@@ -424,11 +432,12 @@ export abstract class ElectionNode {
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     protected follow(coordinator: number, now: number, out: Action[]) {
         if (!this.isMember(coordinator) || coordinator === this.id) return
+        if (this.adaptiveDetector) this.adaptiveDetector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
             this.cancelTimer(TIMER_HEARTBEAT, out)
-            this.setTimer(TIMER_WATCH, this.timing.failureTimeout, out)
+            this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
         }
         // Where rank is the id, a lower coordinator is known at once: contest it (after T,
         // so that frames in flight land first). Bid-ring learns ranks from bids instead.
@@ -442,6 +451,11 @@ export abstract class ElectionNode {
         this.coordinatorRank = rank
         if (this.role === Role.Follower && rank < this.rank())
             this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+    }
+
+    /** Silence from the coordinator after which it is suspected. */
+    suspicionDelay(): number {
+        return this.adaptiveDetector ? this.adaptiveDetector.delay() : this.timing.failureTimeout
     }
 
     protected enterElection(out: Action[]) {
@@ -467,7 +481,7 @@ export abstract class ElectionNode {
 
     private onWatchTimer(now: number, out: Action[]) {
         if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
-        const remaining = this.timing.failureTimeout - (now - this.lastHeardFromCoordinator)
+        const remaining = this.suspicionDelay() - (now - this.lastHeardFromCoordinator)
         // A re-armed timer must move the clock: with floating-point time a tiny remainder
         // would not (now + remaining === now), and the watch would fire for ever.
         if (remaining <= 0 || now + remaining <= now) this.onSuspect(now, out)
@@ -552,6 +566,11 @@ export abstract class ElectionNode {
             // rank, and the rank decides (a recovered process's epoch may lag behind).
             this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
+            if (this.adaptiveDetector) {
+                this.adaptiveDetector.heartbeat(now)
+                // the suspicion delay just changed: watch from this arrival
+                if (this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
+            }
             // We outrank the coordinator we follow: contest it, in every algorithm.
             if (this.role === Role.Follower && senderRank < mine) this.contest(now, out)
             return

@@ -88,6 +88,9 @@ export function configProblems(config: FirmwareConfig): string[] {
         problems.push("COORD_MS must exceed ANSWER_MS")
     if (config.timing.heartbeatInterval > 0 && !(config.timing.failureTimeout > config.timing.heartbeatInterval))
         problems.push("FAIL_MS must exceed HEARTBEAT_MS")
+    const detector = config.timing.failureDetector
+    if (detector !== undefined && detector !== "fixed" && detector !== "adaptive")
+        problems.push("FAIL_DETECTOR must be fixed or adaptive")
     if (config.transport === TRANSPORT_MQTT && config.mqttHost.length === 0)
         problems.push("MQTT_HOST is not set")
     return problems

@@ -28,6 +28,7 @@ export async function readFirmwareConfig(): Promise<FirmwareConfig> {
             coordinatorTimeout: await numberSetting("COORD_MS", 400),
             heartbeatInterval: await numberSetting("HEARTBEAT_MS", 250),
             failureTimeout: await numberSetting("FAIL_MS", 800),
+            failureDetector: "" + (await readSetting<string>("FAIL_DETECTOR", "fixed")),
         },
         buttonPin: await numberSetting("BUTTON_PIN", -1),
         suitability: await numberSetting("SUITABILITY", 0),

@@ -41,6 +41,16 @@ const fwSummary = fwOut.split("\n").map((l) => l.replace(/^WASM> /, "").trim()).
 check(fw.status === 0, `DeviceScript VM tests (test/vm/firmware.vm.ts): ${fwSummary ?? "no summary"}`)
 if (fw.status !== 0) console.log(fwOut)
 
+// The adaptive failure detector: the same delays as in Node.
+const fd = spawnSync(devs, ["run", "test/vm/detector.vm.ts", "--test", "--test-self-exit", "-T", "120000"], {
+  cwd: root,
+  encoding: "utf8",
+})
+const fdOut = (fd.stdout + fd.stderr).replace(/\x1b\[[0-9;]*m/g, "")
+const fdSummary = fdOut.split("\n").map((l) => l.replace(/^WASM> /, "").trim()).find((l) => l.startsWith("tests: "))
+check(fd.status === 0, `DeviceScript VM tests (test/vm/detector.vm.ts): ${fdSummary ?? "no summary"}`)
+if (fd.status !== 0) console.log(fdOut)
+
 for (const example of workedExamples()) {
   const expected = resultLines(runExample(example))
   const got = vmLines.filter((l) => l.startsWith(`ELECTLAB-PHASE ${example.name} `) || l.startsWith(`ELECTLAB-DIGEST ${example.name} `))

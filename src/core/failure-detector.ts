@@ -1,0 +1,221 @@
+// The adaptive failure detector: how long a follower waits after the coordinator's last
+// heartbeat before it suspects it, learned from the heartbeats' arrival times
+// (Chen, Toueg and Aguilera's estimated next arrival plus a safety margin).
+//
+// The coordinator sends a heartbeat every period; the follower sees each gap between two
+// arrivals as a whole number of periods (1, or more when heartbeats were lost) plus
+// jitter. It estimates
+//   P  the actual period: the median of the last WINDOW gaps (a busy sender's timer runs
+//      late: 50 ms configured came every 60 ms from a DeviceScript VM on a loaded machine),
+//   σ  the spread of those gaps round their whole number of periods,
+//   p  the loss rate over the last LONG_MEMORY heartbeats, (lost + 1/2) / (sent + 1):
+//      never zero, and high while the evidence is thin,
+// and suspects after   D = (m + 1)·P + max(k·σ, interval/2)
+// where m ≥ 1 is the smallest number of heartbeats in a row whose loss has a chance
+// p^(m+1) ≤ RISK: a lossy path earns more patience, a clean one as little as one missed
+// heartbeat. Pauses (a stalled process, a busy broker) are rarer than the window is long
+// and not normal: D is also at least half an interval above the longest gap of the last
+// LONG_MEMORY heartbeats. D is clamped to [FLOOR, ceiling]; the ceiling is the configured
+// failure timeout: the detector only ever suspects earlier than the fixed one, and with
+// too few samples it is the fixed one.
+//
+// Pure and portable: no clock (arrival times come from the driver with the heartbeats),
+// no Map, Math.max with two arguments only.
+
+/** The fixed failure timeout (the default) or the adaptive detector. */
+export type DetectorName = "fixed" | "adaptive"
+
+export const DETECTOR_NAMES: DetectorName[] = ["fixed", "adaptive"]
+
+/** Gaps for the period and the jitter: at 50 ms heartbeats, the last 3.2 s. */
+export const WINDOW = 64
+/** Blocks of WINDOW heartbeats for the loss rate and the longest gap: 1024 heartbeats, 51 s at 50 ms. */
+export const LONG_MEMORY_BLOCKS = 16
+/** Below this many gaps the spread means little: use the ceiling. */
+export const MIN_SAMPLES = 8
+/** Safety margin in standard deviations of the gaps' jitter. */
+export const SPREAD_FACTOR = 5
+/**
+ * Accepted chance, per heartbeat, that m + 1 heartbeats in a row are lost: at 20 heartbeats
+ * a second and 4 followers, one false alarm in about 3.5 hours at the estimated loss rate.
+ */
+export const RISK = 0.000001
+/**
+ * Floor, in intervals: one lost heartbeat plus half a period of lateness never makes a
+ * suspect. A heartbeat can always be lost on a shared bus or a WiFi link, and a coordinator's
+ * timer can fire late when its VM or radio is busy, in ways the window has not seen yet.
+ */
+export const FLOOR_INTERVALS = 2.5
+
+export class AdaptiveDetector {
+    readonly interval: number
+    readonly ceiling: number
+    private gaps: number[] = []
+    /** The same gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
+    private sortedGaps: number[] = []
+    /** Where the next gap goes once the window is full. */
+    private nextSlot = 0
+    private lastArrival = -1
+    /** The coordinator whose heartbeats these are; -1: none yet. */
+    private watched = -1
+    // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, then the open one):
+    // the longest gap, the heartbeats received and the periods they spanned
+    private blockLongest: number[] = []
+    private blockReceived: number[] = []
+    private blockPeriods: number[] = []
+    private openLongest = 0
+    private openReceived = 0
+    private openPeriods = 0
+
+    /** `interval`: the coordinator's heartbeat period; `ceiling`: the fixed failure timeout. */
+    constructor(interval: number, ceiling: number) {
+        this.interval = interval
+        this.ceiling = ceiling
+    }
+
+    /**
+     * The coordinator to watch. Another one than before: its first heartbeat starts a new
+     * series, and what was learned stays (it describes the network and the configured
+     * period, not one coordinator). The same one again (after a false alarm): the silence
+     * that caused it is measured when its next heartbeat comes, so the detector learns it.
+     */
+    watch(coordinator: number) {
+        if (coordinator === this.watched) return
+        this.watched = coordinator
+        this.lastArrival = -1
+    }
+
+    /** Forget everything (a process back from a crash has a blank memory). */
+    clear() {
+        this.gaps = []
+        this.sortedGaps = []
+        this.nextSlot = 0
+        this.lastArrival = -1
+        this.watched = -1
+        this.blockLongest = []
+        this.blockReceived = []
+        this.blockPeriods = []
+        this.openLongest = 0
+        this.openReceived = 0
+        this.openPeriods = 0
+    }
+
+    /** A heartbeat from the watched coordinator arrived at `now`. */
+    heartbeat(now: number) {
+        // a silence beyond the ceiling was a failure (or a pause), not a sample of the jitter
+        if (this.lastArrival >= 0 && now >= this.lastArrival && now - this.lastArrival <= this.ceiling) {
+            const gap = now - this.lastArrival
+            this.remember(gap, periodsIn(gap, this.period()))
+            if (this.gaps.length < WINDOW) this.gaps.push(gap)
+            else {
+                removeSorted(this.sortedGaps, this.gaps[this.nextSlot])
+                this.gaps[this.nextSlot] = gap
+                this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
+            }
+            insertSorted(this.sortedGaps, gap)
+        }
+        this.lastArrival = now
+    }
+
+    samples(): number {
+        return this.gaps.length
+    }
+
+    /** The sender's period as observed: the median gap once there are enough, else the configured one. */
+    period(): number {
+        const n = this.sortedGaps.length
+        if (n < MIN_SAMPLES) return this.interval
+        const mid = n >> 1
+        const m = n % 2 === 1 ? this.sortedGaps[mid] : (this.sortedGaps[mid - 1] + this.sortedGaps[mid]) / 2
+        return m > 0 ? m : this.interval
+    }
+
+    /** Silence after the last heartbeat after which the coordinator is suspected. */
+    delay(): number {
+        const n = this.gaps.length
+        if (n < MIN_SAMPLES || !(this.interval > 0)) return this.ceiling
+        const period = this.period()
+        let squares = 0
+        for (let i = 0; i < n; i++) {
+            const r = this.gaps[i] - periodsIn(this.gaps[i], period) * period
+            squares += r * r
+        }
+        const spread = Math.sqrt(squares / n)
+        const lossRate = this.lossRate()
+        let misses = 1
+        let chance = lossRate * lossRate
+        while (chance > RISK && misses < WINDOW) {
+            misses++
+            chance = chance * lossRate
+        }
+        const margin = Math.max(SPREAD_FACTOR * spread, this.interval / 2)
+        const estimate = Math.max((misses + 1) * period + margin, this.longestGap() + this.interval / 2)
+        return Math.min(this.ceiling, Math.max(FLOOR_INTERVALS * this.interval, estimate))
+    }
+
+    /** Estimated chance that a heartbeat is lost, over the long memory. */
+    lossRate(): number {
+        let received = this.openReceived
+        let periods = this.openPeriods
+        for (let i = 0; i < this.blockReceived.length; i++) {
+            received += this.blockReceived[i]
+            periods += this.blockPeriods[i]
+        }
+        return (periods - received + 0.5) / (periods + 1)
+    }
+
+    /** The longest gap in the long memory. */
+    longestGap(): number {
+        let longest = this.openLongest
+        for (let i = 0; i < this.blockLongest.length; i++) if (this.blockLongest[i] > longest) longest = this.blockLongest[i]
+        return longest
+    }
+
+    private remember(gap: number, periods: number) {
+        if (gap > this.openLongest) this.openLongest = gap
+        this.openReceived++
+        this.openPeriods += periods
+        if (this.openReceived < WINDOW) return
+        this.blockLongest.push(this.openLongest)
+        this.blockReceived.push(this.openReceived)
+        this.blockPeriods.push(this.openPeriods)
+        if (this.blockLongest.length > LONG_MEMORY_BLOCKS) {
+            this.blockLongest = this.blockLongest.slice(1)
+            this.blockReceived = this.blockReceived.slice(1)
+            this.blockPeriods = this.blockPeriods.slice(1)
+        }
+        this.openLongest = 0
+        this.openReceived = 0
+        this.openPeriods = 0
+    }
+}
+
+/**
+ * Whole periods a gap spans (at least one). A gap counts as a lost heartbeat from 1.75
+ * periods on, not 1.5: WiFi's jitter alone stretches gaps to 1.6 periods (50 ms heartbeats,
+ * 20-50 ms a hop), and a late heartbeat must not pass for a lost one.
+ */
+function periodsIn(gap: number, period: number): number {
+    const k = Math.floor(gap / period + 0.25)
+    return k < 1 ? 1 : k
+}
+
+/** Inserts `value` into ascending `list` (no splice in DeviceScript: shift by hand). */
+function insertSorted(list: number[], value: number) {
+    list.push(value)
+    let i = list.length - 1
+    while (i > 0 && list[i - 1] > value) {
+        list[i] = list[i - 1]
+        i--
+    }
+    list[i] = value
+}
+
+/** Removes one occurrence of `value` from ascending `list`. */
+function removeSorted(list: number[], value: number) {
+    let i = 0
+    while (i < list.length && list[i] !== value) i++
+    if (i === list.length) return
+    for (; i < list.length - 1; i++) list[i] = list[i + 1]
+    list.pop()
+}
