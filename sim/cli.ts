@@ -439,6 +439,7 @@ export function buildProgram(): Command {
     .option("--family <name>", "with --replay or --write: the fault family")
     .option("--write <file>", "write the run of --replay SEED as a scenario file (shrunk while it still fails)")
     .option("--no-shrink", "with --write: keep every fault")
+    .option("--failure-detector <name>", "fixed (the failure timeout, default) or adaptive")
     .action(async (flags: CampaignFlags) => {
       process.exitCode = await runCampaignCommand(flags)
     })

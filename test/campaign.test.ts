@@ -101,4 +101,20 @@ describe(`CI campaign: ${CI_SEEDS} seeds per algorithm and family`, () => {
     const failing = report.cells.filter((c) => c.passed !== c.runs).map((c) => `${c.algorithm} × ${c.family}`)
     expect(failing, table).toEqual([])
   }, 600_000)
+
+  test("with the adaptive failure detector too (100 seeds per cell)", async () => {
+    const report = await runCampaign(ALGORITHMS.map((d) => d.algorithm), [...CAMPAIGN_FAMILIES], 1, 100, undefined, "adaptive")
+    const table = formatCampaign(report)
+    expect(report.runs).toBe(ALGORITHMS.length * CAMPAIGN_FAMILIES.length * 100)
+    const failing = report.cells.filter((c) => c.passed !== c.runs).map((c) => `${c.algorithm} × ${c.family}`)
+    expect(failing, table).toEqual([])
+  }, 600_000)
+
+  test("the adaptive detector's plans name it on the cluster line (and only it changes)", () => {
+    const fixed = makePlan(7, ALGORITHMS[0].algorithm, "mixed")
+    const adaptive = makePlan(7, ALGORITHMS[0].algorithm, "mixed", "adaptive")
+    expect(adaptive.cluster).toContain("failure-detector=adaptive")
+    expect(fixed.cluster).not.toContain("failure-detector")
+    expect(adaptive.faults).toEqual(fixed.faults)
+  })
 })

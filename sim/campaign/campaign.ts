@@ -55,6 +55,8 @@ export interface CampaignJob {
   families: Family[]
   first: number
   count: number
+  /** The failure detector: "fixed" (the failure timeout) or "adaptive". */
+  detector?: string
 }
 
 /** Runs seeds first..first+count-1 of every cell in this process. */
@@ -64,7 +66,7 @@ export function runCells(job: CampaignJob): Record<string, CellAccumulator> {
     for (const family of job.families) {
       const cell = emptyCell()
       for (let seed = job.first; seed < job.first + job.count; seed++) {
-        const r = runSeed(seed, algorithm, family)
+        const r = runSeed(seed, algorithm, family, job.detector)
         cell.runs++
         cell.messagesSum += r.messages
         if (r.pass) {
@@ -126,16 +128,17 @@ export async function runCampaign(
   first: number,
   count: number,
   workers = availableParallelism(),
+  detector = "fixed",
 ): Promise<CampaignReport> {
   const t0 = performance.now()
   const all: Record<string, CellAccumulator> = {}
   const jobs = Math.max(1, Math.min(workers, count))
-  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count }))
+  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count, detector }))
   else {
     const parts: Promise<Record<string, CellAccumulator>>[] = []
     const per = Math.ceil(count / jobs)
     for (let s = first; s < first + count; s += per)
-      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s) }))
+      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s), detector }))
     for (const part of await Promise.all(parts)) merge(all, part)
   }
   const seconds = (performance.now() - t0) / 1000

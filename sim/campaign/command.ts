@@ -6,6 +6,7 @@ import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
 import { formatCampaign, runCampaign } from "./campaign"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
 import { replay, runPlan, scenarioText, shrink } from "./run"
+import { parseDetectorName } from "../detector-option"
 
 export interface CampaignFlags {
   algorithms?: string
@@ -19,6 +20,7 @@ export interface CampaignFlags {
   family?: string
   write?: string
   shrink: boolean
+  failureDetector?: string
 }
 
 export function parseCampaignFamilies(text: string, where: string): Family[] {
@@ -31,12 +33,13 @@ export function parseCampaignFamilies(text: string, where: string): Family[] {
 }
 
 export async function runCampaignCommand(flags: CampaignFlags): Promise<number> {
+  const detector = flags.failureDetector !== undefined ? parseDetectorName(flags.failureDetector, "--failure-detector") : "fixed"
   if (flags.replay !== undefined || flags.write !== undefined) {
     if (flags.replay === undefined) throw new InputError("--write needs --replay SEED (the run to write)", "--write")
     if (!flags.algorithm || !flags.family)
       throw new InputError("--replay needs --algorithm NAME and --family NAME", "--replay")
     const seed = parseInteger(flags.replay, "--replay", 0, 2 ** 32 - 1)
-    const plan = makePlan(seed, parseAlgorithmName(flags.algorithm, "--algorithm"), parseCampaignFamilies(flags.family, "--family")[0])
+    const plan = makePlan(seed, parseAlgorithmName(flags.algorithm, "--algorithm"), parseCampaignFamilies(flags.family, "--family")[0], detector)
     const result = runPlan(plan)
     if (flags.write) {
       const faults = !result.pass && flags.shrink ? shrink(plan) : plan.faults
@@ -57,7 +60,7 @@ export async function runCampaignCommand(flags: CampaignFlags): Promise<number> 
   const count = parseInteger(flags.seeds, "--seeds", 1, 1e9)
   const first = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1 - count)
   const workers = flags.workers !== undefined ? parseInteger(flags.workers, "--workers", 1, 64) : undefined
-  const report = await runCampaign(algorithms, families, first, count, workers)
+  const report = await runCampaign(algorithms, families, first, count, workers, detector)
   process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatCampaign(report)) + "\n")
   return report.cells.every((c) => c.passed === c.runs) ? 0 : 3
 }

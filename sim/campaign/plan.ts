@@ -86,7 +86,7 @@ function gridsFor(n: number): string[] {
   return grids
 }
 
-export function makePlan(seed: number, algorithm: number, family: Family): Plan {
+export function makePlan(seed: number, algorithm: number, family: Family, detector = "fixed"): Plan {
   const d = new Draw(new Rng(streamSeed(seed, family)))
   const n = d.int(3, 7)
   // distinct ids from 1..3n, in a random ring order
@@ -110,6 +110,7 @@ export function makePlan(seed: number, algorithm: number, family: Family): Plan 
     `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * (FAULT_TIMEOUTS + QUIET_TIMEOUTS)}`,
     `instant-events=${INSTANT_EVENTS}`,
   ]
+  if (detector !== "fixed") args.push(`failure-detector=${detector}`)
   if (algorithm === Algorithm.BidRing) args.push(`suitability=${suitability.join(",")}`)
   if (algorithm === Algorithm.Echo && topology !== "complete") args.push(`topology=${topology}`)
 

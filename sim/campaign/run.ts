@@ -47,8 +47,8 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   }
 }
 
-export function runSeed(seed: number, algorithm: number, family: Family): RunResult {
-  return runPlan(makePlan(seed, algorithm, family))
+export function runSeed(seed: number, algorithm: number, family: Family, detector = "fixed"): RunResult {
+  return runPlan(makePlan(seed, algorithm, family, detector))
 }
 
 /** The failure's shape without its numbers, to group failures by mode. */
