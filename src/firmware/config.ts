@@ -23,6 +23,8 @@ export interface FirmwareConfig {
     mqttHost: string
     mqttPort: number
     topicPrefix: string
+    /** Group key, 64 hex digits: frames are authenticated when set (see src/core/auth.ts). */
+    authKey?: string
 }
 
 export const TRANSPORT_BUS = 0
