@@ -29,6 +29,7 @@ import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
+import { readKeyFile, writeKeyFile } from "./auth/keys"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -311,6 +312,7 @@ export function buildProgram(): Command {
     .option("--coordinator-timeout <ms>", "T'")
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
+    .option("--key-file <file>", "the group key (electlab keygen): authenticate every frame")
     .action(async (flags: NodeFlags) => {
       await runNodeCommand(flags)
     })
@@ -320,12 +322,22 @@ export function buildProgram(): Command {
     .requiredOption("--board <name>", "the board's name in the manifest")
     .option("--manifest <file>", "the manifest", "devicescript.json")
     .option("--write", "write .env.defaults and .env.local for `devs deploy`")
-    .action((flags: { board: string; manifest: string; write?: boolean }) => {
+    .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
+    .action((flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
       const s = boardSettings(readManifest(flags.manifest), flags.board, flags.manifest)
+      if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
         writeBoardSettings(s, flags.board)
         process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}\n`)
       } else process.stdout.write(envText(s.shared, ".env.defaults") + envText(s.board, ".env.local"))
+    })
+  program
+    .command("keygen")
+    .description("write a new group key for authenticated frames (keep it out of git)")
+    .option("--out <file>", "where to write it", "electlab.key")
+    .action((flags: { out: string }) => {
+      writeKeyFile(flags.out)
+      process.stdout.write(`wrote a new group key to ${flags.out}; give it to boards with 'electlab settings --key-file ${flags.out}' and to host nodes with '--key-file ${flags.out}'\n`)
     })
   program
     .command("lab")
@@ -342,6 +354,7 @@ export function buildProgram(): Command {
     .option("--verbose", "headless: print the lab's event log on stderr")
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
+    .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

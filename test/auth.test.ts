@@ -9,6 +9,7 @@ import {
   CHALLENGE_RETRY_MS,
   FRESH_MS,
   FrameAuth,
+  KEY_MISMATCH_MS,
   KEY_MISMATCH_TAGS,
   MAX_SEALED_LIST_LENGTH,
   type Opened,
@@ -203,19 +204,20 @@ describe("reboots", () => {
   })
 })
 
-test("a board whose key differs sees only bad tags: it suspects its own key", () => {
+test("a board whose key differs sees only bad tags for a while: it suspects its own key", () => {
   const a = auth(3)
   const wrong = auth(4, OTHER_KEY)
   for (let i = 0; i < KEY_MISMATCH_TAGS - 1; i++) wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), i)!, i)
-  expect(wrong.keyMismatch()).toBe(false)
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(false) // too few
   wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), 9)!, 9)
-  expect(wrong.keyMismatch()).toBe(true)
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS - 1)).toBe(false) // a burst, not yet a pattern
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(true)
   // a board that has heard one valid frame does not blame its key for a rogue's frames
   const b = auth(1)
   exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
   const rogue = auth(99, OTHER_KEY)
   for (let i = 0; i < 20; i++) b.open(rogue.seal(frame(Kind.COORDINATOR, 99), i)!, i)
-  expect(b.keyMismatch()).toBe(false)
+  expect(b.keyMismatch(10 * KEY_MISMATCH_MS)).toBe(false)
 })
 
 test("key parsing", () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Lab } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
+import { authLabSuites } from "./auth-lab"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
@@ -129,3 +130,5 @@ describe("a mixed cluster: VMs and a host node through mosquitto", () => {
     expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
   }, 90_000)
 })
+
+authLabSuites()

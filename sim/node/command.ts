@@ -8,6 +8,7 @@ import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, pa
 import { DEFAULT_TIMING, readManifest } from "../manifest"
 import { startHostNode } from "./host-node"
 import { startObserver } from "./observe"
+import { readKeyFile } from "../auth/keys"
 
 export interface NodeFlags {
   transport: string
@@ -24,6 +25,7 @@ export interface NodeFlags {
   coordinatorTimeout?: string
   observe?: boolean
   stdinControl?: boolean
+  keyFile?: string
 }
 
 export function checkBroker(url: string | undefined, where: string): string {
@@ -80,9 +82,13 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
       mqttHost: broker,
       mqttPort: 0,
       topicPrefix: prefix,
+      authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
     },
   })
-  process.stderr.write(`node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}; Ctrl-C to leave\n`)
+  process.stderr.write(
+    `node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}, ` +
+      `${flags.keyFile ? "frames authenticated" : "NO KEY: frames unauthenticated"}; Ctrl-C to leave\n`,
+  )
   await new Promise<void>((resolve) => {
     const leave = (): void => void node.stop().then(resolve)
     process.once("SIGINT", leave)

@@ -38,8 +38,12 @@ export const FRESH_MS = 1000
 export const CHALLENGE_RETRY_MS = 250
 /** Frames held per unproven sender (the oldest goes first). */
 export const MAX_HELD = 4
-/** Bad tags, with no valid frame ever, after which a board suspects its own key. */
+/**
+ * A board suspects its own key after this many bad tags spread over KEY_MISMATCH_MS, with no
+ * valid frame ever: a rogue's burst at boot, before the group has spoken, is not enough.
+ */
 export const KEY_MISMATCH_TAGS = 8
+export const KEY_MISMATCH_MS = 3000
 /** Senders tracked at most (only holders of the key create entries). */
 const MAX_PEERS = 64
 /** Sent-frame times kept for the proof's floor. */
@@ -155,6 +159,7 @@ export class FrameAuth {
     /** Frames whose tag verified. */
     verified = 0
     challengesSent = 0
+    private firstBadTagAt = -1
     proofsSent = 0
     private peers: PeerState[] = []
     private sentAt: number[] = []
@@ -177,8 +182,12 @@ export class FrameAuth {
     }
 
     /** The group's frames never verify here: the key is most likely not the group's. */
-    keyMismatch(): boolean {
-        return this.verified === 0 && this.refused[AuthRefusal.BadTag] >= KEY_MISMATCH_TAGS
+    keyMismatch(now: number): boolean {
+        return (
+            this.verified === 0 &&
+            this.refused[AuthRefusal.BadTag] >= KEY_MISMATCH_TAGS &&
+            now - this.firstBadTagAt >= KEY_MISMATCH_MS
+        )
     }
 
     private tagOf(data: number[]): number[] {
@@ -274,8 +283,9 @@ export class FrameAuth {
         return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false }
     }
 
-    private refuse(r: Opened, why: AuthRefusal): Opened {
+    private refuse(r: Opened, why: AuthRefusal, now: number): Opened {
         this.refused[why]++
+        if (why === AuthRefusal.BadTag && this.firstBadTagAt < 0) this.firstBadTagAt = now
         r.refusal = why
         return r
     }
@@ -294,15 +304,15 @@ export class FrameAuth {
             }
         }
         if (n < FRAME_HEADER_BYTES + AUTH_TRAILER_BYTES || n !== FRAME_HEADER_BYTES + 2 * bytes[18] + AUTH_TRAILER_BYTES)
-            return this.refuse(r, AuthRefusal.Unsigned)
-        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag)
+            return this.refuse(r, AuthRefusal.Unsigned, now)
+        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
         this.verified++
         const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
         const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
         const p = this.peer(r.src)
         if (p.nonce === nonce) {
-            if (!this.fresh(p, counter)) return this.refuse(r, AuthRefusal.Replay)
+            if (!this.fresh(p, counter)) return this.refuse(r, AuthRefusal.Replay, now)
             r.frames.push(frame)
             return r
         }
@@ -326,13 +336,13 @@ export class FrameAuth {
     private openControl(bytes: ByteSource, now: number): Opened {
         const n = bytes.length
         const r = this.result(n >= 6 ? getU16(bytes, 4) : -1)
-        if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned)
+        if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned, now)
         const dst = getU16(bytes, 6)
         if (dst !== this.id || r.src === this.id || bytes[2] !== this.group) {
             r.ignored = true
             return r
         }
-        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag)
+        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
         this.verified++
         const type = bytes[1]
         const challenge = getU32(bytes, 8)
@@ -345,7 +355,7 @@ export class FrameAuth {
         }
         const p = this.peer(r.src)
         if (type !== CONTROL_PROOF || p.challenge < 0 || challenge !== p.challenge)
-            return this.refuse(r, AuthRefusal.Replay)
+            return this.refuse(r, AuthRefusal.Replay, now)
         p.nonce = getU32(bytes, 12)
         p.highest = getU32(bytes, 16)
         p.floor = getU32(bytes, 20)

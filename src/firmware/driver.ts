@@ -146,7 +146,7 @@ export class NodeDriver {
         if (opened.ignored) return
         if (opened.refusal !== AuthRefusal.None) {
             this.log("refused", "n=" + this.node.id + " why=" + authRefusalName(opened.refusal) + " from=" + opened.src + " len=" + bytes.length)
-            if (this.auth.keyMismatch()) {
+            if (this.auth.keyMismatch(this.platform.now())) {
                 this.log("config", "n=" + this.node.id + " problem=key-mismatch")
                 this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
             }
