@@ -22,6 +22,8 @@ export interface ImageConfig {
   mqtt?: { host: string; port: number; prefix: string }
   /** Group key (64 hex digits): frames authenticated. */
   authKey?: string
+  /** The rogue's own key (another wrong one). */
+  rogueKey?: string
   /** The board with this id (not a member) is a rogue: it forges frames with `authKey` (a wrong key). */
   rogue?: number
 }
@@ -67,7 +69,7 @@ const driver = await runFirmware({
     mqttHost: "${config.mqtt?.host ?? ""}",
     mqttPort: ${config.mqtt?.port ?? 1883},
     topicPrefix: "${config.mqtt?.prefix ?? "electlab"}",
-    authKey: "${config.authKey ?? ""}",
+    authKey: ${rogue === undefined ? `"${config.authKey ?? ""}"` : `nodeId === ${rogue} ? "${config.rogueKey ?? ""}" : "${config.authKey ?? ""}"`},
 })
 ${forge}`
 }

@@ -162,9 +162,9 @@ export class Lab {
     const o = this.options
     const wrong = o.wrongKeyBoards ?? []
     if (!wrong.length && o.rogue === undefined) return () => image
-    // one image with another key serves both: the rogue is recognised by its id
+    // one image serves both, with two other keys: the rogue is recognised by its id
     const attack = await buildFirmwareImage(
-      { algorithm: o.algorithm, ids: o.ids, group: o.group, timing: o.timing, mqtt: image.mqtt, authKey: newKeyHex(), rogue: o.rogue },
+      { ...o, mqtt: image.mqtt, authKey: newKeyHex(), rogue: o.rogue, rogueKey: newKeyHex() },
       `ws-${process.pid}-wrongkey`,
     )
     this.extraImages.push(attack)

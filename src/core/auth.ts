@@ -162,8 +162,10 @@ export class FrameAuth {
     private firstBadTagAt = -1
     proofsSent = 0
     private peers: PeerState[] = []
+    /** A ring of (time, counter) of recent sends: fixed size, no garbage per frame (the VM's heap is small). */
     private sentAt: number[] = []
     private sentCounter: number[] = []
+    private sentNext = 0
 
     constructor(
         readonly id: number,
@@ -173,6 +175,10 @@ export class FrameAuth {
     ) {
         this.nonce = random32()
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
+        for (let i = 0; i < SENT_LOG; i++) {
+            this.sentAt.push(0)
+            this.sentCounter.push(0)
+        }
     }
 
     refusedTotal(): number {
@@ -208,24 +214,23 @@ export class FrameAuth {
             // counter space spent: a new nonce, as after a reboot
             this.nonce = this.random32()
             this.counter = 0
-            this.sentAt = []
-            this.sentCounter = []
+            for (let i = 0; i < SENT_LOG; i++) this.sentCounter[i] = 0
         }
         this.counter++
-        this.sentAt.push(now)
-        this.sentCounter.push(this.counter)
-        if (this.sentAt.length > SENT_LOG) {
-            this.sentAt = this.sentAt.slice(1)
-            this.sentCounter = this.sentCounter.slice(1)
-        }
+        this.sentAt[this.sentNext] = now
+        this.sentCounter[this.sentNext] = this.counter
+        this.sentNext = this.sentNext + 1 >= SENT_LOG ? 0 : this.sentNext + 1
         return this.counter
     }
 
-    /** Counter of the oldest frame sent within FRESH_MS (conservative when the log is full). */
+    /** Counter of the oldest frame sent within FRESH_MS (conservative when the ring is full). */
     private freshFloor(now: number): number {
-        for (let i = 0; i < this.sentAt.length; i++)
-            if (now - this.sentAt[i] <= FRESH_MS) return this.sentCounter[i]
-        return this.counter + 1
+        let floor = this.counter + 1
+        for (let i = 0; i < SENT_LOG; i++) {
+            const c = this.sentCounter[i]
+            if (c > 0 && c < floor && now - this.sentAt[i] <= FRESH_MS) floor = c
+        }
+        return floor
     }
 
     /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
