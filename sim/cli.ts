@@ -313,6 +313,8 @@ export function buildProgram(): Command {
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
     .option("--key-file <file>", "the group key (electlab keygen): authenticate every frame")
+    .option("--mqtt-user <name>", "broker user name, when the broker checks passwords")
+    .option("--mqtt-password-file <file>", "file holding the broker password")
     .action(async (flags: NodeFlags) => {
       await runNodeCommand(flags)
     })

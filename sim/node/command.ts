@@ -1,6 +1,6 @@
 // `electlab node`: a host node (or an observer) on a lab's MQTT broker.
 
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
@@ -26,6 +26,16 @@ export interface NodeFlags {
   observe?: boolean
   stdinControl?: boolean
   keyFile?: string
+  mqttUser?: string
+  mqttPasswordFile?: string
+}
+
+function readPasswordFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim()
+  } catch (e) {
+    throw new InputError(`cannot read password file '${file}': ${(e as Error).message}`, "--mqtt-password-file")
+  }
 }
 
 export function checkBroker(url: string | undefined, where: string): string {
@@ -83,6 +93,8 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
       mqttPort: 0,
       topicPrefix: prefix,
       authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
+      mqttUser: flags.mqttUser,
+      mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
     },
   })
   process.stderr.write(

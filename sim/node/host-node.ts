@@ -63,6 +63,8 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,
+    username: config.mqttUser || undefined,
+    password: config.mqttPassword || undefined,
     keepalive: 3,
     reconnectPeriod: FIRST_BACKOFF_MS,
     connectTimeout: 5000,
