@@ -225,3 +225,28 @@ test("key parsing", () => {
   expect(parseKeyHex("ab".repeat(31))).toBeNull()
   expect(parseKeyHex("zz" + "ab".repeat(31))).toBeNull()
 })
+
+test("the start-up hello: one broadcast challenge, and every pair knows each other before any election", () => {
+  const a = auth(1)
+  const b = auth(2)
+  const c = auth(3)
+  const hello = a.helloChallenge(0)
+  for (const peer of [b, c]) {
+    const answer = peer.open(hello, 1)
+    expect(answer.replyTo).toBe(1)
+    const taken = a.open(answer.reply!, 2)
+    expect(taken.refusal).toBe(AuthRefusal.None)
+    // a second copy of the same proof is a replay
+    expect(a.open(answer.reply!, 3).refusal).toBe(AuthRefusal.Replay)
+    // the peer challenged a back; a proves itself
+    const proof = a.open(answer.challengeBack!, 3).reply!
+    expect(peer.open(proof, 4).refusal).toBe(AuthRefusal.None)
+  }
+  // now frames pass at once in both directions, no hold
+  for (const [from, to] of [[a, b], [b, a], [c, a], [a, c]] as const) {
+    const f = frame(Kind.ELECTION, from.id)
+    const r = to.open(from.seal(f, 10)!, 10)
+    expect(r.held).toBe(false)
+    expect(r.frames).toEqual([f])
+  }
+})

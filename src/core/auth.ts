@@ -36,6 +36,8 @@ export const REPLAY_WINDOW = 32
 export const FRESH_MS = 1000
 /** At most one challenge per sender in this time. */
 export const CHALLENGE_RETRY_MS = 250
+/** Proofs answering the start-up hello are taken this long. */
+export const HELLO_VALID_MS = 5000
 /** Frames held per unproven sender (the oldest goes first). */
 export const MAX_HELD = 4
 /**
@@ -89,6 +91,8 @@ export interface Opened {
     /** A control frame to unicast to `replyTo` (challenge or proof), or null. */
     reply: number[]
     replyTo: number
+    /** After a proof, our own challenge to the same node when we cannot vouch for it yet, or null. */
+    challengeBack: number[]
     /** The frame was held until its sender proves freshness. */
     held: boolean
 }
@@ -106,6 +110,7 @@ class PeerState {
     challenge = -1
     challengeAt = 0
     held: Held[] = []
+    helloAnswered = false
     constructor(public id: number) {}
 }
 
@@ -160,6 +165,8 @@ export class FrameAuth {
     verified = 0
     challengesSent = 0
     private firstBadTagAt = -1
+    private helloValue = -1
+    private helloAt = 0
     proofsSent = 0
     private peers: PeerState[] = []
     /** A ring of (time, counter) of recent sends: fixed size, no garbage per frame (the VM's heap is small). */
@@ -247,6 +254,17 @@ export class FrameAuth {
         return out
     }
 
+    /**
+     * A challenge to every node, sent at start: each answers with a proof (and challenges us
+     * back), so that first contacts cost no round trip in the middle of an election.
+     */
+    helloChallenge(now: number): number[] {
+        this.helloValue = this.random32()
+        this.helloAt = now
+        this.challengesSent++
+        return this.control(CONTROL_CHALLENGE, BROADCAST, this.helloValue, 0, 0)
+    }
+
     private control(type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
         const out: number[] = [AUTH_CONTROL_MARKER, type, this.group, 0]
         putU16(out, this.id)
@@ -285,7 +303,7 @@ export class FrameAuth {
     }
 
     private result(src: number): Opened {
-        return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false }
+        return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false, challengeBack: null }
     }
 
     private refuse(r: Opened, why: AuthRefusal, now: number): Opened {
@@ -343,7 +361,7 @@ export class FrameAuth {
         const r = this.result(n >= 6 ? getU16(bytes, 4) : -1)
         if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned, now)
         const dst = getU16(bytes, 6)
-        if (dst !== this.id || r.src === this.id || bytes[2] !== this.group) {
+        if ((dst !== this.id && dst !== BROADCAST) || r.src === this.id || bytes[2] !== this.group) {
             r.ignored = true
             return r
         }
@@ -356,11 +374,23 @@ export class FrameAuth {
             this.proofsSent++
             r.reply = this.control(CONTROL_PROOF, r.src, challenge, counter, this.freshFloor(now))
             r.replyTo = r.src
+            // the challenger is probably new (it just started): make sure of it too
+            const q = this.peer(r.src)
+            if (q.nonce !== getU32(bytes, 12) && (q.challenge < 0 || now - q.challengeAt >= CHALLENGE_RETRY_MS)) {
+                q.challenge = this.random32()
+                q.challengeAt = now
+                this.challengesSent++
+                r.challengeBack = this.control(CONTROL_CHALLENGE, r.src, q.challenge, 0, 0)
+            }
             return r
         }
         const p = this.peer(r.src)
-        if (type !== CONTROL_PROOF || p.challenge < 0 || challenge !== p.challenge)
+        const answersHello = this.helloValue >= 0 && challenge === this.helloValue && now - this.helloAt <= HELLO_VALID_MS
+        if (type !== CONTROL_PROOF || ((p.challenge < 0 || challenge !== p.challenge) && !answersHello))
             return this.refuse(r, AuthRefusal.Replay, now)
+        // one proof per node for the hello: a second copy is a replay
+        if (answersHello && p.challenge !== challenge && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
+        if (answersHello) p.helloAnswered = true
         p.nonce = getU32(bytes, 12)
         p.highest = getU32(bytes, 16)
         p.floor = getU32(bytes, 20)

@@ -123,6 +123,8 @@ export class NodeDriver {
             this.caught("start", e)
         }
         this.started = true
+        // meet every peer's boot now, not in the middle of the first election
+        if (this.auth && this.transport) await this.transport.broadcast(Buffer.from(this.auth.helloChallenge(this.platform.now())))
         await this.apply(out)
     }
 
@@ -156,6 +158,7 @@ export class NodeDriver {
             this.log("auth", "n=" + this.node.id + " " + (opened.held ? "challenge" : "proof") + " to=" + opened.replyTo)
             await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
         }
+        if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
         for (let i = 0; i < opened.frames.length; i++) await this.deliver(Buffer.from(opened.frames[i]))
     }
 
