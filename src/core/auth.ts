@@ -32,8 +32,8 @@ export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
 /** Counters below the highest seen by this much are refused outright. */
 export const REPLAY_WINDOW = 32
-/** A held frame is released only if it was sent at most this long before the proof. */
-export const FRESH_MS = 1000
+/** A held frame is released only if it was sent at most this long before the proof (a loaded broker can take a second). */
+export const FRESH_MS = 2000
 /** At most one challenge per sender in this time. */
 export const CHALLENGE_RETRY_MS = 250
 /** Proofs answering the start-up hello are taken this long. */
@@ -108,6 +108,8 @@ class PeerState {
     floor = 0
     seen: number[] = []
     challenge = -1
+    /** The challenge before the last one: its proof may still be on the way. */
+    previousChallenge = -1
     challengeAt = 0
     held: Held[] = []
     helloAnswered = false
@@ -347,6 +349,7 @@ export class FrameAuth {
         }
         p.held.push(new Held(nonce, counter, now, frame))
         if (p.challenge < 0 || now - p.challengeAt >= CHALLENGE_RETRY_MS) {
+            p.previousChallenge = p.challenge
             p.challenge = this.random32()
             p.challengeAt = now
             this.challengesSent++
@@ -377,6 +380,7 @@ export class FrameAuth {
             // the challenger is probably new (it just started): make sure of it too
             const q = this.peer(r.src)
             if (q.nonce !== getU32(bytes, 12) && (q.challenge < 0 || now - q.challengeAt >= CHALLENGE_RETRY_MS)) {
+                q.previousChallenge = q.challenge
                 q.challenge = this.random32()
                 q.challengeAt = now
                 this.challengesSent++
@@ -386,23 +390,27 @@ export class FrameAuth {
         }
         const p = this.peer(r.src)
         const answersHello = this.helloValue >= 0 && challenge === this.helloValue && now - this.helloAt <= HELLO_VALID_MS
-        if (type !== CONTROL_PROOF || ((p.challenge < 0 || challenge !== p.challenge) && !answersHello))
-            return this.refuse(r, AuthRefusal.Replay, now)
+        const answersOurs = challenge === p.challenge || challenge === p.previousChallenge
+        if (type !== CONTROL_PROOF || (!answersOurs && !answersHello)) return this.refuse(r, AuthRefusal.Replay, now)
         // one proof per node for the hello: a second copy is a replay
-        if (answersHello && p.challenge !== challenge && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
+        if (answersHello && !answersOurs && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
         if (answersHello) p.helloAnswered = true
-        p.nonce = getU32(bytes, 12)
-        p.highest = getU32(bytes, 16)
-        p.floor = getU32(bytes, 20)
-        p.seen = [p.highest]
-        p.challenge = -1
+        const nonce = getU32(bytes, 12)
+        if (p.nonce !== nonce) {
+            p.nonce = nonce
+            p.highest = getU32(bytes, 16)
+            p.floor = getU32(bytes, 20)
+            p.seen = [p.highest]
+        } // else a second proof of a boot already proven: the window stands
+        if (challenge === p.challenge) p.challenge = -1
+        if (challenge === p.previousChallenge) p.previousChallenge = -1
         // release the held frames of this boot, oldest first, each once
         const held = p.held
         p.held = []
         held.sort((a, b) => a.counter - b.counter)
         for (let i = 0; i < held.length; i++) {
             const h = held[i]
-            if (h.nonce === p.nonce && now - h.at <= FRESH_MS && this.fresh(p, h.counter)) r.frames.push(h.frame)
+            if (h.nonce === p.nonce && now - h.at <= 2 * FRESH_MS && this.fresh(p, h.counter)) r.frames.push(h.frame)
             else this.refused[AuthRefusal.Replay]++
         }
         return r
