@@ -315,8 +315,23 @@ export class FrameAuth {
         return r
     }
 
+    /** Held frames whose sender never proved freshness are refused once they are too old to release. */
+    private expireHeld(now: number) {
+        for (let i = 0; i < this.peers.length; i++) {
+            const p = this.peers[i]
+            if (p.held.length === 0) continue
+            const keep: Held[] = []
+            for (let j = 0; j < p.held.length; j++) {
+                if (now - p.held[j].at <= 2 * FRESH_MS) keep.push(p.held[j])
+                else this.refused[AuthRefusal.Unproven]++
+            }
+            p.held = keep
+        }
+    }
+
     /** A received frame: verified, checked for replay, held or released. Never throws. */
     open(bytes: ByteSource, now: number): Opened {
+        this.expireHeld(now)
         const n = bytes ? bytes.length : 0
         if (n >= 1 && bytes[0] === AUTH_CONTROL_MARKER) return this.openControl(bytes, now)
         const r = this.result(-1)
