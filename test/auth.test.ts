@@ -10,6 +10,7 @@ import {
   FRESH_MS,
   FrameAuth,
   KEY_MISMATCH_MS,
+  LATE_MS,
   KEY_MISMATCH_TAGS,
   MAX_SEALED_LIST_LENGTH,
   type Opened,
@@ -130,6 +131,14 @@ describe("refusals", () => {
     expect(b.open(f3, 12).frames.length).toBe(1)
     expect(b.open(f2, 13).frames.length).toBe(1) // reordered, not seen: accepted once
     for (const f of [f1, f2, f3]) expect(b.open(f, 14).refusal).toBe(AuthRefusal.Replay)
+  })
+
+  test("a frame never seen, below the newest, is refused once LATE_MS has passed since the newest", () => {
+    const missed = a.seal(frame(Kind.COORDINATOR, 3), 15)!
+    const newest = a.seal(frame(Kind.HEARTBEAT, 3), 16)!
+    expect(b.open(newest, 16).frames.length).toBe(1)
+    // the sender falls silent (crashed); the frame b missed is replayed much later
+    expect(b.open(missed, 16 + LATE_MS + 1).refusal).toBe(AuthRefusal.Replay)
   })
 
   test("a frame older than the window is refused even if never seen", () => {

@@ -32,6 +32,12 @@ export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
 /** Counters below the highest seen by this much are refused outright. */
 export const REPLAY_WINDOW = 32
+/**
+ * A frame older than the newest one seen (reordered, or never seen) is taken only this soon
+ * after the newest arrived: else a frame the receiver missed from a sender that then fell
+ * silent could be replayed at any later time.
+ */
+export const LATE_MS = 1000
 /** A held frame is released only if it was sent at most this long before the proof (a loaded broker can take a second). */
 export const FRESH_MS = 2000
 /** At most one challenge per sender in this time. */
@@ -105,6 +111,8 @@ class PeerState {
     /** -1 until a proof establishes it. */
     nonce = -1
     highest = 0
+    /** Receiver's time when `highest` arrived. */
+    highestAt = 0
     floor = 0
     seen: number[] = []
     challenge = -1
@@ -289,16 +297,17 @@ export class FrameAuth {
     }
 
     /** Window check; records the counter when it is new. */
-    private fresh(p: PeerState, counter: number): boolean {
+    private fresh(p: PeerState, counter: number, now: number): boolean {
         if (counter > p.highest) {
             p.highest = counter
+            p.highestAt = now
             p.seen.push(counter)
             const keep: number[] = []
             for (let i = 0; i < p.seen.length; i++) if (p.seen[i] > counter - REPLAY_WINDOW) keep.push(p.seen[i])
             p.seen = keep
             return true
         }
-        if (counter < p.floor || counter <= p.highest - REPLAY_WINDOW) return false
+        if (counter < p.floor || counter <= p.highest - REPLAY_WINDOW || now - p.highestAt > LATE_MS) return false
         if (p.seen.indexOf(counter) >= 0) return false
         p.seen.push(counter)
         return true
@@ -352,7 +361,7 @@ export class FrameAuth {
         const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
         const p = this.peer(r.src)
         if (p.nonce === nonce) {
-            if (!this.fresh(p, counter)) return this.refuse(r, AuthRefusal.Replay, now)
+            if (!this.fresh(p, counter, now)) return this.refuse(r, AuthRefusal.Replay, now)
             r.frames.push(frame)
             return r
         }
@@ -414,6 +423,7 @@ export class FrameAuth {
         if (p.nonce !== nonce) {
             p.nonce = nonce
             p.highest = getU32(bytes, 16)
+            p.highestAt = now
             p.floor = getU32(bytes, 20)
             p.seen = [p.highest]
         } // else a second proof of a boot already proven: the window stands
@@ -425,7 +435,7 @@ export class FrameAuth {
         held.sort((a, b) => a.counter - b.counter)
         for (let i = 0; i < held.length; i++) {
             const h = held[i]
-            if (h.nonce === p.nonce && now - h.at <= 2 * FRESH_MS && this.fresh(p, h.counter)) r.frames.push(h.frame)
+            if (h.nonce === p.nonce && now - h.at <= 2 * FRESH_MS && this.fresh(p, h.counter, now)) r.frames.push(h.frame)
             else this.refused[AuthRefusal.Replay]++
         }
         return r
