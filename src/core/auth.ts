@@ -38,12 +38,6 @@ export const REPLAY_WINDOW = 32
  * silent could be replayed at any later time.
  */
 export const LATE_MS = 1000
-/**
- * A sender silent longer than this proves freshness again before its next frame counts: a
- * frame the receiver never got (lost, or kept from it) is otherwise new to it whenever it
- * comes, e.g. replayed after its sender crashed. Costs one round trip per election after quiet.
- */
-export const SILENT_MS = 1000
 /** A held frame is released only if it was sent at most this long before the proof (a loaded broker can take a second). */
 export const FRESH_MS = 2000
 /** At most one challenge per sender in this time. */
@@ -304,7 +298,6 @@ export class FrameAuth {
 
     /** Window check; records the counter when it is new. */
     private fresh(p: PeerState, counter: number, now: number): boolean {
-        if (counter < p.floor) return false
         if (counter > p.highest) {
             p.highest = counter
             p.highestAt = now
@@ -367,13 +360,11 @@ export class FrameAuth {
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
         const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
         const p = this.peer(r.src)
-        const quietTooLong = counter > p.highest && now - p.highestAt > SILENT_MS
-        if (p.nonce === nonce && !quietTooLong) {
+        if (p.nonce === nonce) {
             if (!this.fresh(p, counter, now)) return this.refuse(r, AuthRefusal.Replay, now)
             r.frames.push(frame)
             return r
         }
-        if (p.nonce === nonce && counter <= p.highest) return this.refuse(r, AuthRefusal.Replay, now)
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
         r.held = true
         if (p.held.length >= MAX_HELD) {
@@ -435,11 +426,7 @@ export class FrameAuth {
             p.highestAt = now
             p.floor = getU32(bytes, 20)
             p.seen = [p.highest]
-        } else {
-            // a proof after quiet: frames sent before its floor stay refused
-            if (getU32(bytes, 20) > p.floor) p.floor = getU32(bytes, 20)
-            p.highestAt = now
-        }
+        } // else a second proof of a boot already proven: the window stands
         if (challenge === p.challenge) p.challenge = -1
         if (challenge === p.previousChallenge) p.previousChallenge = -1
         // release the held frames of this boot, oldest first, each once
