@@ -34,6 +34,7 @@ import { boardSettings, envText, writeBoardSettings } from "./settings"
 import { manifestTiming, readManifest } from "./manifest"
 import { parseDetectorName } from "./detector-option"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
+import { readKeyFile, writeKeyFile } from "./auth/keys"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -362,6 +363,9 @@ export function buildProgram(): Command {
     .option("--failure-detector <name>", "fixed (suspect after --fail-timeout) or adaptive (learn the heartbeats; default: the manifest's, or fixed)")
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
+    .option("--key-file <file>", "the group key (electlab keygen): authenticate every frame")
+    .option("--mqtt-user <name>", "broker user name, when the broker checks passwords")
+    .option("--mqtt-password-file <file>", "file holding the broker password")
     .action(async (flags: NodeFlags) => {
       await runNodeCommand(flags)
     })
@@ -371,12 +375,22 @@ export function buildProgram(): Command {
     .requiredOption("--board <name>", "the board's name in the manifest")
     .option("--manifest <file>", "the manifest", "devicescript.json")
     .option("--write", "write .env.defaults and .env.local for `devs deploy`")
-    .action((flags: { board: string; manifest: string; write?: boolean }) => {
+    .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
+    .action((flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
       const s = boardSettings(readManifest(flags.manifest), flags.board, flags.manifest)
+      if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
         writeBoardSettings(s, flags.board)
         process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}\n`)
       } else process.stdout.write(envText(s.shared, ".env.defaults") + envText(s.board, ".env.local"))
+    })
+  program
+    .command("keygen")
+    .description("write a new group key for authenticated frames (keep it out of git)")
+    .option("--out <file>", "where to write it", "electlab.key")
+    .action((flags: { out: string }) => {
+      writeKeyFile(flags.out)
+      process.stdout.write(`wrote a new group key to ${flags.out}; give it to boards with 'electlab settings --key-file ${flags.out}' and to host nodes with '--key-file ${flags.out}'\n`)
     })
   program
     .command("lab")
@@ -395,6 +409,7 @@ export function buildProgram(): Command {
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .option("--failure-detector <name>", "fixed or adaptive (default: the manifest's, or fixed)")
+    .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

@@ -14,11 +14,13 @@ import { launchChromium } from "../sim/web/browser"
 import { LiveFeed } from "../sim/web/live"
 import { runReplay } from "../sim/web/replay"
 import { startWebServer, type WebServer } from "../sim/web/server"
+import { authLabSuites } from "./auth-lab"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
 describe("virtual lab: improved bully on 4 boards", () => {
-  const lab = new Lab({ ids: [1, 2, 3, 4], algorithm: Algorithm.ImprovedBully, group: 1, timing })
+  // no key: the seed's exact frame counts, as before authentication (test/auth-lab.ts has keyed labs)
+  const lab = new Lab({ ids: [1, 2, 3, 4], algorithm: Algorithm.ImprovedBully, group: 1, timing, auth: false })
 
   beforeAll(async () => {
     await lab.start()
@@ -216,3 +218,5 @@ describe("live web view: five boards in the browser", () => {
     await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 10_000 }).toBe("5")
   }, 120_000)
 })
+
+authLabSuites()

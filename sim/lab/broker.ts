@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type BrokerAccess, type Credentials, writeBrokerAccess } from "./broker-access"
 
 export const MOSQUITTO = process.env.MOSQUITTO ?? "mosquitto"
 
@@ -13,8 +14,20 @@ export class Broker {
   private child: ChildProcess | null = null
   private dir = mkdtempSync(join(tmpdir(), "electlab-mosquitto-"))
   readonly log: string[] = []
+  /** With access control: every client's credentials (see broker-access.ts). */
+  credentials: Map<string, Credentials> | null = null
+  private accessConfig = "allow_anonymous true\n"
 
-  constructor(readonly port: number) {}
+  constructor(
+    readonly port: number,
+    access?: BrokerAccess,
+  ) {
+    if (access) {
+      const { config, credentials } = writeBrokerAccess(this.dir, access)
+      this.accessConfig = config
+      this.credentials = credentials
+    }
+  }
 
   get url(): string {
     return `mqtt://127.0.0.1:${this.port}`
@@ -23,7 +36,7 @@ export class Broker {
   async start(): Promise<void> {
     const conf = join(this.dir, "mosquitto.conf")
     // set_tcp_nodelay: no Nagle delay on small election frames
-    writeFileSync(conf, `listener ${this.port} 127.0.0.1\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\n`)
+    writeFileSync(conf, `listener ${this.port} 127.0.0.1\n${this.accessConfig}persistence false\nset_tcp_nodelay true\n`)
     const child = spawn(MOSQUITTO, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] })
     this.child = child
     const keep = (d: Buffer) => {

@@ -27,6 +27,8 @@ export interface LabFlags {
   /** Port of the live web page; "0" turns it off. */
   web?: string
   failureDetector?: string
+  /** false with --no-auth */
+  auth?: boolean
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -65,6 +67,7 @@ export function labOptions(flags: LabFlags): LabOptions {
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
+    auth: flags.auth !== false,
   }
 }
 
@@ -85,7 +88,9 @@ export interface LabSummary {
   algorithm: string
   agreement: boolean
   coordinator: number | null
-  boards: { node: number; powered: boolean; role: string; coordinator: number; epoch: number; tx: number; rx: number; drops: number; errors: number }[]
+  boards: { node: number; powered: boolean; role: string; coordinator: number; epoch: number; tx: number; rx: number; drops: number; errors: number; refused: number }[]
+  /** Frames carried a tag (a key made for the run). */
+  auth: boolean
   /** Every crash, recover, kill and restart, with the time until the boards agreed again. */
   transitions: Failover[]
   /** The transitions that moved the coordinator. */
@@ -149,7 +154,9 @@ export function summarize(lab: Lab): LabSummary {
       rx: b.rx,
       drops: b.drops,
       errors: b.errors,
+      refused: b.refused,
     })),
+    auth: lab.authKey !== null,
     transitions: lab.failovers,
     failovers,
     failoverStats: failovers.length ? stats(failovers) : null,

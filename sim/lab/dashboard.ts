@@ -37,12 +37,15 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
       `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms · firmware ${lab.firmwareBytes} B`,
   )
   lines.push(
-    agreed
+    (agreed
       ? `${ESC}32mall live boards agree: coordinator ${coordinator}${ESC}0m`
-      : `${ESC}33mno agreement yet${ESC}0m`,
+      : `${ESC}33mno agreement yet${ESC}0m`) +
+      (lab.authKey
+        ? " · frames authenticated (HMAC key made for this run)"
+        : ` · ${ESC}31mNO KEY: frames unauthenticated, any board can take over${ESC}0m`),
   )
   lines.push("")
-  lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors")
+  lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors  refused")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
     const role = (b.powered ? b.role : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
@@ -50,7 +53,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
     lines.push(
       ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(11)}  ` +
         `${String(b.epoch).padStart(5)}  ${String(b.tx).padStart(5)}  ${String(b.rx).padStart(5)}  ` +
-        `${String(b.drops).padStart(5)}  ${String(b.errors).padStart(6)}`,
+        `${String(b.drops).padStart(5)}  ${String(b.errors).padStart(6)}  ${String(b.refused).padStart(7)}`,
     )
   }
   lines.push("")

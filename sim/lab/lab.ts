@@ -12,6 +12,8 @@ import { Broker, freePort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
+import { writeFileSync } from "node:fs"
+import { newKeyHex } from "../auth/keys"
 
 export interface LabOptions {
   ids: number[]
@@ -28,6 +30,12 @@ export interface LabOptions {
   /** With mqtt: these ids run as host nodes (`electlab node`) instead of VMs. */
   hostNodes?: number[]
   brokerPort?: number
+  /** Authenticated frames with a key made for this run (default true). */
+  auth?: boolean
+  /** Boards that get another key than the group's (tests: they must show misconfigured). */
+  wrongKeyBoards?: number[]
+  /** A rogue VM with this id (not a member) forging frames with a wrong key (src/firmware/rogue.ts). */
+  rogue?: number
 }
 
 export interface BoardState {
@@ -44,6 +52,9 @@ export interface BoardState {
   rx: number
   drops: number
   errors: number
+  /** Frames refused by authentication, and by reason (bad-tag, unsigned, replay, ...). */
+  refused: number
+  refusedWhy: Record<string, number>
 }
 
 export interface Failover {
@@ -82,7 +93,10 @@ export class Lab {
   readonly failovers: Failover[] = []
   readonly log: LabLogLine[] = []
   firmwareBytes = 0
+  /** The run's group key (64 hex digits), or null without authentication. */
+  readonly authKey: string | null
   private vms = new Map<number, BoardVm>()
+  private extraImages: FirmwareImage[] = []
   private control: BusControl | null = null
   private image: FirmwareImage | null = null
   private broker: Broker | null = null
@@ -101,6 +115,7 @@ export class Lab {
       seed: options.seed,
     })
     for (const node of options.ids) this.boards.set(node, emptyBoard(node))
+    this.authKey = options.auth === false ? null : newKeyHex()
   }
 
   /** Build the firmware, start the bus (and the broker), boot every board and host node. */
@@ -119,20 +134,44 @@ export class Lab {
       group: o.group,
       timing: o.timing,
       mqtt: this.broker ? { host: "127.0.0.1", port: this.broker.port, prefix: "electlab" } : undefined,
+      authKey: this.authKey ?? undefined,
     })
     this.image = image
     this.firmwareBytes = image.bytes
+    const imageFor = await this.attackImages(image)
     await this.hub.start()
     this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes; frames over ${o.transport ?? "bus"}`)
     for (const node of o.ids) {
       const host = hostNodes.includes(node)
-      const args = host ? this.hostNodeCommand(node) : vmCommand(image.path, node)
+      const args = host ? this.hostNodeCommand(node) : vmCommand(imageFor(node).path, node)
       const vm = new BoardVm(node, args, (e) => this.onEvent(e), (v, code) => this.onExit(v, code), host)
       this.vms.set(node, vm)
       vm.start()
     }
+    if (o.rogue !== undefined) {
+      const rogue = o.rogue
+      const vm = new BoardVm(rogue, vmCommand(imageFor(rogue).path, rogue), (e) => this.onEvent(e), (v, code) => this.onExit(v, code))
+      this.vms.set(rogue, vm)
+      vm.start()
+    }
     this.control = new BusControl(this.hub.port)
     await this.control.connect()
+  }
+
+  /** Images with another key for wrong-key boards and the rogue; which image each board runs. */
+  private async attackImages(image: FirmwareImage): Promise<(node: number) => FirmwareImage> {
+    const o = this.options
+    const wrong = o.wrongKeyBoards ?? []
+    if (!wrong.length && o.rogue === undefined) return () => image
+    // one image serves both, with two other keys: the rogue is recognised by its id
+    const attack = await buildFirmwareImage(
+      { ...o, mqtt: image.mqtt, authKey: newKeyHex(), rogue: o.rogue, rogueKey: newKeyHex() },
+      `ws-${process.pid}-wrongkey`,
+    )
+    this.extraImages.push(attack)
+    if (wrong.length) this.note(`boards ${wrong.join(",")} run with a wrong key`)
+    if (o.rogue !== undefined) this.note(`rogue board ${o.rogue} forges frames with a wrong key`)
+    return (node) => (node === o.rogue || wrong.includes(node) ? attack : image)
   }
 
   /** The broker's address, when frames go over MQTT. */
@@ -168,7 +207,15 @@ export class Lab {
       "--answer-timeout", String(t.answerTimeout),
       "--coordinator-timeout", String(t.coordinatorTimeout),
       "--stdin-control",
+      ...(this.authKey ? ["--key-file", this.keyFile()] : []),
     ]
+  }
+
+  /** The run's key in a file of the build folder (host nodes read it; removed with the folder). */
+  private keyFile(): string {
+    const file = join(this.image!.folder, "lab.key")
+    writeFileSync(file, this.authKey + "\n", { mode: 0o600 })
+    return file
   }
 
   /**
@@ -189,7 +236,8 @@ export class Lab {
 
   /** Live boards: powered, booted, not crashed. */
   liveBoards(): BoardState[] {
-    return [...this.boards.values()].filter((b) => b.powered && b.booted && b.role !== "crashed")
+    // a misconfigured board takes no part (a wrong key, a duplicate id)
+    return [...this.boards.values()].filter((b) => b.powered && b.booted && b.role !== "crashed" && b.role !== "misconfigured")
   }
 
   /** Agreement as the seeds define it: the highest live board leads and every live board knows it. */
@@ -306,6 +354,7 @@ export class Lab {
     await this.hub.stop()
     await this.broker?.dispose()
     if (this.image) removeFirmwareImage(this.image)
+    for (const extra of this.extraImages) removeFirmwareImage(extra)
   }
 
   describeBoards(): string {
@@ -379,6 +428,10 @@ export class Lab {
       case "drop":
         b.drops++
         break
+      case "refused":
+        b.refused++
+        b.refusedWhy[f.why] = (b.refusedWhy[f.why] ?? 0) + 1
+        break
       case "err":
         b.errors++
         this.note(`${e.node} error: ${f.where} ${f.msg ?? ""}`)
@@ -422,7 +475,10 @@ export class Lab {
 }
 
 function emptyBoard(node: number): BoardState {
-  return { node, powered: true, booted: false, role: "booting", coordinator: -1, epoch: 0, tx: 0, rx: 0, drops: 0, errors: 0 }
+  return {
+    node, powered: true, booted: false, role: "booting", coordinator: -1, epoch: 0, tx: 0, rx: 0, drops: 0, errors: 0,
+    refused: 0, refusedWhy: {},
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,6 +1,6 @@
 // `electlab node`: a host node (or an observer) on a lab's MQTT broker.
 
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
@@ -9,6 +9,7 @@ import { parseDetectorName } from "../detector-option"
 import { DEFAULT_TIMING, readManifest } from "../manifest"
 import { startHostNode } from "./host-node"
 import { startObserver } from "./observe"
+import { readKeyFile } from "../auth/keys"
 
 export interface NodeFlags {
   transport: string
@@ -26,6 +27,17 @@ export interface NodeFlags {
   failureDetector?: string
   observe?: boolean
   stdinControl?: boolean
+  keyFile?: string
+  mqttUser?: string
+  mqttPasswordFile?: string
+}
+
+function readPasswordFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim()
+  } catch (e) {
+    throw new InputError(`cannot read password file '${file}': ${(e as Error).message}`, "--mqtt-password-file")
+  }
 }
 
 export function checkBroker(url: string | undefined, where: string): string {
@@ -83,9 +95,15 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
       mqttHost: broker,
       mqttPort: 0,
       topicPrefix: prefix,
+      authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
+      mqttUser: flags.mqttUser,
+      mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
     },
   })
-  process.stderr.write(`node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}; Ctrl-C to leave\n`)
+  process.stderr.write(
+    `node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}, ` +
+      `${flags.keyFile ? "frames authenticated" : "NO KEY: frames unauthenticated"}; Ctrl-C to leave\n`,
+  )
   await new Promise<void>((resolve) => {
     const leave = (): void => void node.stop().then(resolve)
     process.once("SIGINT", leave)

@@ -8,6 +8,7 @@ import mqtt from "mqtt"
 import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
 import { groupTopic, leaveTopic, nodeTopic } from "../../src/firmware/topics"
+import { nodeMac, nodeRandom32 } from "../auth/keys"
 
 export interface HostNodeOptions {
   config: FirmwareConfig
@@ -57,11 +58,13 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   const config = { ...options.config, transport: TRANSPORT_MQTT }
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
   const t0 = performance.now()
-  const platform: Platform = { now: () => performance.now() - t0, print }
+  const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
   const driver = new NodeDriver(config, configProblems(config), platform)
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,
+    username: config.mqttUser || undefined,
+    password: config.mqttPassword || undefined,
     keepalive: 3,
     reconnectPeriod: FIRST_BACKOFF_MS,
     connectTimeout: 5000,

@@ -10,6 +10,7 @@
 import {
     Frame,
     FRAME_HEADER_BYTES,
+    FRAME_LIST_LENGTH_OFFSET,
     FRAME_VERSION,
     MAX_ALGORITHM,
     MAX_FRAME_BYTES,
@@ -164,7 +165,7 @@ export function decodeFrame(bytes: ByteSource): DecodeResult {
     if (kind < 1 || kind > MAX_KIND) return fail(CodecError.Kind)
     const algorithm = bytes[2]
     if (algorithm < 1 || algorithm > MAX_ALGORITHM) return fail(CodecError.Algorithm)
-    const count = bytes[20]
+    const count = bytes[FRAME_LIST_LENGTH_OFFSET]
     if (n !== FRAME_HEADER_BYTES + 2 * count)
         return fail(CodecError.Length)
     const src = getU16(bytes, 8)

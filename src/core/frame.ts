@@ -10,6 +10,9 @@ export const MAX_FRAME_BYTES = 236
 /** Fixed part of a frame, before the id list. */
 export const FRAME_HEADER_BYTES = 21
 
+/** Where the header holds the list's length (one byte). */
+export const FRAME_LIST_LENGTH_OFFSET = 20
+
 /** Most ids a list can carry in one frame: (236 - 21) / 2. */
 export const MAX_LIST_LENGTH = 107
 

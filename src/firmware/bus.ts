@@ -43,6 +43,9 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     framesDropped() {
         return this.driver.droppedTotal()
     }
+    framesRefused() {
+        return this.driver.refusedTotal()
+    }
     async frame(data: Buffer) {
         await this.driver.receive(data)
     }

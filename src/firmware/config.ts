@@ -23,6 +23,11 @@ export interface FirmwareConfig {
     mqttHost: string
     mqttPort: number
     topicPrefix: string
+    /** Group key, 64 hex digits: frames are authenticated when set (see src/core/auth.ts). */
+    authKey?: string
+    /** Broker credentials, when the broker checks them (secrets: .env.local). */
+    mqttUser?: string
+    mqttPassword?: string
 }
 
 export const TRANSPORT_BUS = 0

@@ -4,6 +4,7 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { createNode } from "../core/algorithms"
+import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
@@ -28,6 +29,10 @@ export interface Platform {
     now(): number
     /** One log line. */
     print(line: string): void
+    /** HMAC-SHA256 with this key (authenticated frames); absent where there is no crypto. */
+    makeMac?(key: number[]): MacFunction
+    /** A cryptographically random integer 0..2^32-1. */
+    random32?(): number
 }
 
 /** A structured log line: "EL <event> t=<ms> key=value ...", parsed by the virtual lab. */
@@ -46,6 +51,8 @@ export class NodeDriver {
     dropped: number[] = []
     /** Exceptions caught at a callback boundary. */
     errors = 0
+    /** Tags, counters and the replay window; null when no key is configured. */
+    auth: FrameAuth = null
     private timers: any[] = []
     private timerGen: number[] = []
     private problems: string[]
@@ -66,6 +73,12 @@ export class NodeDriver {
             suitability: config.suitability,
         })
         for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
+        if (config.authKey) {
+            const key = parseKeyHex(config.authKey)
+            if (!key) problems.push("AUTH_KEY is not 64 hex digits")
+            else if (!platform.makeMac || !platform.random32) problems.push("no HMAC on this platform")
+            else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(key), platform.random32)
+        }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
             this.timerGen.push(0)
@@ -110,12 +123,46 @@ export class NodeDriver {
             this.caught("start", e)
         }
         this.started = true
+        // meet every peer's boot now, not in the middle of the first election
+        if (this.auth && this.transport) await this.transport.broadcast(Buffer.from(this.auth.helloChallenge(this.platform.now())))
         await this.apply(out)
     }
 
-    /** Bytes from the transport: decode, count, hand to the node. */
+    /** Frames refused by the auth layer (bad tag, replay, unsigned). */
+    refusedTotal(): number {
+        return this.auth ? this.auth.refusedTotal() : 0
+    }
+
+    /** Bytes from the transport: verify (with a key), decode, count, hand to the node. */
     async receive(bytes: Buffer) {
         if (!this.node || this.problems.length > 0 || !this.started) return
+        if (this.auth) await this.receiveSealed(bytes)
+        else await this.deliver(bytes)
+    }
+
+    /** The auth layer's step: refused frames are counted and logged, never acted on. */
+    private async receiveSealed(bytes: Buffer) {
+        // a crashed node is silent: it neither challenges nor proves
+        if (this.node.crashed) return
+        const opened = this.auth.open(bytes, this.platform.now())
+        if (opened.ignored) return
+        if (opened.refusal !== AuthRefusal.None) {
+            this.log("refused", "n=" + this.node.id + " why=" + authRefusalName(opened.refusal) + " from=" + opened.src + " len=" + bytes.length)
+            if (this.auth.keyMismatch(this.platform.now())) {
+                this.log("config", "n=" + this.node.id + " problem=key-mismatch")
+                this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
+            }
+            return
+        }
+        if (opened.reply && this.transport) {
+            this.log("auth", "n=" + this.node.id + " " + (opened.held ? "challenge" : "proof") + " to=" + opened.replyTo)
+            await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
+        }
+        if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
+        for (let i = 0; i < opened.frames.length; i++) await this.deliver(Buffer.from(opened.frames[i]))
+    }
+
+    private async deliver(bytes: Buffer) {
         const out: Action[] = []
         try {
             const decoded = decodeFrame(bytes)
@@ -235,7 +282,13 @@ export class NodeDriver {
             return
         }
         if (!this.transport) return
-        const bytes = Buffer.from(encoded.bytes)
+        const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
+        if (!sealed) {
+            this.errors++
+            this.log("err", "n=" + this.node.id + " where=seal why=too-long")
+            return
+        }
+        const bytes = Buffer.from(sealed)
         this.framesSent++
         if (frame.kind !== Kind.HEARTBEAT)
             this.log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + to.join(",") + " e=" + frame.epoch)

@@ -28,6 +28,8 @@ export class MqttTransport implements FrameTransport {
             port: c.mqttPort,
             proto: "tcp",
             clientId: "electlab-" + c.group + "-" + c.nodeId,
+            username: c.mqttUser ? c.mqttUser : undefined,
+            password: c.mqttPassword ? c.mqttPassword : undefined,
             // the broker drops a silent board after 1.5 keep-alives and publishes its will
             keepAlive: 3,
             pingInterval: 1000,

@@ -36,5 +36,9 @@ export async function readFirmwareConfig(): Promise<FirmwareConfig> {
         mqttHost: "" + (await readSetting<string>("MQTT_HOST", "")),
         mqttPort: await numberSetting("MQTT_PORT", 1883),
         topicPrefix: "" + (await readSetting<string>("MQTT_PREFIX", DEFAULT_TOPIC_PREFIX)),
+        // a secret: in .env.local only, never readable over Jacdac
+        authKey: "" + (await readSetting<string>("AUTH_KEY", "")),
+        mqttUser: "" + (await readSetting<string>("MQTT_USER", "")),
+        mqttPassword: "" + (await readSetting<string>("MQTT_PASS", "")),
     }
 }

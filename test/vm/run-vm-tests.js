@@ -51,6 +51,22 @@ const fdSummary = fdOut.split("\n").map((l) => l.replace(/^WASM> /, "").trim()).
 check(fd.status === 0, `DeviceScript VM tests (test/vm/detector.vm.ts): ${fdSummary ?? "no summary"}`)
 if (fd.status !== 0) console.log(fdOut)
 
+// Authenticated frames: the VM's tags must be Node's, byte for byte (test/vm/auth-vectors.ts).
+const { authVectorLines } = await import("./auth-vectors.ts")
+const { nodeMac } = await import("../../sim/auth/keys.ts")
+const auth = spawnSync(devs, ["run", "test/vm/auth.vm.ts", "--test", "--test-self-exit", "-T", "120000"], {
+  cwd: root,
+  encoding: "utf8",
+})
+const authLines = (auth.stdout + auth.stderr).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.replace(/^WASM> /, "").trim())
+const authSummary = authLines.find((l) => l.startsWith("tests: "))
+check(auth.status === 0, `DeviceScript VM tests (test/vm/auth.vm.ts): ${authSummary ?? "no summary"}`)
+const nodeTags = authVectorLines(nodeMac)
+const vmTags = authLines.filter((l) => l.startsWith("ELECTLAB-AUTH "))
+const sameTags = nodeTags.length === vmTags.length && nodeTags.every((l, i) => l === vmTags[i])
+check(sameTags, "VM agrees with Node on sealed frames, challenge and proof (HMAC-SHA256 tags)")
+if (!sameTags) console.log(`  node: ${nodeTags.join("\n        ")}\n  vm:   ${vmTags.join("\n        ")}`)
+
 for (const example of workedExamples()) {
   const expected = resultLines(runExample(example))
   const got = vmLines.filter((l) => l.startsWith(`ELECTLAB-PHASE ${example.name} `) || l.startsWith(`ELECTLAB-DIGEST ${example.name} `))

@@ -1,0 +1,443 @@
+// Authenticated frames: a layer around the encoded election frame, not part of any
+// algorithm. Pure and portable: the MAC (HMAC-SHA256 with the group key) and the random
+// numbers come from the driver, so the same code runs in Node and in the DeviceScript VM.
+//
+// Sealed election frame: [encoded frame][counter u32][boot nonce u32][tag 8 bytes]
+//   tag = first 8 bytes of HMAC-SHA256(key, frame || counter || nonce)
+// Control frame (32 bytes), answered by the auth layer itself:
+//   0 marker 0xA5 | 1 type (1 challenge, 2 proof) | 2 group | 3 zero | 4 src u16 | 6 dst u16
+//   8 challenge u32 | 12 nonce u32 | 16 counter u32 | 20 floor u32 | 24 tag 8 bytes (over 0..23)
+//
+// Replay protection, per sender (in the manner of Bluetooth Mesh's replay protection list):
+// the receiver keeps the sender's boot nonce, its highest counter and the counters seen in the
+// last REPLAY_WINDOW. Nothing goes to flash (no write wear): after a reboot of either side
+// the receiver meets a nonce it does not know, holds the frame and sends a CHALLENGE with a
+// fresh random number; the sender's PROOF (tagged, echoing it) names its nonce, its counter
+// and the counter of its oldest frame sent in the last FRESH_MS. Held frames at or above that
+// floor are released; older ones, however validly tagged, are replays and are refused.
+
+import { ByteSource } from "./codec"
+import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
+import { mod } from "./portable"
+
+/** Truncated tag: 64 bits, as Bluetooth Mesh's large NetMIC; a forgery succeeds once in 2^64 tries. */
+export const AUTH_TAG_BYTES = 8
+/** counter u32 + boot nonce u32 + tag. */
+export const AUTH_TRAILER_BYTES = 16
+/** Most ids a sealed frame's list can carry: floor((236 - 21 - 16) / 2). */
+export const MAX_SEALED_LIST_LENGTH = 99
+export const AUTH_CONTROL_MARKER = 0xa5
+export const AUTH_CONTROL_BYTES = 32
+export const CONTROL_CHALLENGE = 1
+export const CONTROL_PROOF = 2
+/** Counters below the highest seen by this much are refused outright. */
+export const REPLAY_WINDOW = 32
+/**
+ * A frame older than the newest one seen (reordered, or never seen) is taken only this soon
+ * after the newest arrived: else a frame the receiver missed from a sender that then fell
+ * silent could be replayed at any later time.
+ */
+export const LATE_MS = 1000
+/** A held frame is released only if it was sent at most this long before the proof (a loaded broker can take a second). */
+export const FRESH_MS = 2000
+/** At most one challenge per sender in this time. */
+export const CHALLENGE_RETRY_MS = 250
+/** Proofs answering the start-up hello are taken this long. */
+export const HELLO_VALID_MS = 5000
+/** Frames held per unproven sender (the oldest goes first). */
+export const MAX_HELD = 4
+/**
+ * A board suspects its own key after this many bad tags spread over KEY_MISMATCH_MS, with no
+ * valid frame ever: a rogue's burst at boot, before the group has spoken, is not enough.
+ */
+export const KEY_MISMATCH_TAGS = 8
+export const KEY_MISMATCH_MS = 3000
+/** Senders tracked at most (only holders of the key create entries). */
+const MAX_PEERS = 64
+/** Sent-frame times kept for the proof's floor. */
+const SENT_LOG = 64
+const MAX_U32 = 4294967295
+
+/** HMAC-SHA256 of the bytes with the group key (at least AUTH_TAG_BYTES bytes). */
+export type MacFunction = (data: number[]) => ByteSource
+/** A uniformly random integer 0..2^32-1. */
+export type Random32 = () => number
+
+export enum AuthRefusal {
+    None = 0,
+    /** No trailer, or a length that fits no sealed frame. */
+    Unsigned = 1,
+    /** The tag does not verify: wrong key or forged. */
+    BadTag = 2,
+    /** Counter already seen, too old, or sent before the proof's freshness floor. */
+    Replay = 3,
+    /** Held for a proof that never came, or pushed out by later frames. */
+    Unproven = 4,
+    /** (seal) The sealed frame would not fit one Jacdac packet. */
+    TooLong = 5,
+}
+
+export const AUTH_REFUSAL_COUNT = 6
+const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long"]
+
+export function authRefusalName(r: number): string {
+    if (r >= 0 && r < AUTH_REFUSAL_COUNT) return REFUSAL_NAMES[r]
+    return "refusal" + r
+}
+
+/** What open() made of one received frame. */
+export interface Opened {
+    /** Not for this node (another destination, or its own frame heard back): drop silently. */
+    ignored: boolean
+    refusal: AuthRefusal
+    /** Claimed sender, or -1. */
+    src: number
+    /** Plain election frames to decode, oldest first (released held frames, or this one). */
+    frames: number[][]
+    /** A control frame to unicast to `replyTo` (challenge or proof), or null. */
+    reply: number[]
+    replyTo: number
+    /** After a proof, our own challenge to the same node when we cannot vouch for it yet, or null. */
+    challengeBack: number[]
+    /** The frame was held until its sender proves freshness. */
+    held: boolean
+}
+
+class Held {
+    constructor(public nonce: number, public counter: number, public at: number, public frame: number[]) {}
+}
+
+class PeerState {
+    /** -1 until a proof establishes it. */
+    nonce = -1
+    highest = 0
+    /** Receiver's time when `highest` arrived. */
+    highestAt = 0
+    floor = 0
+    seen: number[] = []
+    challenge = -1
+    /** The challenge before the last one: its proof may still be on the way. */
+    previousChallenge = -1
+    challengeAt = 0
+    held: Held[] = []
+    helloAnswered = false
+    constructor(public id: number) {}
+}
+
+function putU16(out: number[], x: number) {
+    out.push(Math.floor(x / 256))
+    out.push(mod(x, 256))
+}
+
+function putU32(out: number[], x: number) {
+    out.push(Math.floor(x / 16777216))
+    out.push(mod(Math.floor(x / 65536), 256))
+    out.push(mod(Math.floor(x / 256), 256))
+    out.push(mod(x, 256))
+}
+
+function getU16(b: ByteSource, at: number): number {
+    return b[at] * 256 + b[at + 1]
+}
+
+function getU32(b: ByteSource, at: number): number {
+    return ((b[at] * 256 + b[at + 1]) * 256 + b[at + 2]) * 256 + b[at + 3]
+}
+
+function copyBytes(b: ByteSource, from: number, to: number): number[] {
+    const out: number[] = []
+    for (let i = from; i < to; i++) out.push(b[i])
+    return out
+}
+
+/** 32 bytes from 64 hex digits, or null. */
+export function parseKeyHex(text: string): number[] {
+    const hex = "0123456789abcdef"
+    const t = text.trim().toLowerCase()
+    if (t.length !== 64) return null
+    const out: number[] = []
+    for (let i = 0; i < 64; i += 2) {
+        const hi = hex.indexOf(t.charAt(i))
+        const lo = hex.indexOf(t.charAt(i + 1))
+        if (hi < 0 || lo < 0) return null
+        out.push(hi * 16 + lo)
+    }
+    return out
+}
+
+export class FrameAuth {
+    /** This boot's nonce: random, never stored. */
+    nonce: number
+    counter = 0
+    /** Refused frames by AuthRefusal. */
+    refused: number[] = []
+    /** Frames whose tag verified. */
+    verified = 0
+    challengesSent = 0
+    private firstBadTagAt = -1
+    private helloValue = -1
+    private helloAt = 0
+    proofsSent = 0
+    private peers: PeerState[] = []
+    /** A ring of (time, counter) of recent sends: fixed size, no garbage per frame (the VM's heap is small). */
+    private sentAt: number[] = []
+    private sentCounter: number[] = []
+    private sentNext = 0
+
+    constructor(
+        readonly id: number,
+        readonly group: number,
+        private mac: MacFunction,
+        private random32: Random32
+    ) {
+        this.nonce = random32()
+        for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
+        for (let i = 0; i < SENT_LOG; i++) {
+            this.sentAt.push(0)
+            this.sentCounter.push(0)
+        }
+    }
+
+    refusedTotal(): number {
+        let n = 0
+        for (let i = 0; i < this.refused.length; i++) n += this.refused[i]
+        return n
+    }
+
+    /** The group's frames never verify here: the key is most likely not the group's. */
+    keyMismatch(now: number): boolean {
+        return (
+            this.verified === 0 &&
+            this.refused[AuthRefusal.BadTag] >= KEY_MISMATCH_TAGS &&
+            now - this.firstBadTagAt >= KEY_MISMATCH_MS
+        )
+    }
+
+    private tagOf(data: number[]): number[] {
+        const full = this.mac(data)
+        return copyBytes(full, 0, AUTH_TAG_BYTES)
+    }
+
+    /** Compares every byte whatever the outcome, so timing says nothing about the tag. */
+    private tagMatches(bytes: ByteSource, signedLength: number): boolean {
+        const expected = this.tagOf(copyBytes(bytes, 0, signedLength))
+        let diff = 0
+        for (let i = 0; i < AUTH_TAG_BYTES; i++) if (expected[i] !== bytes[signedLength + i]) diff++
+        return diff === 0
+    }
+
+    private nextCounter(now: number): number {
+        if (this.counter >= MAX_U32 - 1) {
+            // counter space spent: a new nonce, as after a reboot
+            this.nonce = this.random32()
+            this.counter = 0
+            for (let i = 0; i < SENT_LOG; i++) this.sentCounter[i] = 0
+        }
+        this.counter++
+        this.sentAt[this.sentNext] = now
+        this.sentCounter[this.sentNext] = this.counter
+        this.sentNext = this.sentNext + 1 >= SENT_LOG ? 0 : this.sentNext + 1
+        return this.counter
+    }
+
+    /** Counter of the oldest frame sent within FRESH_MS (conservative when the ring is full). */
+    private freshFloor(now: number): number {
+        let floor = this.counter + 1
+        for (let i = 0; i < SENT_LOG; i++) {
+            const c = this.sentCounter[i]
+            if (c > 0 && c < floor && now - this.sentAt[i] <= FRESH_MS) floor = c
+        }
+        return floor
+    }
+
+    /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
+    seal(frame: number[], now: number): number[] {
+        if (frame.length + AUTH_TRAILER_BYTES > MAX_FRAME_BYTES) {
+            this.refused[AuthRefusal.TooLong]++
+            return null
+        }
+        const out = frame.slice(0)
+        putU32(out, this.nextCounter(now))
+        putU32(out, this.nonce)
+        const tag = this.tagOf(out)
+        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(tag[i])
+        return out
+    }
+
+    /**
+     * A challenge to every node, sent at start: each answers with a proof (and challenges us
+     * back), so that first contacts cost no round trip in the middle of an election.
+     */
+    helloChallenge(now: number): number[] {
+        this.helloValue = this.random32()
+        this.helloAt = now
+        this.challengesSent++
+        return this.control(CONTROL_CHALLENGE, BROADCAST, this.helloValue, 0, 0)
+    }
+
+    private control(type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
+        const out: number[] = [AUTH_CONTROL_MARKER, type, this.group, 0]
+        putU16(out, this.id)
+        putU16(out, dst)
+        putU32(out, challenge)
+        putU32(out, this.nonce)
+        putU32(out, counter)
+        putU32(out, floor)
+        const tag = this.tagOf(out)
+        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(tag[i])
+        return out
+    }
+
+    private peer(id: number): PeerState {
+        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i]
+        if (this.peers.length >= MAX_PEERS) this.peers = this.peers.slice(1)
+        const p = new PeerState(id)
+        this.peers.push(p)
+        return p
+    }
+
+    /** Window check; records the counter when it is new. */
+    private fresh(p: PeerState, counter: number, now: number): boolean {
+        if (counter > p.highest) {
+            p.highest = counter
+            p.highestAt = now
+            p.seen.push(counter)
+            const keep: number[] = []
+            for (let i = 0; i < p.seen.length; i++) if (p.seen[i] > counter - REPLAY_WINDOW) keep.push(p.seen[i])
+            p.seen = keep
+            return true
+        }
+        if (counter < p.floor || counter <= p.highest - REPLAY_WINDOW || now - p.highestAt > LATE_MS) return false
+        if (p.seen.indexOf(counter) >= 0) return false
+        p.seen.push(counter)
+        return true
+    }
+
+    private result(src: number): Opened {
+        return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false, challengeBack: null }
+    }
+
+    private refuse(r: Opened, why: AuthRefusal, now: number): Opened {
+        this.refused[why]++
+        if (why === AuthRefusal.BadTag && this.firstBadTagAt < 0) this.firstBadTagAt = now
+        r.refusal = why
+        return r
+    }
+
+    /** Held frames whose sender never proved freshness are refused once they are too old to release. */
+    private expireHeld(now: number) {
+        for (let i = 0; i < this.peers.length; i++) {
+            const p = this.peers[i]
+            if (p.held.length === 0) continue
+            const keep: Held[] = []
+            for (let j = 0; j < p.held.length; j++) {
+                if (now - p.held[j].at <= 2 * FRESH_MS) keep.push(p.held[j])
+                else this.refused[AuthRefusal.Unproven]++
+            }
+            p.held = keep
+        }
+    }
+
+    /** A received frame: verified, checked for replay, held or released. Never throws. */
+    open(bytes: ByteSource, now: number): Opened {
+        this.expireHeld(now)
+        const n = bytes ? bytes.length : 0
+        if (n >= 1 && bytes[0] === AUTH_CONTROL_MARKER) return this.openControl(bytes, now)
+        const r = this.result(-1)
+        if (n >= FRAME_HEADER_BYTES) {
+            r.src = getU16(bytes, 8)
+            const dst = getU16(bytes, 10)
+            if ((dst !== BROADCAST && dst !== this.id) || r.src === this.id) {
+                r.ignored = true
+                return r
+            }
+        }
+        if (n < FRAME_HEADER_BYTES + AUTH_TRAILER_BYTES || n !== FRAME_HEADER_BYTES + 2 * bytes[FRAME_LIST_LENGTH_OFFSET] + AUTH_TRAILER_BYTES)
+            return this.refuse(r, AuthRefusal.Unsigned, now)
+        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
+        this.verified++
+        const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
+        const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
+        const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
+        const p = this.peer(r.src)
+        if (p.nonce === nonce) {
+            if (!this.fresh(p, counter, now)) return this.refuse(r, AuthRefusal.Replay, now)
+            r.frames.push(frame)
+            return r
+        }
+        // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
+        r.held = true
+        if (p.held.length >= MAX_HELD) {
+            p.held = p.held.slice(1)
+            this.refused[AuthRefusal.Unproven]++
+        }
+        p.held.push(new Held(nonce, counter, now, frame))
+        if (p.challenge < 0 || now - p.challengeAt >= CHALLENGE_RETRY_MS) {
+            p.previousChallenge = p.challenge
+            p.challenge = this.random32()
+            p.challengeAt = now
+            this.challengesSent++
+            r.reply = this.control(CONTROL_CHALLENGE, r.src, p.challenge, 0, 0)
+            r.replyTo = r.src
+        }
+        return r
+    }
+
+    private openControl(bytes: ByteSource, now: number): Opened {
+        const n = bytes.length
+        const r = this.result(n >= 6 ? getU16(bytes, 4) : -1)
+        if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned, now)
+        const dst = getU16(bytes, 6)
+        if ((dst !== this.id && dst !== BROADCAST) || r.src === this.id || bytes[2] !== this.group) {
+            r.ignored = true
+            return r
+        }
+        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
+        this.verified++
+        const type = bytes[1]
+        const challenge = getU32(bytes, 8)
+        if (type === CONTROL_CHALLENGE) {
+            const counter = this.nextCounter(now)
+            this.proofsSent++
+            r.reply = this.control(CONTROL_PROOF, r.src, challenge, counter, this.freshFloor(now))
+            r.replyTo = r.src
+            // the challenger is probably new (it just started): make sure of it too
+            const q = this.peer(r.src)
+            if (q.nonce !== getU32(bytes, 12) && (q.challenge < 0 || now - q.challengeAt >= CHALLENGE_RETRY_MS)) {
+                q.previousChallenge = q.challenge
+                q.challenge = this.random32()
+                q.challengeAt = now
+                this.challengesSent++
+                r.challengeBack = this.control(CONTROL_CHALLENGE, r.src, q.challenge, 0, 0)
+            }
+            return r
+        }
+        const p = this.peer(r.src)
+        const answersHello = this.helloValue >= 0 && challenge === this.helloValue && now - this.helloAt <= HELLO_VALID_MS
+        const answersOurs = challenge === p.challenge || challenge === p.previousChallenge
+        if (type !== CONTROL_PROOF || (!answersOurs && !answersHello)) return this.refuse(r, AuthRefusal.Replay, now)
+        // one proof per node for the hello: a second copy is a replay
+        if (answersHello && !answersOurs && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
+        if (answersHello) p.helloAnswered = true
+        const nonce = getU32(bytes, 12)
+        if (p.nonce !== nonce) {
+            p.nonce = nonce
+            p.highest = getU32(bytes, 16)
+            p.highestAt = now
+            p.floor = getU32(bytes, 20)
+            p.seen = [p.highest]
+        } // else a second proof of a boot already proven: the window stands
+        if (challenge === p.challenge) p.challenge = -1
+        if (challenge === p.previousChallenge) p.previousChallenge = -1
+        // release the held frames of this boot, oldest first, each once
+        const held = p.held
+        p.held = []
+        held.sort((a, b) => a.counter - b.counter)
+        for (let i = 0; i < held.length; i++) {
+            const h = held[i]
+            if (h.nonce === p.nonce && now - h.at <= 2 * FRESH_MS && this.fresh(p, h.counter, now)) r.frames.push(h.frame)
+            else this.refused[AuthRefusal.Replay]++
+        }
+        return r
+    }
+}

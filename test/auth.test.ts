@@ -1,0 +1,261 @@
+// The auth layer (src/core/auth.ts) with node:crypto's HMAC: tags, refusals, the replay
+// window, and freshness after either side's reboot.
+import { createHmac } from "node:crypto"
+import { describe, expect, test } from "vitest"
+import {
+  AUTH_CONTROL_BYTES,
+  AUTH_TRAILER_BYTES,
+  AuthRefusal,
+  CHALLENGE_RETRY_MS,
+  FRESH_MS,
+  FrameAuth,
+  KEY_MISMATCH_MS,
+  LATE_MS,
+  KEY_MISMATCH_TAGS,
+  MAX_SEALED_LIST_LENGTH,
+  type Opened,
+  parseKeyHex,
+  REPLAY_WINDOW,
+} from "../src/core/auth"
+import { encodeFrame } from "../src/core/codec"
+import { Algorithm, BROADCAST, FRAME_HEADER_BYTES, Kind, makeFrame, MAX_FRAME_BYTES, MAX_LIST_LENGTH } from "../src/core/frame"
+import { nodeMac } from "../sim/auth/keys"
+
+const KEY = parseKeyHex("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")!
+const OTHER_KEY = parseKeyHex("ff112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")!
+
+/** Deterministic "random" numbers: 1000, 1001, ... */
+function counterRandom(start: number) {
+  let next = start
+  return () => next++
+}
+
+function auth(id: number, key = KEY, randomStart = id * 1000): FrameAuth {
+  return new FrameAuth(id, 1, nodeMac(key), counterRandom(randomStart))
+}
+
+function frame(kind: Kind, src: number, dst = BROADCAST, list: number[] = []): number[] {
+  const f = makeFrame(kind, Algorithm.Bully, 1, 7, src, dst)
+  f.list = list
+  return encodeFrame(f).bytes
+}
+
+/** Delivers what `from` sends to `to` through challenge and proof; returns the frames `to` releases. */
+function exchange(from: FrameAuth, to: FrameAuth, sealed: number[], now: number): number[][] {
+  const first = to.open(sealed, now)
+  if (!first.reply) return first.frames
+  const proof = from.open(first.reply, now)
+  expect(proof.refusal).toBe(AuthRefusal.None)
+  const released = to.open(proof.reply!, now)
+  expect(released.refusal).toBe(AuthRefusal.None)
+  return released.frames
+}
+
+describe("sealed frames", () => {
+  test("layout: frame, counter, boot nonce, 8-byte HMAC-SHA256 tag over everything before it", () => {
+    const a = auth(3)
+    const plain = frame(Kind.COORDINATOR, 3)
+    const sealed = a.seal(plain, 0)!
+    expect(sealed.length).toBe(plain.length + AUTH_TRAILER_BYTES)
+    expect(sealed.slice(0, plain.length)).toEqual(plain)
+    expect(sealed.slice(plain.length, plain.length + 4)).toEqual([0, 0, 0, 1]) // first counter
+    expect(sealed.slice(plain.length + 4, plain.length + 8)).toEqual([0, 0, 0x0b, 0xb8]) // nonce 3000
+    const tag = createHmac("sha256", Buffer.from(KEY)).update(Buffer.from(sealed.slice(0, -8))).digest()
+    expect(sealed.slice(-8)).toEqual([...tag.subarray(0, 8)])
+  })
+
+  test("the longest list that fits a sealed frame is 99 ids (107 unsealed)", () => {
+    const a = auth(1)
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+    expect(MAX_LIST_LENGTH).toBe(107)
+    expect(MAX_SEALED_LIST_LENGTH).toBe(Math.floor((MAX_FRAME_BYTES - FRAME_HEADER_BYTES - AUTH_TRAILER_BYTES) / 2))
+    expect(a.seal(frame(Kind.ELECTION, 1, BROADCAST, ids(99)), 0)!.length).toBe(235)
+    expect(a.seal(frame(Kind.ELECTION, 1, BROADCAST, ids(100)), 0)).toBeNull()
+    expect(a.refused[AuthRefusal.TooLong]).toBe(1)
+  })
+
+  test("a first frame is held and challenged; the proof releases it; the next ones pass at once", () => {
+    const a = auth(3)
+    const b = auth(1)
+    const plain = frame(Kind.COORDINATOR, 3)
+    const first = b.open(a.seal(plain, 0)!, 0)
+    expect(first).toMatchObject({ held: true, refusal: AuthRefusal.None, frames: [], replyTo: 3 })
+    expect(first.reply!.length).toBe(AUTH_CONTROL_BYTES)
+    const proof = a.open(first.reply!, 5)
+    expect(proof.replyTo).toBe(1)
+    const released = b.open(proof.reply!, 10)
+    expect(released.frames).toEqual([plain])
+    const hb = frame(Kind.HEARTBEAT, 3)
+    expect(b.open(a.seal(hb, 20)!, 20).frames).toEqual([hb])
+    expect(b.refusedTotal()).toBe(0)
+  })
+
+  test("own frames and frames for another node are ignored, not counted", () => {
+    const a = auth(3)
+    const b = auth(1)
+    expect(b.open(a.seal(frame(Kind.OK, 3, 2), 0)!, 0).ignored).toBe(true)
+    expect(a.open(a.seal(frame(Kind.OK, 3), 0)!, 0).ignored).toBe(true)
+    expect(b.refusedTotal() + a.refusedTotal()).toBe(0)
+  })
+})
+
+describe("refusals", () => {
+  const a = auth(3)
+  const b = auth(1)
+  exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+
+  test("a frame without a trailer is refused as unsigned", () => {
+    const r = b.open(frame(Kind.COORDINATOR, 99), 1)
+    expect(r).toMatchObject({ refusal: AuthRefusal.Unsigned, src: 99, frames: [] })
+  })
+
+  test("a wrong key, a flipped bit in header, list, counter, nonce or tag: bad tag", () => {
+    const rogue = auth(99, OTHER_KEY)
+    expect(b.open(rogue.seal(frame(Kind.COORDINATOR, 99), 2)!, 2).refusal).toBe(AuthRefusal.BadTag)
+    const good = a.seal(frame(Kind.ELECTION, 3, BROADCAST, [4, 5]), 3)!
+    for (const at of [1, 9, 22, good.length - 16, good.length - 10, good.length - 1]) {
+      const bad = good.slice()
+      bad[at] ^= 1
+      expect(b.open(bad, 3).refusal).toBe(AuthRefusal.BadTag)
+    }
+    expect(b.refused[AuthRefusal.BadTag]).toBe(7)
+    // the untouched frame still passes
+    expect(b.open(good, 4).frames.length).toBe(1)
+  })
+
+  test("a replay is refused, also out of order within the window; late frames inside it pass once", () => {
+    const f1 = a.seal(frame(Kind.HEARTBEAT, 3), 10)!
+    const f2 = a.seal(frame(Kind.HEARTBEAT, 3), 11)!
+    const f3 = a.seal(frame(Kind.HEARTBEAT, 3), 12)!
+    expect(b.open(f1, 12).frames.length).toBe(1)
+    expect(b.open(f3, 12).frames.length).toBe(1)
+    expect(b.open(f2, 13).frames.length).toBe(1) // reordered, not seen: accepted once
+    for (const f of [f1, f2, f3]) expect(b.open(f, 14).refusal).toBe(AuthRefusal.Replay)
+  })
+
+  test("a frame never seen, below the newest, is refused once LATE_MS has passed since the newest", () => {
+    const missed = a.seal(frame(Kind.COORDINATOR, 3), 15)!
+    const newest = a.seal(frame(Kind.HEARTBEAT, 3), 16)!
+    expect(b.open(newest, 16).frames.length).toBe(1)
+    // the sender falls silent (crashed); the frame b missed is replayed much later
+    expect(b.open(missed, 16 + LATE_MS + 1).refusal).toBe(AuthRefusal.Replay)
+  })
+
+  test("a frame older than the window is refused even if never seen", () => {
+    const old = a.seal(frame(Kind.COORDINATOR, 3), 20)!
+    for (let i = 0; i < REPLAY_WINDOW; i++) b.open(a.seal(frame(Kind.HEARTBEAT, 3), 20)!, 20)
+    expect(b.open(old, 21).refusal).toBe(AuthRefusal.Replay)
+  })
+
+  test("a stale proof (no challenge outstanding) is refused", () => {
+    const c = auth(2)
+    const first = c.open(a.seal(frame(Kind.HEARTBEAT, 3), 30)!, 30)
+    const proof = a.open(first.reply!, 30).reply!
+    expect(c.open(proof, 31).frames.length).toBe(1)
+    expect(c.open(proof, 32).refusal).toBe(AuthRefusal.Replay)
+  })
+})
+
+describe("reboots", () => {
+  test("sender reboots: its new boot is proven, its old frames stay refused", () => {
+    const a = auth(3, KEY, 100)
+    const b = auth(1)
+    const recorded = [a.seal(frame(Kind.COORDINATOR, 3), 0)!, a.seal(frame(Kind.HEARTBEAT, 3), 1)!]
+    exchange(a, b, recorded[0], 1)
+    expect(b.open(recorded[1], 2).frames.length).toBe(1)
+    const rebooted = auth(3, KEY, 200) // new nonce
+    const hello = frame(Kind.REQUEST, 3)
+    expect(exchange(rebooted, b, rebooted.seal(hello, 5000)!, 5000)).toEqual([hello])
+    for (const f of recorded) {
+      const r: Opened = b.open(f, 5001)
+      // an old nonce: held and challenged (rate limited), never released
+      expect(r.frames).toEqual([])
+      if (r.reply) {
+        const proof = rebooted.open(r.reply, 5001).reply!
+        expect(b.open(proof, 5002).frames).toEqual([])
+      }
+    }
+    expect(b.refused[AuthRefusal.Replay]).toBeGreaterThanOrEqual(1)
+  })
+
+  test("receiver reboots: a recorded frame older than FRESH_MS is refused although its sender still runs", () => {
+    const a = auth(3)
+    const recorded = a.seal(frame(Kind.COORDINATOR, 3), 0)!
+    // the sender keeps going (heartbeats) long after
+    for (let t = 100; t <= 5000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
+    const b = auth(1, KEY, 7000) // fresh boot: knows nobody
+    const r = b.open(recorded, 5000)
+    expect(r.held).toBe(true)
+    const proof = a.open(r.reply!, 5000).reply!
+    expect(b.open(proof, 5001).frames).toEqual([])
+    expect(b.refused[AuthRefusal.Replay]).toBe(1)
+    // the sender's next frame passes
+    const hb = frame(Kind.HEARTBEAT, 3)
+    expect(b.open(a.seal(hb, 5100)!, 5100).frames).toEqual([hb])
+  })
+
+  test("a frame sent just before the challenge is released (sent within FRESH_MS)", () => {
+    const a = auth(3)
+    for (let t = 0; t < 3000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
+    const b = auth(1, KEY, 9000)
+    const now = 3000
+    const f = frame(Kind.COORDINATOR, 3)
+    expect(exchange(a, b, a.seal(f, now)!, now + FRESH_MS / 2)).toEqual([f])
+  })
+
+  test("one challenge per sender per CHALLENGE_RETRY_MS", () => {
+    const a = auth(3)
+    const b = auth(1)
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0).reply).not.toBeNull()
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 1)!, 1).reply).toBeNull()
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS).reply).not.toBeNull()
+    expect(b.challengesSent).toBe(2)
+  })
+})
+
+test("a board whose key differs sees only bad tags for a while: it suspects its own key", () => {
+  const a = auth(3)
+  const wrong = auth(4, OTHER_KEY)
+  for (let i = 0; i < KEY_MISMATCH_TAGS - 1; i++) wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), i)!, i)
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(false) // too few
+  wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), 9)!, 9)
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS - 1)).toBe(false) // a burst, not yet a pattern
+  expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(true)
+  // a board that has heard one valid frame does not blame its key for a rogue's frames
+  const b = auth(1)
+  exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+  const rogue = auth(99, OTHER_KEY)
+  for (let i = 0; i < 20; i++) b.open(rogue.seal(frame(Kind.COORDINATOR, 99), i)!, i)
+  expect(b.keyMismatch(10 * KEY_MISMATCH_MS)).toBe(false)
+})
+
+test("key parsing", () => {
+  expect(parseKeyHex("ab".repeat(32))!.length).toBe(32)
+  expect(parseKeyHex("ab".repeat(31))).toBeNull()
+  expect(parseKeyHex("zz" + "ab".repeat(31))).toBeNull()
+})
+
+test("the start-up hello: one broadcast challenge, and every pair knows each other before any election", () => {
+  const a = auth(1)
+  const b = auth(2)
+  const c = auth(3)
+  const hello = a.helloChallenge(0)
+  for (const peer of [b, c]) {
+    const answer = peer.open(hello, 1)
+    expect(answer.replyTo).toBe(1)
+    const taken = a.open(answer.reply!, 2)
+    expect(taken.refusal).toBe(AuthRefusal.None)
+    // a second copy of the same proof is a replay
+    expect(a.open(answer.reply!, 3).refusal).toBe(AuthRefusal.Replay)
+    // the peer challenged a back; a proves itself
+    const proof = a.open(answer.challengeBack!, 3).reply!
+    expect(peer.open(proof, 4).refusal).toBe(AuthRefusal.None)
+  }
+  // now frames pass at once in both directions, no hold
+  for (const [from, to] of [[a, b], [b, a], [c, a], [a, c]] as const) {
+    const f = frame(Kind.ELECTION, from.id)
+    const r = to.open(from.seal(f, 10)!, 10)
+    expect(r.held).toBe(false)
+    expect(r.frames).toEqual([f])
+  }
+})

@@ -1,0 +1,52 @@
+// Fixed frames sealed with a fixed key: the DeviceScript VM (auth.vm.ts) and Node
+// (run-vm-tests.js) print the same lines, or tags would not verify between boards and hosts.
+// Portable: compiled by both tsc and the DeviceScript compiler.
+
+import { FrameAuth, MacFunction, parseKeyHex } from "../../src/core/auth"
+import { encodeFrame } from "../../src/core/codec"
+import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "../../src/core/frame"
+
+export const VECTOR_KEY = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+function hex(bytes: number[]): string {
+    const digits = "0123456789abcdef"
+    let s = ""
+    for (let i = 0; i < bytes.length; i++) s += digits.charAt(Math.floor(bytes[i] / 16)) + digits.charAt(bytes[i] % 16)
+    return s
+}
+
+function vectorFrames(): Frame[] {
+    const election = makeFrame(Kind.ELECTION, Algorithm.Ring, 3, 1, 7, 8)
+    for (let i = 1; i <= 10; i++) election.list.push(i)
+    const coordinator = makeFrame(Kind.COORDINATOR, Algorithm.BidRing, 3, 4294967295, 7, BROADCAST)
+    coordinator.bid = 4294967295
+    coordinator.initiator = 65534
+    const heartbeat = makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 3, 1000000000, 7, BROADCAST)
+    const longest = makeFrame(Kind.ELECTION, Algorithm.ActiveListRing, 3, 2, 7, BROADCAST)
+    for (let i = 0; i < 100; i++) longest.list.push(65534 - i)
+    return [election, coordinator, heartbeat, longest]
+}
+
+/** One line per sealed frame (its trailer: counter, nonce, tag), then the challenge and proof. */
+export function authVectorLines(makeMac: (key: number[]) => MacFunction): string[] {
+    const key = parseKeyHex(VECTOR_KEY)
+    let r1 = 0x12345678
+    let r2 = 0xfedcba98
+    const sender = new FrameAuth(7, 3, makeMac(key), () => r1++)
+    const receiver = new FrameAuth(8, 3, makeMac(key), () => r2++)
+    const lines: string[] = []
+    const frames = vectorFrames()
+    let first: number[] = null
+    for (let i = 0; i < frames.length; i++) {
+        const sealed = sender.seal(encodeFrame(frames[i]).bytes, i * 10)
+        if (!first) first = sealed
+        lines.push("ELECTLAB-AUTH frame" + i + " len=" + sealed.length + " " + hex(sealed.slice(sealed.length - 16)))
+    }
+    const challenge = receiver.open(first, 100).reply
+    lines.push("ELECTLAB-AUTH challenge " + hex(challenge))
+    const proof = sender.open(challenge, 101).reply
+    lines.push("ELECTLAB-AUTH proof " + hex(proof))
+    const released = receiver.open(proof, 102).frames.length
+    lines.push("ELECTLAB-AUTH released=" + released + " refused=" + receiver.refusedTotal())
+    return lines
+}

@@ -1,0 +1,129 @@
+// Authenticated frames inside the DeviceScript VM: the same tags as Node (the runner compares
+// the printed lines), drivers with a key, and the time to seal and open one frame.
+// `devs run test/vm/auth.vm.ts --test --test-self-exit`.
+
+import * as ds from "@devicescript/core"
+import { describe, expect, test } from "@devicescript/test"
+import { AuthRefusal, FrameAuth, parseKeyHex } from "../../src/core/auth"
+import { decodeFrame, encodeFrame } from "../../src/core/codec"
+import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
+import { Role } from "../../src/core/node"
+import { FirmwareConfig, TRANSPORT_BUS } from "../../src/firmware/config"
+import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
+import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
+import { boardPlatform } from "../../src/firmware/log"
+import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
+
+const WRONG_KEY = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+function config(id: number, key: string): FirmwareConfig {
+    return {
+        nodeId: id,
+        ids: [1, 2, 3],
+        algorithm: Algorithm.ImprovedBully,
+        group: 1,
+        timing: { answerTimeout: 60, coordinatorTimeout: 120, heartbeatInterval: 40, failureTimeout: 150 },
+        buttonPin: -1,
+        suitability: 0,
+        transport: TRANSPORT_BUS,
+        mqttHost: "",
+        mqttPort: 1883,
+        topicPrefix: "electlab",
+        authKey: key,
+    }
+}
+
+class MemoryBus {
+    drivers: NodeDriver[] = []
+    /** Every frame as sent, for replays. */
+    log: Buffer[] = []
+}
+
+class MemoryTransport implements FrameTransport {
+    constructor(public bus: MemoryBus, public me: number) {}
+    async unicast(dst: number, bytes: Buffer) {
+        this.bus.log.push(bytes)
+        for (let i = 0; i < this.bus.drivers.length; i++) {
+            const d = this.bus.drivers[i]
+            if (d.config.nodeId === dst) await d.receive(bytes)
+        }
+    }
+    async broadcast(bytes: Buffer) {
+        this.bus.log.push(bytes)
+        for (let i = 0; i < this.bus.drivers.length; i++) {
+            const d = this.bus.drivers[i]
+            if (d.config.nodeId !== this.me) await d.receive(bytes)
+        }
+    }
+}
+
+describe("tags", () => {
+    test("the VM prints the vectors (the runner compares them with Node's)", () => {
+        const lines = authVectorLines(boardMac)
+        for (let i = 0; i < lines.length; i++) console.log(lines[i])
+        expect(lines[lines.length - 1]).toBe("ELECTLAB-AUTH released=1 refused=0")
+    })
+
+    test("sealing and opening many frames: every one accepted once", async () => {
+        const key = parseKeyHex(VECTOR_KEY)
+        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32)
+        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+        const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
+        const first = b.open(a.seal(plain, 0), 0)
+        b.open(a.open(first.reply, 0).reply, 0)
+        let accepted = 0
+        for (let chunk = 0; chunk < 10; chunk++) {
+            for (let i = 0; i < 10; i++) {
+                const sealed = Buffer.from(a.seal(plain, chunk))
+                accepted += b.open(sealed, chunk).frames.length
+                // the same bytes again: a replay
+                accepted += b.open(sealed, chunk).frames.length
+            }
+            await ds.sleep(1) // a long run without yielding panics (InfiniteLoop)
+        }
+        expect(accepted).toBe(100)
+        expect(b.refused[AuthRefusal.Replay]).toBe(100)
+        expect(decodeFrame(Buffer.from(plain)).error).toBe(0)
+    })
+})
+
+describe("drivers with a key", () => {
+    test("three boards fail over; a wrong-key board and replays change nothing", async () => {
+        const bus = new MemoryBus()
+        for (let id = 1; id <= 3; id++) {
+            const d = new NodeDriver(config(id, VECTOR_KEY), [], boardPlatform)
+            d.transport = new MemoryTransport(bus, id)
+            bus.drivers.push(d)
+        }
+        for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+        await ds.sleep(200)
+        expect(bus.drivers[0].coordinator()).toBe(3)
+        await bus.drivers[2].setCrashed(true)
+        await ds.sleep(500)
+        expect(bus.drivers[0].coordinator()).toBe(2)
+        expect(bus.drivers[1].role()).toBe(Role.Coordinator)
+        // everything sent so far, again: 3's old COORDINATOR and heartbeats among it
+        const recorded = bus.log.slice(0)
+        const before = bus.drivers[0].refusedTotal()
+        for (let i = 0; i < recorded.length; i++) await bus.drivers[0].receive(recorded[i])
+        expect(bus.drivers[0].refusedTotal() > before).toBe(true)
+        expect(bus.drivers[0].auth.refused[AuthRefusal.Replay] > 0).toBe(true)
+        expect(bus.drivers[0].coordinator()).toBe(2)
+        // a wrong-key board claiming to be 3 and the coordinator
+        const rogue = new FrameAuth(3, 1, boardMac(parseKeyHex(WRONG_KEY)), boardRandom32)
+        const forged = encodeFrame(makeFrame(Kind.COORDINATOR, Algorithm.ImprovedBully, 1, 99, 3, BROADCAST)).bytes
+        await bus.drivers[0].receive(Buffer.from(rogue.seal(forged, 0)))
+        await bus.drivers[0].receive(Buffer.from(forged))
+        expect(bus.drivers[0].auth.refused[AuthRefusal.BadTag]).toBe(1)
+        expect(bus.drivers[0].auth.refused[AuthRefusal.Unsigned]).toBe(1)
+        expect(bus.drivers[0].coordinator()).toBe(2)
+        expect(bus.drivers[0].errors).toBe(0)
+        for (let i = 0; i < 3; i++) await bus.drivers[i].setCrashed(true)
+    })
+
+    test("a key that is not 64 hex digits makes the board misconfigured", async () => {
+        const d = new NodeDriver(config(1, "abc"), [], boardPlatform)
+        await d.start()
+        expect(d.role()).toBe(Role.Misconfigured)
+    })
+})
