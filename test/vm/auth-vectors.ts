@@ -2,7 +2,7 @@
 // (run-vm-tests.js) print the same lines, or tags would not verify between boards and hosts.
 // Portable: compiled by both tsc and the DeviceScript compiler.
 
-import { FrameAuth, MacFunction, parseKeyHex } from "../../src/core/auth"
+import { FrameAuth, MacFunction, MAX_SEALED_LIST_LENGTH, parseKeyHex } from "../../src/core/auth"
 import { encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "../../src/core/frame"
 
@@ -23,7 +23,7 @@ function vectorFrames(): Frame[] {
     coordinator.initiator = 65534
     const heartbeat = makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 3, 1000000000, 7, BROADCAST)
     const longest = makeFrame(Kind.ELECTION, Algorithm.ActiveListRing, 3, 2, 7, BROADCAST)
-    for (let i = 0; i < 100; i++) longest.list.push(65534 - i)
+    for (let i = 0; i < MAX_SEALED_LIST_LENGTH; i++) longest.list.push(65534 - i)
     return [election, coordinator, heartbeat, longest]
 }
 
