@@ -56,13 +56,20 @@ export class BusControl {
 
   /** The crash/recover action of the board with this node id. */
   async setCrashed(node: number, crashed: boolean): Promise<void> {
-    let service = this.byNode.get(node)
-    if (!service || !service.device.connected) {
-      await this.refresh()
-      service = this.byNode.get(node)
-    }
-    if (!service) throw new Error(`board ${node} is not on the bus`)
+    const service = await this.find(node)
     await service.sendCmdAsync(CMD_SET_CRASHED, Uint8Array.of(crashed ? 1 : 0))
+  }
+
+  /** The board's service; a board that booted a moment ago may not be announced yet, so look again for a while. */
+  private async find(node: number, timeoutMs = 5000): Promise<Service> {
+    const t0 = Date.now()
+    for (;;) {
+      const service = this.byNode.get(node)
+      if (service && service.device.connected) return service
+      if (Date.now() - t0 > timeoutMs) throw new Error(`board ${node} is not on the bus (looked for ${timeoutMs} ms)`)
+      await this.refresh()
+      if (!this.byNode.has(node)) await new Promise((r) => setTimeout(r, 100))
+    }
   }
 
   async close(): Promise<void> {
