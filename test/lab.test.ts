@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
+import { Role } from "../src/core/node"
 import { Lab } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
 
@@ -34,7 +35,7 @@ describe("virtual lab: improved bully on 4 boards", () => {
     await lab.crash(4)
     await lab.waitForAgreement(30_000)
     expect(lab.coordinator()).toBe(3)
-    expect(lab.boards.get(4)!.role).toBe("crashed")
+    expect(lab.boards.get(4)!.role).toBe(Role.Crashed)
     for (const b of lab.liveBoards()) expect(b.coordinator).toBe(3)
     const f = lab.failovers.at(-1)!
     expect(f).toMatchObject({ trigger: "crash 4", coordinatorBefore: 4, coordinatorAfter: 3 })
@@ -83,11 +84,15 @@ describe("electlab lab --headless", () => {
     expect(out.agreement).toBe(true)
     expect(out.coordinator).toBe(3)
     expect(out.boards.map((b: { coordinator: number }) => b.coordinator)).toEqual([3, 3, 3])
-    expect(out.failovers.map((f: { trigger: string; coordinatorAfter: number }) => [f.trigger, f.coordinatorAfter])).toEqual([
+    expect(out.transitions.map((f: { trigger: string; coordinatorAfter: number }) => [f.trigger, f.coordinatorAfter])).toEqual([
       ["crash 3", 2],
       ["recover 3", 3],
     ])
-    expect(out.failoverStats.count).toBe(2)
+    // the recovery is not a failover; each kind has its own figures
+    expect(out.failoverStats.count).toBe(1)
+    expect(Object.keys(out.statsByTrigger)).toEqual(["crash", "recover"])
+    expect(out.transitions.map((f: { overlapMs: number }) => f.overlapMs)).toEqual([0, 0])
+    expect(out.failovers).toBeUndefined()
   }, 150_000)
 
   test("script errors name the file and line", () => {

@@ -6,6 +6,7 @@ import { MAX_BOARDS } from "../../src/firmware/bus-limits"
 import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
 import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
+import { boardRoleName } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { readLabScript, runLabScript, type ScriptStep } from "./script"
 
@@ -75,16 +76,32 @@ function hostNodes(flags: LabFlags, ids: number[]): number[] {
 
 export interface LabSummary {
   algorithm: string
+  transport: "bus" | "mqtt"
   agreement: boolean
   coordinator: number | null
-  boards: { node: number; powered: boolean; role: string; coordinator: number; epoch: number; tx: number; rx: number; drops: number; errors: number }[]
-  /** Every crash, recover, kill and restart, with the time until the boards agreed again. */
+  boards: {
+    node: number
+    powered: boolean
+    role: string
+    coordinator: number
+    epoch: number
+    /** Every frame, heartbeats included (the service's frames_sent/frames_received registers). */
+    framesSent: number
+    framesReceived: number
+    /** Election frames only (heartbeats left out), from the log. */
+    tx: number
+    rx: number
+    drops: number
+    errors: number
+  }[]
+  /** Every crash, recover, kill and restart, in order, with the time until the boards agreed again and `overlapMs`. */
   transitions: Failover[]
-  /** The transitions that moved the coordinator. */
-  failovers: Failover[]
+  /** Failovers only: the coordinator crashed or killed, until the boards agreed on another. */
   failoverStats: Stats | null
-  /** The same figures per kind of trigger: crash, recover, kill, restart. */
+  /** Per kind of trigger: crash, recover, kill, restart. */
   statsByTrigger: Record<string, Stats>
+  /** The longest time more than one live board held the coordinator role in any transition, ms. */
+  maxOverlapMs: number
   timing: LabOptions["timing"]
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
@@ -121,31 +138,38 @@ function median(xs: number[]): number | null {
 
 export function summarize(lab: Lab): LabSummary {
   const { agreed, coordinator } = lab.agreement()
-  const failovers = lab.failovers.filter((f) => f.coordinatorBefore !== f.coordinatorAfter && f.durationMs !== null)
+  const done = lab.failovers.filter((f) => f.durationMs !== null)
   const statsByTrigger: Record<string, Stats> = {}
   for (const kind of ["crash", "recover", "kill", "restart"]) {
-    const records = lab.failovers.filter((f) => f.trigger.startsWith(kind + " ") && f.durationMs !== null)
+    const records = done.filter((f) => f.trigger.startsWith(kind + " "))
     if (records.length) statsByTrigger[kind] = stats(records)
   }
+  // a failover: the coordinator itself went down and another took over
+  const failovers = done.filter(
+    (f) => /^(crash|kill) /.test(f.trigger) && f.coordinatorBefore !== null && f.trigger.endsWith(" " + f.coordinatorBefore),
+  )
   return {
     algorithm: algorithmName(lab.options.algorithm),
+    transport: lab.options.transport ?? "bus",
     agreement: agreed,
     coordinator,
     boards: [...lab.boards.values()].map((b) => ({
       node: b.node,
       powered: b.powered,
-      role: b.powered ? b.role : "off",
+      role: boardRoleName(b),
       coordinator: b.coordinator,
       epoch: b.epoch,
+      framesSent: b.framesSent,
+      framesReceived: b.framesReceived,
       tx: b.tx,
       rx: b.rx,
       drops: b.drops,
       errors: b.errors,
     })),
     transitions: lab.failovers,
-    failovers,
     failoverStats: failovers.length ? stats(failovers) : null,
     statsByTrigger,
+    maxOverlapMs: lab.failovers.reduce((m, f) => Math.max(m, f.overlapMs), 0),
     timing: lab.options.timing,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },

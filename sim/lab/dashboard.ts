@@ -6,23 +6,15 @@
 import { Role } from "../../src/core/node"
 import { algorithmName } from "../../src/core/frame"
 import { LED_SLOT_MS, ledColorAt } from "../../src/firmware/led-scheme"
-import type { BoardState, Lab } from "./lab"
-
-const ROLE_BY_NAME: Record<string, Role> = {
-  follower: Role.Follower,
-  coordinator: Role.Coordinator,
-  electing: Role.Electing,
-  crashed: Role.Crashed,
-  misconfigured: Role.Misconfigured,
-}
+import { type BoardState, boardRoleName } from "./board-state"
+import type { Lab } from "./lab"
 
 const ESC = "\x1b["
 
 function ledCell(board: BoardState, slot: number): string {
   if (!board.powered) return `${ESC}90m·${ESC}0m`
-  const role = ROLE_BY_NAME[board.role]
-  if (role === undefined) return `${ESC}90m○${ESC}0m`
-  const color = ledColorAt(role, slot)
+  if (board.role === null) return `${ESC}90m○${ESC}0m`
+  const color = ledColorAt(board.role, slot)
   if (color === 0) return `${ESC}90m○${ESC}0m`
   return `${ESC}38;2;${(color >> 16) & 255};${(color >> 8) & 255};${color & 255}m●${ESC}0m`
 }
@@ -45,7 +37,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
-    const role = (b.powered ? b.role : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
+    const role = (b.powered ? boardRoleName(b) : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
     const coord = b.coordinator >= 0 && b.powered ? String(b.coordinator) : "-"
     lines.push(
       ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(11)}  ` +
@@ -111,7 +103,7 @@ export async function runDashboard(lab: Lab): Promise<void> {
     else if (/^[1-9]$/.test(key) && ids[Number(key) - 1] !== undefined) selected = ids[Number(key) - 1]
     else if (key === "c") {
       const b = lab.boards.get(selected)!
-      void act(() => (b.role === "crashed" ? lab.recover(selected) : lab.crash(selected)))
+      void act(() => (b.role === Role.Crashed ? lab.recover(selected) : lab.crash(selected)))
     } else if (key === "k") void act(() => (lab.isPowered(selected) ? lab.kill(selected) : lab.restart(selected)))
     draw()
   })

@@ -6,7 +6,9 @@ import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
 import { join } from "node:path"
+import { Role } from "../../src/core/node"
 import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
+import { type BoardState, boardRoleName, emptyBoard, isLive, parseRole } from "./board-state"
 import { Broker, freePort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
@@ -29,22 +31,6 @@ export interface LabOptions {
   brokerPort?: number
 }
 
-export interface BoardState {
-  node: number
-  /** The VM process is running. */
-  powered: boolean
-  /** The firmware has logged its boot line since the VM started. */
-  booted: boolean
-  role: string
-  coordinator: number
-  epoch: number
-  /** Election frames (heartbeats not counted) sent and received since boot. */
-  tx: number
-  rx: number
-  drops: number
-  errors: number
-}
-
 export interface Failover {
   /** What started it: "crash 5", "kill 5", "recover 5", "restart 5". */
   trigger: string
@@ -58,7 +44,11 @@ export interface Failover {
   electionFrames: number
   /** Jacdac frames the bus carried in that time (all traffic: announces, heartbeats, events). */
   busFrames: number
+  /** How long, in that time, more than one live board held the coordinator role, ms. */
+  overlapMs: number
 }
+
+export type { BoardState }
 
 export interface LabLogLine {
   /** ms since the lab started */
@@ -73,6 +63,7 @@ interface OpenFailover {
   at: number
   txAtStart: number
   busAtStart: number
+  overlapAtStart: number
 }
 
 export class Lab {
@@ -89,6 +80,9 @@ export class Lab {
   private readyAt = 0
   private open: OpenFailover | null = null
   private totalTx = 0
+  /** Time more than one live board held the coordinator role, ms, and since when it does now. */
+  private overlapTotal = 0
+  private overlapSince: number | null = null
   private listeners: (() => void)[] = []
   private stopped = false
 
@@ -187,7 +181,7 @@ export class Lab {
 
   /** Live boards: powered, booted, not crashed. */
   liveBoards(): BoardState[] {
-    return [...this.boards.values()].filter((b) => b.powered && b.booted && b.role !== "crashed")
+    return [...this.boards.values()].filter(isLive)
   }
 
   /** Agreement as the seeds define it: the highest live board leads and every live board knows it. */
@@ -198,7 +192,7 @@ export class Lab {
     if (live.length === 0) return { agreed: false, coordinator: null }
     const highest = Math.max(...live.map((b) => b.node))
     const agreed = live.every(
-      (b) => b.coordinator === highest && b.role === (b.node === highest ? "coordinator" : "follower"),
+      (b) => b.coordinator === highest && b.role === (b.node === highest ? Role.Coordinator : Role.Follower),
     )
     return { agreed, coordinator: agreed ? highest : null }
   }
@@ -210,7 +204,7 @@ export class Lab {
 
   async crash(node: number) {
     this.check(node)
-    this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === "crashed")
+    this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === Role.Crashed)
     await this.setCrashed(node, true)
   }
 
@@ -235,6 +229,7 @@ export class Lab {
     const b = this.boards.get(node)!
     b.powered = false
     b.booted = false
+    this.trackOverlap()
     this.checkFailover()
     this.changed()
   }
@@ -274,7 +269,7 @@ export class Lab {
 
   describeBoards(): string {
     return [...this.boards.values()]
-      .map((b) => `${b.node}:${b.powered ? b.role : "off"}→${b.coordinator}`)
+      .map((b) => `${b.node}:${boardRoleName(b)}→${b.coordinator}`)
       .join(" ")
   }
 
@@ -294,11 +289,13 @@ export class Lab {
         durationMs: null,
         electionFrames: 0,
         busFrames: 0,
+        overlapMs: 0,
       },
       observed,
       at,
       txAtStart: this.totalTx,
       busAtStart: this.hub.frames,
+      overlapAtStart: this.overlapNow(),
     }
     this.note(trigger)
   }
@@ -314,6 +311,7 @@ export class Lab {
     }
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
+    r.overlapMs = Math.round(this.overlapNow() - open.overlapAtStart)
     this.failovers.push(r)
     if (coordinator !== null)
       this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)
@@ -327,8 +325,11 @@ export class Lab {
       case "boot":
         b.booted = true
         break
+      case "nonce":
+        b.nonce = Number(f.v)
+        break
       case "role":
-        b.role = f.r
+        b.role = parseRole(f.r)
         b.coordinator = Number(f.c)
         b.epoch = Number(f.e)
         this.note(`${e.node} ${f.r}${f.r === "follower" ? ` of ${f.c}` : ""} (epoch ${f.e})`)
@@ -351,8 +352,23 @@ export class Lab {
         this.note(`${e.node} configuration problem: ${f.problem}`)
         break
     }
+    this.trackOverlap()
     this.checkFailover()
     this.changed()
+  }
+
+  /** Time more than one live board held the coordinator role, ms, up to now. */
+  private overlapNow(): number {
+    return this.overlapTotal + (this.overlapSince === null ? 0 : performance.now() - this.overlapSince)
+  }
+
+  private trackOverlap() {
+    const coordinators = this.liveBoards().filter((b) => b.role === Role.Coordinator).length
+    if (coordinators > 1 && this.overlapSince === null) this.overlapSince = performance.now()
+    else if (coordinators <= 1 && this.overlapSince !== null) {
+      this.overlapTotal += performance.now() - this.overlapSince
+      this.overlapSince = null
+    }
   }
 
   private checkFailover() {
@@ -385,9 +401,6 @@ export class Lab {
   }
 }
 
-function emptyBoard(node: number): BoardState {
-  return { node, powered: true, booted: false, role: "booting", coordinator: -1, epoch: 0, tx: 0, rx: 0, drops: 0, errors: 0 }
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

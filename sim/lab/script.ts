@@ -12,6 +12,7 @@
 //   end
 
 import { InputError, parseInteger, readInputFile } from "../cluster"
+import { Role } from "../../src/core/node"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"
 
@@ -97,7 +98,7 @@ function targets(lab: Lab, action: string, target: string, where: string): numbe
     if (c === null) throw new InputError(`'${action} coordinator' while the boards do not agree on one`, where)
     return [c]
   }
-  if (target === "crashed") return [...lab.boards.values()].filter((b) => b.powered && b.role === "crashed").map((b) => b.node)
+  if (target === "crashed") return [...lab.boards.values()].filter((b) => b.powered && b.role === Role.Crashed).map((b) => b.node)
   return [...lab.boards.values()].filter((b) => !lab.isPowered(b.node)).map((b) => b.node)
 }
 
