@@ -8,7 +8,7 @@ import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { boardRoleName } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
-import { readLabScript, runLabScript, type ScriptStep } from "./script"
+import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
 
 export interface LabFlags {
   boards?: string
@@ -176,6 +176,8 @@ export function summarize(lab: Lab): LabSummary {
   }
 }
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+
 /** Headless: boot, wait for agreement, run the script, wait for agreement, report. */
 export async function runHeadless(options: LabOptions, steps: ScriptStep[], file: string, verbose: boolean): Promise<LabSummary> {
   const lab = new Lab(options)
@@ -184,8 +186,9 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     if (!verbose) return
     for (; shown < lab.log.length; shown++) process.stderr.write(`${lab.log[shown].at} ms ${lab.log[shown].text}\n`)
   }, 200)
+  // Ctrl-C, kill, or the terminal closing: stop the VMs and remove the build folder first
   const onSignal = (): void => void lab.stop().then(() => process.exit(130))
-  process.once("SIGINT", onSignal)
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   try {
     await lab.start()
     await lab.waitForAgreement(60_000)
@@ -194,7 +197,7 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     return summarize(lab)
   } finally {
     clearInterval(progress)
-    process.removeListener("SIGINT", onSignal)
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal)
     await lab.stop()
   }
 }
@@ -203,6 +206,7 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
   const options = labOptions(flags)
   const steps = flags.script ? readLabScript(flags.script) : []
   if (flags.script && !flags.headless) throw new InputError("--script runs headless: add --headless")
+  if (flags.script) checkScriptBoards(steps, options.ids, flags.script)
   if (flags.headless) {
     const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose).catch((e: Error) => {
       throw e instanceof InputError ? e : new InputError(e.message, "lab")

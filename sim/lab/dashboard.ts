@@ -23,10 +23,11 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   const o = lab.options
   const { agreed, coordinator } = lab.agreement()
   const lines: string[] = []
+  // short lines: at 80 columns a wrapped title would push the top off the screen
+  lines.push(`${ESC}1mElectLab virtual lab${ESC}0m · ${algorithmName(o.algorithm)} · ${o.ids.length} boards · firmware ${lab.firmwareBytes} B`)
   lines.push(
-    `${ESC}1mElectLab virtual lab${ESC}0m · ${algorithmName(o.algorithm)} · ${o.ids.length} boards · ` +
-      (lab.brokerUrl() ? `frames over MQTT ${lab.brokerUrl()} · ` : "") +
-      `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms · firmware ${lab.firmwareBytes} B`,
+    (lab.brokerUrl() ? `frames over MQTT ${lab.brokerUrl()} · ` : "frames over the bus · ") +
+      `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms`,
   )
   lines.push(
     agreed
@@ -55,8 +56,25 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
     )
   lines.push("events:")
   const room = Math.max(3, height - lines.length - 1)
-  for (const entry of lab.log.slice(-room)) lines.push(`  ${(entry.at / 1000).toFixed(1).padStart(6)}s ${entry.text}`.slice(0, width))
-  return lines
+  for (const entry of lab.log.slice(-room)) lines.push(`  ${(entry.at / 1000).toFixed(1).padStart(6)}s ${entry.text}`)
+  return lines.map((l) => fitWidth(l, width))
+}
+
+/** The line cut to `width` visible characters (escape sequences kept, not counted). */
+export function fitWidth(line: string, width: number): string {
+  let out = ""
+  let visible = 0
+  for (let i = 0; i < line.length; i++) {
+    const esc = /^\x1b\[[0-9;?]*[A-Za-z]/.exec(line.slice(i, i + 24))
+    if (esc) {
+      out += esc[0]
+      i += esc[0].length - 1
+    } else if (visible < width) {
+      out += line[i]
+      visible++
+    }
+  }
+  return out
 }
 
 /** Runs the dashboard until q or Ctrl-C; resolves when the lab has stopped. */
@@ -107,7 +125,8 @@ export async function runDashboard(lab: Lab): Promise<void> {
     } else if (key === "k") void act(() => (lab.isPowered(selected) ? lab.kill(selected) : lab.restart(selected)))
     draw()
   })
-  process.once("SIGTERM", () => void quit())
+  // kill, or the terminal closing (SIGHUP): stop the VMs and remove the build folder first
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.once(signal, () => void quit())
   draw()
   await finished
 }

@@ -100,11 +100,14 @@ export class Lab {
   async start(): Promise<void> {
     const o = this.options
     const hostNodes = o.hostNodes ?? []
+    if (o.transport !== "mqtt" && hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
+    // the bus port first: a taken port is refused now, not after the firmware build
+    await this.hub.start()
     if (o.transport === "mqtt") {
       this.broker = new Broker(o.brokerPort ?? (await freePort()))
       await this.broker.start()
       this.note(`mosquitto on ${this.broker.url}`)
-    } else if (hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
+    }
     this.note(`building the firmware (${algorithmName(o.algorithm)}, boards ${o.ids.join(",")})`)
     const image = await buildFirmwareImage({
       algorithm: o.algorithm,
@@ -115,7 +118,6 @@ export class Lab {
     })
     this.image = image
     this.firmwareBytes = image.bytes
-    await this.hub.start()
     this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes; frames over ${o.transport ?? "bus"}`)
     for (const node of o.ids) {
       const host = hostNodes.includes(node)

@@ -82,6 +82,16 @@ function parseStep(words: string[], where: string, line: number): ScriptStep {
   )
 }
 
+/** Refuses, before the lab boots, a script that names a board the lab does not have. */
+export function checkScriptBoards(steps: ScriptStep[], ids: number[], file: string): void {
+  for (const step of steps) {
+    if (step.kind === "repeat") checkScriptBoards(step.body, ids, file)
+    const action = step.kind === "at" ? step.step : step
+    if (action.kind === "action" && /^\d+$/.test(action.target) && !ids.includes(Number(action.target)))
+      throw new InputError(`no board ${action.target} in this lab (boards: ${ids.join(",")})`, `${file}:${step.line}`)
+  }
+}
+
 export function readLabScript(file: string): ScriptStep[] {
   return parseLabScript(readInputFile(file, "script"), file)
 }
