@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
+import { BoardVm, vmCommand } from "../sim/lab/board-vm"
 import { Lab } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
 
@@ -133,4 +134,74 @@ describe("a mixed cluster: VMs and a host node through mosquitto", () => {
     // frames crossed both ways: the host node heard the VMs (heartbeats are not counted)
     expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
   }, 90_000)
+})
+
+describe("a duplicate node id on the bus, and boot nonces", () => {
+  const lab = new Lab({ ids: [1, 2, 3], algorithm: Algorithm.ImprovedBully, group: 1, timing })
+  const twinRoles: string[] = []
+  let twin: BoardVm | null = null
+
+  beforeAll(async () => {
+    await lab.start()
+    await lab.waitForAgreement(60_000)
+  }, 120_000)
+  afterAll(async () => {
+    await twin?.kill()
+    await lab.stop()
+  })
+
+  test("every board draws its own nonce, and a new one when it boots again", async () => {
+    const nonces = [...lab.boards.values()].map((b) => b.nonce)
+    expect(nonces.every((n) => n !== null)).toBe(true)
+    expect(new Set(nonces).size).toBe(3)
+    const before = lab.boards.get(1)!.nonce
+    await lab.kill(1)
+    await lab.restart(1)
+    await lab.waitForAgreement(60_000)
+    expect(lab.boards.get(1)!.nonce).not.toBe(before)
+  }, 90_000)
+
+  test("the service registers read over the bus agree with the log; counters include heartbeats", async () => {
+    const logged = [...lab.boards.values()].map((b) => [b.node, b.role, b.nonce])
+    await lab.readRegisters()
+    expect([...lab.boards.values()].map((b) => [b.node, b.registerRole, b.nonce])).toEqual(logged)
+    for (const b of lab.boards.values()) expect(b.framesSent + b.framesReceived).toBeGreaterThan(b.tx + b.rx)
+  }, 30_000)
+
+  test("a second board started as node 3: both show misconfigured", async () => {
+    twin = new BoardVm(3, vmCommand(lab.firmwarePath()!, 3, 1), (e) => e.event === "role" && twinRoles.push(e.fields.r), () => undefined)
+    twin.start()
+    const t0 = Date.now()
+    while (!(twinRoles.includes("misconfigured") && lab.boards.get(3)!.role === Role.Misconfigured)) {
+      if (Date.now() - t0 > 40_000) throw new Error(`no misconfigured: twin ${twinRoles.join(",")}; lab ${lab.describeBoards()}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }, 60_000)
+})
+
+describe("the WiFi lab headless with VMs (CI)", () => {
+  test("crash, recovery and a kill through the last will over MQTT: agreement each time, no two coordinators", () => {
+    const dir = mkdtempSync(join(tmpdir(), "electlab-lab-"))
+    const script = join(dir, "script.txt")
+    writeFileSync(script, "crash coordinator\nwait-agreement\nrecover crashed\nwait-agreement\nkill coordinator\nwait-agreement\n")
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, "..", "bin", "electlab.js"), "lab", "--headless", "--transport", "mqtt", "--boards", "3", "--script", script],
+      { encoding: "utf8", timeout: 150_000 },
+    )
+    expect(r.stderr).toBe("")
+    expect(r.status).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.transport).toBe("mqtt")
+    expect(out.transitions.map((f: { trigger: string; coordinatorAfter: number }) => [f.trigger, f.coordinatorAfter])).toEqual([
+      ["crash 3", 2],
+      ["recover 3", 3],
+      ["kill 3", 2],
+    ])
+    // the failover by crash waits for the failure timeout (800 ms); the kill is announced by the broker at once
+    expect(out.statsByTrigger.crash.medianMs).toBeLessThan(1500)
+    expect(out.statsByTrigger.kill.medianMs).toBeLessThan(500)
+    expect(out.transitions[0].overlapMs).toBe(0)
+    expect(out.transitions[2].overlapMs).toBe(0)
+  }, 180_000)
 })

@@ -24,6 +24,8 @@ export interface BoardState {
   errors: number
   /** The boot nonce the board drew (its service register and its log), or null before boot. */
   nonce: number | null
+  /** The role register as last read over the bus (null before the first read). */
+  registerRole: Role | null
 }
 
 export function emptyBoard(node: number): BoardState {
@@ -41,6 +43,7 @@ export function emptyBoard(node: number): BoardState {
     drops: 0,
     errors: 0,
     nonce: null,
+    registerRole: null,
   }
 }
 

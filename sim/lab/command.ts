@@ -194,6 +194,8 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     await lab.waitForAgreement(60_000)
     await runLabScript(lab, steps, file)
     await lab.waitForAgreement(60_000)
+    // the final counters as the boards' registers give them
+    await lab.readRegisters()
     return summarize(lab)
   } finally {
     clearInterval(progress)

@@ -35,15 +35,16 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
       : `${ESC}33mno agreement yet${ESC}0m`,
   )
   lines.push("")
-  lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors")
+  // sent/recv: every frame (the service's registers); elect: election frames sent/received (the log)
+  lines.push("   board  LED  role           coord  epoch   sent   recv  elect tx/rx  drops errors")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
     const role = (b.powered ? boardRoleName(b) : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
     const coord = b.coordinator >= 0 && b.powered ? String(b.coordinator) : "-"
     lines.push(
-      ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(11)}  ` +
-        `${String(b.epoch).padStart(5)}  ${String(b.tx).padStart(5)}  ${String(b.rx).padStart(5)}  ` +
-        `${String(b.drops).padStart(5)}  ${String(b.errors).padStart(6)}`,
+      ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(5)}  ` +
+        `${String(b.epoch).padStart(5)}  ${String(b.framesSent).padStart(5)}  ${String(b.framesReceived).padStart(5)}  ` +
+        `${`${b.tx}/${b.rx}`.padStart(11)}  ${String(b.drops).padStart(5)} ${String(b.errors).padStart(6)}`,
     )
   }
   lines.push("")
@@ -90,10 +91,18 @@ export async function runDashboard(lab: Lab): Promise<void> {
   }
   out.write(`${ESC}?25l${ESC}2J`)
   const timer = setInterval(draw, LED_SLOT_MS)
+  // counters, epoch and nonce from the boards' service registers, one read of them all at a time
+  let reading = false
+  const registers = setInterval(() => {
+    if (reading) return
+    reading = true
+    void lab.readRegisters().finally(() => (reading = false))
+  }, 1000)
   let finish: () => void = () => undefined
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const quit = async () => {
     clearInterval(timer)
+    clearInterval(registers)
     process.stdin.setRawMode?.(false)
     process.stdin.pause()
     out.write(`${ESC}?25h\n`)

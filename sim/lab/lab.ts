@@ -130,6 +130,33 @@ export class Lab {
     await this.control.connect()
   }
 
+  /**
+   * Reads every VM board's service registers over the bus (as a tool on a real lab's bus
+   * would): counters, epoch and nonce come from there; roles still come from the log's events,
+   * which arrive first. Boards that do not answer keep their last figures.
+   */
+  async readRegisters(): Promise<void> {
+    if (!this.control) return
+    await this.control.refresh().catch((): number[] => [])
+    for (const b of this.boards.values()) {
+      if (!b.powered || !b.booted || this.vms.get(b.node)?.host) continue
+      const r = await this.control.readRegisters(b.node).catch((): null => null)
+      if (!r || !b.powered) continue
+      b.epoch = r.epoch
+      b.framesSent = r.framesSent
+      b.framesReceived = r.framesReceived
+      b.drops = r.framesDropped
+      b.nonce = r.nonce
+      b.registerRole = r.role
+    }
+    this.changed()
+  }
+
+  /** The compiled firmware the VMs run (null before start). */
+  firmwarePath(): string | null {
+    return this.image ? this.image.path : null
+  }
+
   /** The broker's address, when frames go over MQTT. */
   brokerUrl(): string | null {
     return this.broker ? this.broker.url : null

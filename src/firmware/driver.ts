@@ -128,6 +128,8 @@ export class NodeDriver {
             if (f.dst !== BROADCAST && f.dst !== this.node.id) return
             // Our own broadcast heard back: not news (a duplicate id is caught by the transport).
             if (f.src === this.node.id) return
+            // a crashed board hears nothing (its frames_received register must not grow)
+            if (this.node.crashed) return
             this.framesReceived++
             if (f.kind !== Kind.HEARTBEAT)
                 this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
