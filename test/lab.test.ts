@@ -162,6 +162,8 @@ describe("a duplicate node id on the bus, and boot nonces", () => {
   }, 90_000)
 
   test("the service registers read over the bus agree with the log; counters include heartbeats", async () => {
+    // a few heartbeat periods, so that every board has sent or heard heartbeats
+    await new Promise((r) => setTimeout(r, 1500))
     const logged = [...lab.boards.values()].map((b) => [b.node, b.role, b.nonce])
     await lab.readRegisters()
     expect([...lab.boards.values()].map((b) => [b.node, b.registerRole, b.nonce])).toEqual(logged)
