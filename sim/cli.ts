@@ -342,6 +342,7 @@ export function buildProgram(): Command {
     .option("--verbose", "headless: print the lab's event log on stderr")
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
+    .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

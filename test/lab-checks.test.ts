@@ -40,3 +40,13 @@ describe("board state", () => {
     expect(boardRoleName(b)).toBe("off")
   })
 })
+
+describe("lab options", () => {
+  test("--hub takes lab or devtools; devtools cannot inject bus faults", async () => {
+    const { labOptions } = await import("../sim/lab/command")
+    const base = { loss: "0", delay: "0", seed: "1", transport: "bus", boards: "3" }
+    expect(labOptions({ ...base, hub: "devtools" }).hub).toBe("devtools")
+    expect(() => labOptions({ ...base, hub: "jacdac" })).toThrow("unknown hub 'jacdac'; known: lab, devtools")
+    expect(() => labOptions({ ...base, hub: "devtools", loss: "0.1" })).toThrow("loss and delay are injected by the lab's own hub")
+  })
+})

@@ -23,6 +23,7 @@ export interface LabFlags {
   verbose?: boolean
   transport: string
   hostNodes?: string
+  hub?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -54,11 +55,20 @@ export function labOptions(flags: LabFlags): LabOptions {
           failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
         },
     transport: parseTransport(flags.transport),
+    hub: parseHub(flags),
     hostNodes: hostNodes(flags, ids),
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
   }
+}
+
+function parseHub(flags: LabFlags): "lab" | "devtools" {
+  const hub = flags.hub ?? "lab"
+  if (hub !== "lab" && hub !== "devtools") throw new InputError(`unknown hub '${hub}'; known: lab, devtools`, "--hub")
+  if (hub === "devtools" && (Number(flags.loss) > 0 || Number(flags.delay) > 0))
+    throw new InputError("loss and delay are injected by the lab's own hub: drop --hub devtools", "--hub")
+  return hub
 }
 
 function parseTransport(text: string): "bus" | "mqtt" {

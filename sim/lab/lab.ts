@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Role } from "../../src/core/node"
 import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
 import { type BoardState, boardRoleName, emptyBoard, isLive, parseRole } from "./board-state"
-import { Broker, freePort } from "./broker"
+import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
@@ -29,6 +29,8 @@ export interface LabOptions {
   /** With mqtt: these ids run as host nodes (`electlab node`) instead of VMs. */
   hostNodes?: number[]
   brokerPort?: number
+  /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
+  hub?: "lab" | "devtools"
 }
 
 export interface Failover {
@@ -102,7 +104,11 @@ export class Lab {
     const hostNodes = o.hostNodes ?? []
     if (o.transport !== "mqtt" && hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
     // the bus port first: a taken port is refused now, not after the firmware build
-    await this.hub.start()
+    if (o.hub === "devtools")
+      await waitForPort(this.hub.port, 1000).catch(() => {
+        throw new Error(`nothing listens on 127.0.0.1:${this.hub.port}: start \`npx devs devtools\` first`)
+      })
+    else await this.hub.start()
     if (o.transport === "mqtt") {
       this.broker = new Broker(o.brokerPort ?? (await freePort()))
       await this.broker.start()
