@@ -260,10 +260,12 @@ export class Lab {
   async kill(node: number) {
     this.check(node)
     this.beginFailover(`kill ${node}`, () => !this.boards.get(node)!.powered)
-    await this.vms.get(node)!.kill()
+    // the power is off from this moment (SIGKILL), not from when the exit is reported:
+    // counted live until then, it would overlap with its successor
     const b = this.boards.get(node)!
     b.powered = false
     b.booted = false
+    await this.vms.get(node)!.kill()
     this.trackOverlap()
     this.checkFailover()
     this.changed()
