@@ -33,13 +33,13 @@ const SUBACK = 9
 const PINGREQ = 12
 
 /** A string as MQTT sends it: two length bytes, then UTF-8. */
-function mqttString(text: string): Buffer {
+export function mqttString(text: string): Buffer {
     const b = Buffer.from(text)
     return Buffer.from([b.length >> 8, b.length & 255]).concat(b)
 }
 
 /** Fixed header byte, the remaining length (variable-length integer), then the body. */
-function packet(first: number, body: Buffer): Buffer {
+export function mqttPacket(first: number, body: Buffer): Buffer {
     const head: number[] = [first]
     let remaining = body.length
     for (;;) {
@@ -87,7 +87,7 @@ export class MqttLink {
         const will = mqttString(o.willTopic).concat(mqttString(o.willMessage))
         // protocol "MQTT" level 4; flags: will (QoS 0, not retained), clean session
         const header = mqttString("MQTT").concat(Buffer.from([4, 0x04 | 0x02, o.keepAliveSec >> 8, o.keepAliveSec & 255]))
-        if (!(await this.write(packet(CONNECT << 4, header.concat(mqttString(o.clientId)).concat(will))))) return false
+        if (!(await this.write(mqttPacket(CONNECT << 4, header.concat(mqttString(o.clientId)).concat(will))))) return false
         const code = await ds.wait(this.answered, o.timeoutMs)
         if (code !== 0) {
             await this.lost(code === undefined ? "no CONNACK" : "connection refused, code " + code)
@@ -95,7 +95,7 @@ export class MqttLink {
         }
         let subscription = Buffer.from([0, 1])
         for (let i = 0; i < o.topics.length; i++) subscription = subscription.concat(mqttString(o.topics[i])).concat(Buffer.from([0]))
-        if (!(await this.write(packet((SUBSCRIBE << 4) | 2, subscription)))) return false
+        if (!(await this.write(mqttPacket((SUBSCRIBE << 4) | 2, subscription)))) return false
         if ((await ds.wait(this.answered, o.timeoutMs)) !== SUBACK) {
             await this.lost("no SUBACK")
             return false
@@ -113,7 +113,7 @@ export class MqttLink {
     /** One PUBLISH (QoS 0) in one write; false when not connected or the write failed. */
     async publish(topic: string, payload: Buffer): Promise<boolean> {
         if (!this.connected) return false
-        return await this.write(packet(PUBLISH << 4, mqttString(topic).concat(payload)))
+        return await this.write(mqttPacket(PUBLISH << 4, mqttString(topic).concat(payload)))
     }
 
     async close() {
