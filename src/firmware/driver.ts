@@ -6,7 +6,7 @@
 import { createNode } from "../core/algorithms"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
-import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
+import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_HEARTBEAT } from "../core/node"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -105,6 +105,10 @@ export class NodeDriver {
         const out: Action[] = []
         try {
             this.node.start(this.platform.now(), out)
+            // A board that boots as the highest announces itself at once: a coordinator elected
+            // while it was off steps down now rather than a heartbeat period later.
+            if (this.node.role === Role.Coordinator && this.config.timing.heartbeatInterval > 0)
+                this.node.timer(TIMER_HEARTBEAT, this.platform.now(), out)
             if (this.crashAtStart) this.node.crash(this.platform.now(), out)
         } catch (e) {
             this.caught("start", e)
