@@ -207,3 +207,29 @@ describe("the WiFi lab headless with VMs (CI)", () => {
     expect(out.transitions[2].overlapMs).toBe(0)
   }, 180_000)
 })
+
+describe("the WiFi lab survives a broker restart", () => {
+  const lab = new Lab({ ids: [1, 2, 3], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt" })
+
+  beforeAll(async () => {
+    await lab.start()
+    await lab.waitForAgreement(60_000)
+  }, 120_000)
+  afterAll(async () => {
+    await lab.stop()
+  })
+
+  test("the boards reconnect (backoff from 0.25 s) and elect again over the new broker", async () => {
+    await lab.stopBroker()
+    await new Promise((r) => setTimeout(r, 1000))
+    // cut off, 1 and 2 each made themselves coordinator
+    expect(lab.boards.get(2)!.role).toBe(Role.Coordinator)
+    await lab.startBroker()
+    // reconnected: 3's heartbeats reach them again and they follow it
+    await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(3)
+    await lab.crash(3)
+    await lab.waitForAgreement(30_000)
+    expect(lab.coordinator()).toBe(2)
+  }, 60_000)
+})
