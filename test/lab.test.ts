@@ -92,7 +92,10 @@ describe("electlab lab --headless", () => {
     // the recovery is not a failover; each kind has its own figures
     expect(out.failoverStats.count).toBe(1)
     expect(Object.keys(out.statsByTrigger)).toEqual(["crash", "recover"])
-    expect(out.transitions.map((f: { overlapMs: number }) => f.overlapMs)).toEqual([0, 0])
+    // the failover has one coordinator at a time; the recovered board claims the role one
+    // delivery before the sitting coordinator hears it (see the README: overlap)
+    expect(out.transitions[0].overlapMs).toBe(0)
+    expect(out.transitions[1].overlapMs).toBeLessThan(100)
     expect(out.failovers).toBeUndefined()
   }, 150_000)
 
@@ -131,8 +134,9 @@ describe("a mixed cluster: VMs and a host node through mosquitto", () => {
     await lab.restart(3)
     await lab.waitForAgreement(60_000)
     expect(lab.coordinator()).toBe(3)
-    // frames crossed both ways: the host node heard the VMs (heartbeats are not counted)
-    expect(lab.boards.get(3)!.rx + lab.boards.get(3)!.tx).toBeGreaterThan(0)
+    // it announced itself at boot (a heartbeat at once): the VMs stepped down without an election
+    expect(lab.failovers.at(-1)).toMatchObject({ trigger: "restart 3", coordinatorBefore: 2, coordinatorAfter: 3 })
+    expect(lab.failovers.at(-1)!.overlapMs).toBeLessThan(100)
   }, 90_000)
 })
 

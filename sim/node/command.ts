@@ -68,8 +68,9 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   const node = await startHostNode({
     broker,
     stdinControl: flags.stdinControl,
-    // the lab (--stdin-control) parses the structured lines; a person reads sentences
-    print: flags.stdinControl ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
+    // a person at a terminal reads sentences; the lab, the benchmarks and pipes parse the structured lines
+    print:
+      flags.stdinControl || !process.stdout.isTTY ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
     config: {
       nodeId: id,
       ids,
