@@ -410,6 +410,7 @@ export function buildProgram(): Command {
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .option("--failure-detector <name>", "fixed or adaptive (default: the manifest's, or fixed)")
     .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
+    .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

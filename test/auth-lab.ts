@@ -6,6 +6,7 @@ import net from "node:net"
 import mqtt from "mqtt"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../src/core/frame"
+import { Role } from "../src/core/node"
 import { encodeFrame } from "../src/core/codec"
 import { FrameAuth, parseKeyHex } from "../src/core/auth"
 import { nodeMac, nodeRandom32, newKeyHex } from "../sim/auth/keys"
@@ -76,7 +77,7 @@ export function authLabSuites() {
     test("the wrong-key board shows misconfigured; the others elect 4 and ignore the rogue", async () => {
       // at first everyone follows 5, the highest (the seeds' initial state); then 5 finds its key wrong
       const t0 = Date.now()
-      while (lab.boards.get(5)!.role !== "misconfigured") {
+      while (lab.boards.get(5)!.role !== Role.Misconfigured) {
         if (Date.now() - t0 > 60_000) throw new Error(`5 never misconfigured: ${lab.describeBoards()}`)
         await sleep(50)
       }

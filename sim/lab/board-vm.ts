@@ -16,9 +16,12 @@ export interface LogEvent {
   at: number
 }
 
-/** The device id the lab gives the board with this node id (see nodeIdFromDeviceId). */
-export function labDeviceId(nodeId: number): string {
-  return LAB_DEVICE_PREFIX + nodeId.toString(16).padStart(8, "0")
+/**
+ * The device id the lab gives the board with this node id (see nodeIdFromDeviceId); `copy` > 0
+ * gives another device with the same node id (a duplicate-id test).
+ */
+export function labDeviceId(nodeId: number, copy = 0): string {
+  return LAB_DEVICE_PREFIX + copy.toString(16).padStart(4, "0") + nodeId.toString(16).padStart(4, "0")
 }
 
 /** "EL role t=1082 n=1 r=follower c=3 e=0" → event; null for other lines. */
@@ -35,8 +38,8 @@ export function parseLogLine(line: string, node: number, at: number): LogEvent |
 }
 
 /** Arguments (after `node`) that start a board's VM. */
-export function vmCommand(image: string, nodeId: number): string[] {
-  return [DEVS_CLI, "run", image, "--tcp", "--device-id", labDeviceId(nodeId)]
+export function vmCommand(image: string, nodeId: number, copy = 0): string[] {
+  return [DEVS_CLI, "run", image, "--tcp", "--device-id", labDeviceId(nodeId, copy)]
 }
 
 /**

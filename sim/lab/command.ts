@@ -7,8 +7,9 @@ import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, pa
 import { parseDetectorName } from "../detector-option"
 import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
+import { boardRoleName } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
-import { readLabScript, runLabScript, type ScriptStep } from "./script"
+import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
 import { startLiveWeb } from "../web/command"
 
 export interface LabFlags {
@@ -29,6 +30,7 @@ export interface LabFlags {
   failureDetector?: string
   /** false with --no-auth */
   auth?: boolean
+  hub?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -63,12 +65,21 @@ export function labOptions(flags: LabFlags): LabOptions {
     group: manifest?.group ?? 1,
     timing,
     transport: parseTransport(flags.transport),
+    hub: parseHub(flags),
     hostNodes: hostNodes(flags, ids),
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
     auth: flags.auth !== false,
   }
+}
+
+function parseHub(flags: LabFlags): "lab" | "devtools" {
+  const hub = flags.hub ?? "lab"
+  if (hub !== "lab" && hub !== "devtools") throw new InputError(`unknown hub '${hub}'; known: lab, devtools`, "--hub")
+  if (hub === "devtools" && (Number(flags.loss) > 0 || Number(flags.delay) > 0))
+    throw new InputError("loss and delay are injected by the lab's own hub: drop --hub devtools", "--hub")
+  return hub
 }
 
 function parseTransport(text: string): "bus" | "mqtt" {
@@ -86,18 +97,36 @@ function hostNodes(flags: LabFlags, ids: number[]): number[] {
 
 export interface LabSummary {
   algorithm: string
+  transport: "bus" | "mqtt"
   agreement: boolean
   coordinator: number | null
-  boards: { node: number; powered: boolean; role: string; coordinator: number; epoch: number; tx: number; rx: number; drops: number; errors: number; refused: number }[]
+  boards: {
+    node: number
+    powered: boolean
+    role: string
+    coordinator: number
+    epoch: number
+    /** Every frame, heartbeats included (the service's frames_sent/frames_received registers). */
+    framesSent: number
+    framesReceived: number
+    /** Election frames only (heartbeats left out), from the log. */
+    tx: number
+    rx: number
+    drops: number
+    errors: number
+    /** Frames refused by authentication (bad tag, replay, unproven). */
+    refused: number
+  }[]
   /** Frames carried a tag (a key made for the run). */
   auth: boolean
-  /** Every crash, recover, kill and restart, with the time until the boards agreed again. */
+  /** Every crash, recover, kill and restart, in order, with the time until the boards agreed again and `overlapMs`. */
   transitions: Failover[]
-  /** The transitions that moved the coordinator. */
-  failovers: Failover[]
+  /** Failovers only: the coordinator crashed or killed, until the boards agreed on another. */
   failoverStats: Stats | null
-  /** The same figures per kind of trigger: crash, recover, kill, restart. */
+  /** Per kind of trigger: crash, recover, kill, restart. */
   statsByTrigger: Record<string, Stats>
+  /** The longest time more than one live board held the coordinator role in any transition, ms. */
+  maxOverlapMs: number
   timing: LabOptions["timing"]
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
@@ -134,22 +163,29 @@ function median(xs: number[]): number | null {
 
 export function summarize(lab: Lab): LabSummary {
   const { agreed, coordinator } = lab.agreement()
-  const failovers = lab.failovers.filter((f) => f.coordinatorBefore !== f.coordinatorAfter && f.durationMs !== null)
+  const done = lab.failovers.filter((f) => f.durationMs !== null)
   const statsByTrigger: Record<string, Stats> = {}
   for (const kind of ["crash", "recover", "kill", "restart"]) {
-    const records = lab.failovers.filter((f) => f.trigger.startsWith(kind + " ") && f.durationMs !== null)
+    const records = done.filter((f) => f.trigger.startsWith(kind + " "))
     if (records.length) statsByTrigger[kind] = stats(records)
   }
+  // a failover: the coordinator itself went down and another took over
+  const failovers = done.filter(
+    (f) => /^(crash|kill) /.test(f.trigger) && f.coordinatorBefore !== null && f.trigger.endsWith(" " + f.coordinatorBefore),
+  )
   return {
     algorithm: algorithmName(lab.options.algorithm),
+    transport: lab.options.transport ?? "bus",
     agreement: agreed,
     coordinator,
     boards: [...lab.boards.values()].map((b) => ({
       node: b.node,
       powered: b.powered,
-      role: b.powered ? b.role : "off",
+      role: boardRoleName(b),
       coordinator: b.coordinator,
       epoch: b.epoch,
+      framesSent: b.framesSent,
+      framesReceived: b.framesReceived,
       tx: b.tx,
       rx: b.rx,
       drops: b.drops,
@@ -158,14 +194,16 @@ export function summarize(lab: Lab): LabSummary {
     })),
     auth: lab.authKey !== null,
     transitions: lab.failovers,
-    failovers,
     failoverStats: failovers.length ? stats(failovers) : null,
     statsByTrigger,
+    maxOverlapMs: lab.failovers.reduce((m, f) => Math.max(m, f.overlapMs), 0),
     timing: lab.options.timing,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
   }
 }
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
 
 /** Headless: boot, wait for agreement, run the script, wait for agreement, report. */
 export async function runHeadless(options: LabOptions, steps: ScriptStep[], file: string, verbose: boolean): Promise<LabSummary> {
@@ -175,17 +213,20 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     if (!verbose) return
     for (; shown < lab.log.length; shown++) process.stderr.write(`${lab.log[shown].at} ms ${lab.log[shown].text}\n`)
   }, 200)
+  // Ctrl-C, kill, or the terminal closing: stop the VMs and remove the build folder first
   const onSignal = (): void => void lab.stop().then(() => process.exit(130))
-  process.once("SIGINT", onSignal)
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   try {
     await lab.start()
     await lab.waitForAgreement(60_000)
     await runLabScript(lab, steps, file)
     await lab.waitForAgreement(60_000)
+    // the final counters as the boards' registers give them
+    await lab.readRegisters()
     return summarize(lab)
   } finally {
     clearInterval(progress)
-    process.removeListener("SIGINT", onSignal)
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal)
     await lab.stop()
   }
 }
@@ -194,6 +235,7 @@ export async function runLabCommand(flags: LabFlags): Promise<number> {
   const options = labOptions(flags)
   const steps = flags.script ? readLabScript(flags.script) : []
   if (flags.script && !flags.headless) throw new InputError("--script runs headless: add --headless")
+  if (flags.script) checkScriptBoards(steps, options.ids, flags.script)
   if (flags.headless) {
     const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose).catch((e: Error) => {
       throw e instanceof InputError ? e : new InputError(e.message, "lab")

@@ -6,23 +6,15 @@
 import { Role } from "../../src/core/node"
 import { algorithmName } from "../../src/core/frame"
 import { LED_SLOT_MS, ledColorAt } from "../../src/firmware/led-scheme"
-import type { BoardState, Lab } from "./lab"
-
-const ROLE_BY_NAME: Record<string, Role> = {
-  follower: Role.Follower,
-  coordinator: Role.Coordinator,
-  electing: Role.Electing,
-  crashed: Role.Crashed,
-  misconfigured: Role.Misconfigured,
-}
+import { type BoardState, boardRoleName } from "./board-state"
+import type { Lab } from "./lab"
 
 const ESC = "\x1b["
 
 function ledCell(board: BoardState, slot: number): string {
   if (!board.powered) return `${ESC}90m·${ESC}0m`
-  const role = ROLE_BY_NAME[board.role]
-  if (role === undefined) return `${ESC}90m○${ESC}0m`
-  const color = ledColorAt(role, slot)
+  if (board.role === null) return `${ESC}90m○${ESC}0m`
+  const color = ledColorAt(board.role, slot)
   if (color === 0) return `${ESC}90m○${ESC}0m`
   return `${ESC}38;2;${(color >> 16) & 255};${(color >> 8) & 255};${color & 255}m●${ESC}0m`
 }
@@ -31,10 +23,11 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   const o = lab.options
   const { agreed, coordinator } = lab.agreement()
   const lines: string[] = []
+  // short lines: at 80 columns a wrapped title would push the top off the screen
+  lines.push(`${ESC}1mElectLab virtual lab${ESC}0m · ${algorithmName(o.algorithm)} · ${o.ids.length} boards · firmware ${lab.firmwareBytes} B`)
   lines.push(
-    `${ESC}1mElectLab virtual lab${ESC}0m · ${algorithmName(o.algorithm)} · ${o.ids.length} boards · ` +
-      (lab.brokerUrl() ? `frames over MQTT ${lab.brokerUrl()} · ` : "") +
-      `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms · firmware ${lab.firmwareBytes} B`,
+    (lab.brokerUrl() ? `frames over MQTT ${lab.brokerUrl()} · ` : "frames over the bus · ") +
+      `bus 127.0.0.1:${lab.hub.port} · loss ${o.loss ?? 0} · delay ${o.delayMs ?? 0} ms`,
   )
   lines.push(
     (agreed
@@ -45,15 +38,17 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
         : ` · ${ESC}31mNO KEY: frames unauthenticated, any board can take over${ESC}0m`),
   )
   lines.push("")
-  lines.push("   board  LED  role           coordinator  epoch     tx     rx  drops  errors  refused")
+  // sent/recv: every frame (the service's registers); elect: election frames sent/received (the log)
+  lines.push("   board  LED  role           coord  epoch   sent   recv  elect tx/rx  drops errors refused")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
-    const role = (b.powered ? b.role : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
+    const role = (b.powered ? boardRoleName(b) : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
     const coord = b.coordinator >= 0 && b.powered ? String(b.coordinator) : "-"
     lines.push(
-      ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(11)}  ` +
-        `${String(b.epoch).padStart(5)}  ${String(b.tx).padStart(5)}  ${String(b.rx).padStart(5)}  ` +
-        `${String(b.drops).padStart(5)}  ${String(b.errors).padStart(6)}  ${String(b.refused).padStart(7)}`,
+      ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(5)}  ` +
+        `${String(b.epoch).padStart(5)}  ${String(b.framesSent).padStart(5)}  ${String(b.framesReceived).padStart(5)}  ` +
+        `${`${b.tx}/${b.rx}`.padStart(11)}  ${String(b.drops).padStart(5)} ${String(b.errors).padStart(6)}` +
+        ` ${String(b.refused).padStart(7)}`,
     )
   }
   lines.push("")
@@ -66,8 +61,25 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
     )
   lines.push("events:")
   const room = Math.max(3, height - lines.length - 1)
-  for (const entry of lab.log.slice(-room)) lines.push(`  ${(entry.at / 1000).toFixed(1).padStart(6)}s ${entry.text}`.slice(0, width))
-  return lines
+  for (const entry of lab.log.slice(-room)) lines.push(`  ${(entry.at / 1000).toFixed(1).padStart(6)}s ${entry.text}`)
+  return lines.map((l) => fitWidth(l, width))
+}
+
+/** The line cut to `width` visible characters (escape sequences kept, not counted). */
+export function fitWidth(line: string, width: number): string {
+  let out = ""
+  let visible = 0
+  for (let i = 0; i < line.length; i++) {
+    const esc = /^\x1b\[[0-9;?]*[A-Za-z]/.exec(line.slice(i, i + 24))
+    if (esc) {
+      out += esc[0]
+      i += esc[0].length - 1
+    } else if (visible < width) {
+      out += line[i]
+      visible++
+    }
+  }
+  return out
 }
 
 /** Runs the dashboard until q or Ctrl-C; resolves when the lab has stopped. */
@@ -83,10 +95,18 @@ export async function runDashboard(lab: Lab): Promise<void> {
   }
   out.write(`${ESC}?25l${ESC}2J`)
   const timer = setInterval(draw, LED_SLOT_MS)
+  // counters, epoch and nonce from the boards' service registers, one read of them all at a time
+  let reading = false
+  const registers = setInterval(() => {
+    if (reading) return
+    reading = true
+    void lab.readRegisters().finally(() => (reading = false))
+  }, 1000)
   let finish: () => void = () => undefined
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const quit = async () => {
     clearInterval(timer)
+    clearInterval(registers)
     process.stdin.setRawMode?.(false)
     process.stdin.pause()
     out.write(`${ESC}?25h\n`)
@@ -114,11 +134,12 @@ export async function runDashboard(lab: Lab): Promise<void> {
     else if (/^[1-9]$/.test(key) && ids[Number(key) - 1] !== undefined) selected = ids[Number(key) - 1]
     else if (key === "c") {
       const b = lab.boards.get(selected)!
-      void act(() => (b.role === "crashed" ? lab.recover(selected) : lab.crash(selected)))
+      void act(() => (b.role === Role.Crashed ? lab.recover(selected) : lab.crash(selected)))
     } else if (key === "k") void act(() => (lab.isPowered(selected) ? lab.kill(selected) : lab.restart(selected)))
     draw()
   })
-  process.once("SIGTERM", () => void quit())
+  // kill, or the terminal closing (SIGHUP): stop the VMs and remove the build folder first
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.once(signal, () => void quit())
   draw()
   await finished
 }

@@ -8,7 +8,8 @@ import { Role, roleName, type Timing } from "../../src/core/node"
 import { checkCluster } from "../../src/core/checker"
 import { join } from "node:path"
 import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
-import { Broker, freePort } from "./broker"
+import { type BoardState, boardRoleName, emptyBoard, isLive, parseRole } from "./board-state"
+import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
@@ -36,25 +37,8 @@ export interface LabOptions {
   wrongKeyBoards?: number[]
   /** A rogue VM with this id (not a member) forging frames with a wrong key (src/firmware/rogue.ts). */
   rogue?: number
-}
-
-export interface BoardState {
-  node: number
-  /** The VM process is running. */
-  powered: boolean
-  /** The firmware has logged its boot line since the VM started. */
-  booted: boolean
-  role: string
-  coordinator: number
-  epoch: number
-  /** Election frames (heartbeats not counted) sent and received since boot. */
-  tx: number
-  rx: number
-  drops: number
-  errors: number
-  /** Frames refused by authentication, and by reason (bad-tag, unsigned, replay, ...). */
-  refused: number
-  refusedWhy: Record<string, number>
+  /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
+  hub?: "lab" | "devtools"
 }
 
 export interface Failover {
@@ -70,7 +54,11 @@ export interface Failover {
   electionFrames: number
   /** Jacdac frames the bus carried in that time (all traffic: announces, heartbeats, events). */
   busFrames: number
+  /** How long, in that time, more than one live board held the coordinator role, ms. */
+  overlapMs: number
 }
+
+export type { BoardState }
 
 export interface LabLogLine {
   /** ms since the lab started */
@@ -85,6 +73,7 @@ interface OpenFailover {
   at: number
   txAtStart: number
   busAtStart: number
+  overlapAtStart: number
 }
 
 export class Lab {
@@ -104,6 +93,9 @@ export class Lab {
   private readyAt = 0
   private open: OpenFailover | null = null
   private totalTx = 0
+  /** Time more than one live board held the coordinator role, ms, and since when it does now. */
+  private overlapTotal = 0
+  private overlapSince: number | null = null
   private listeners: (() => void)[] = []
   private stopped = false
 
@@ -122,11 +114,18 @@ export class Lab {
   async start(): Promise<void> {
     const o = this.options
     const hostNodes = o.hostNodes ?? []
+    if (o.transport !== "mqtt" && hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
+    // the bus port first: a taken port is refused now, not after the firmware build
+    if (o.hub === "devtools")
+      await waitForPort(this.hub.port, 1000).catch(() => {
+        throw new Error(`nothing listens on 127.0.0.1:${this.hub.port}: start \`npx devs devtools\` first`)
+      })
+    else await this.hub.start()
     if (o.transport === "mqtt") {
       this.broker = new Broker(o.brokerPort ?? (await freePort()))
       await this.broker.start()
       this.note(`mosquitto on ${this.broker.url}`)
-    } else if (hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
+    }
     this.note(`building the firmware (${algorithmName(o.algorithm)}, boards ${o.ids.join(",")})`)
     const image = await buildFirmwareImage({
       algorithm: o.algorithm,
@@ -139,7 +138,6 @@ export class Lab {
     this.image = image
     this.firmwareBytes = image.bytes
     const imageFor = await this.attackImages(image)
-    await this.hub.start()
     this.note(`bus hub on 127.0.0.1:${this.hub.port}; firmware ${image.bytes} bytes; frames over ${o.transport ?? "bus"}`)
     for (const node of o.ids) {
       const host = hostNodes.includes(node)
@@ -172,6 +170,33 @@ export class Lab {
     if (wrong.length) this.note(`boards ${wrong.join(",")} run with a wrong key`)
     if (o.rogue !== undefined) this.note(`rogue board ${o.rogue} forges frames with a wrong key`)
     return (node) => (node === o.rogue || wrong.includes(node) ? attack : image)
+  }
+
+  /**
+   * Reads every VM board's service registers over the bus (as a tool on a real lab's bus
+   * would): counters, epoch and nonce come from there; roles still come from the log's events,
+   * which arrive first. Boards that do not answer keep their last figures.
+   */
+  async readRegisters(): Promise<void> {
+    if (!this.control) return
+    await this.control.refresh().catch((): number[] => [])
+    for (const b of this.boards.values()) {
+      if (!b.powered || !b.booted || this.vms.get(b.node)?.host) continue
+      const r = await this.control.readRegisters(b.node).catch((): null => null)
+      if (!r || !b.powered) continue
+      b.epoch = r.epoch
+      b.framesSent = r.framesSent
+      b.framesReceived = r.framesReceived
+      b.drops = r.framesDropped
+      b.nonce = r.nonce
+      b.registerRole = r.role
+    }
+    this.changed()
+  }
+
+  /** The compiled firmware the VMs run (null before start). */
+  firmwarePath(): string | null {
+    return this.image ? this.image.path : null
   }
 
   /** The broker's address, when frames go over MQTT. */
@@ -237,7 +262,7 @@ export class Lab {
   /** Live boards: powered, booted, not crashed. */
   liveBoards(): BoardState[] {
     // a misconfigured board takes no part (a wrong key, a duplicate id)
-    return [...this.boards.values()].filter((b) => b.powered && b.booted && b.role !== "crashed" && b.role !== "misconfigured")
+    return [...this.boards.values()].filter((b) => isLive(b) && b.role !== Role.Misconfigured)
   }
 
   /** Agreement as the seeds define it: the highest live board leads and every live board knows it. */
@@ -251,7 +276,7 @@ export class Lab {
       [...this.boards.values()].map((b) => ({
         id: b.node,
         live: live.has(b),
-        role: roleFromName(b.role),
+        role: b.role ?? Role.Follower,
         coordinator: b.coordinator,
         epoch: b.epoch,
         rank: b.node,
@@ -269,7 +294,7 @@ export class Lab {
 
   async crash(node: number) {
     this.check(node)
-    this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === "crashed")
+    this.beginFailover(`crash ${node}`, () => this.boards.get(node)!.role === Role.Crashed)
     await this.setCrashed(node, true)
   }
 
@@ -290,10 +315,13 @@ export class Lab {
   async kill(node: number) {
     this.check(node)
     this.beginFailover(`kill ${node}`, () => !this.boards.get(node)!.powered)
-    await this.vms.get(node)!.kill()
+    // the power is off from this moment (SIGKILL), not from when the exit is reported:
+    // counted live until then, it would overlap with its successor
     const b = this.boards.get(node)!
     b.powered = false
     b.booted = false
+    await this.vms.get(node)!.kill()
+    this.trackOverlap()
     this.checkFailover()
     this.changed()
   }
@@ -359,7 +387,7 @@ export class Lab {
 
   describeBoards(): string {
     return [...this.boards.values()]
-      .map((b) => `${b.node}:${b.powered ? b.role : "off"}→${b.coordinator}`)
+      .map((b) => `${b.node}:${boardRoleName(b)}→${b.coordinator}`)
       .join(" ")
   }
 
@@ -379,11 +407,13 @@ export class Lab {
         durationMs: null,
         electionFrames: 0,
         busFrames: 0,
+        overlapMs: 0,
       },
       observed,
       at,
       txAtStart: this.totalTx,
       busAtStart: this.hub.frames,
+      overlapAtStart: this.overlapNow(),
     }
     this.note(trigger)
   }
@@ -399,6 +429,7 @@ export class Lab {
     }
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
+    r.overlapMs = Math.round(this.overlapNow() - open.overlapAtStart)
     this.failovers.push(r)
     if (coordinator !== null)
       this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)
@@ -412,8 +443,11 @@ export class Lab {
       case "boot":
         b.booted = true
         break
+      case "nonce":
+        b.nonce = Number(f.v)
+        break
       case "role":
-        b.role = f.r
+        b.role = parseRole(f.r)
         b.coordinator = Number(f.c)
         b.epoch = Number(f.e)
         this.note(`${e.node} ${f.r}${f.r === "follower" ? ` of ${f.c}` : ""} (epoch ${f.e})`)
@@ -440,8 +474,23 @@ export class Lab {
         this.note(`${e.node} configuration problem: ${f.problem}`)
         break
     }
+    this.trackOverlap()
     this.checkFailover()
     this.changed()
+  }
+
+  /** Time more than one live board held the coordinator role, ms, up to now. */
+  private overlapNow(): number {
+    return this.overlapTotal + (this.overlapSince === null ? 0 : performance.now() - this.overlapSince)
+  }
+
+  private trackOverlap() {
+    const coordinators = this.liveBoards().filter((b) => b.role === Role.Coordinator).length
+    if (coordinators > 1 && this.overlapSince === null) this.overlapSince = performance.now()
+    else if (coordinators <= 1 && this.overlapSince !== null) {
+      this.overlapTotal += performance.now() - this.overlapSince
+      this.overlapSince = null
+    }
   }
 
   private checkFailover() {
@@ -474,12 +523,6 @@ export class Lab {
   }
 }
 
-function emptyBoard(node: number): BoardState {
-  return {
-    node, powered: true, booted: false, role: "booting", coordinator: -1, epoch: 0, tx: 0, rx: 0, drops: 0, errors: 0,
-    refused: 0, refusedWhy: {},
-  }
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

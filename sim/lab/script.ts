@@ -12,6 +12,7 @@
 //   end
 
 import { InputError, parseInteger, readInputFile } from "../cluster"
+import { Role } from "../../src/core/node"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"
 
@@ -81,6 +82,16 @@ function parseStep(words: string[], where: string, line: number): ScriptStep {
   )
 }
 
+/** Refuses, before the lab boots, a script that names a board the lab does not have. */
+export function checkScriptBoards(steps: ScriptStep[], ids: number[], file: string): void {
+  for (const step of steps) {
+    if (step.kind === "repeat") checkScriptBoards(step.body, ids, file)
+    const action = step.kind === "at" ? step.step : step
+    if (action.kind === "action" && /^\d+$/.test(action.target) && !ids.includes(Number(action.target)))
+      throw new InputError(`no board ${action.target} in this lab (boards: ${ids.join(",")})`, `${file}:${step.line}`)
+  }
+}
+
 export function readLabScript(file: string): ScriptStep[] {
   return parseLabScript(readInputFile(file, "script"), file)
 }
@@ -97,7 +108,7 @@ function targets(lab: Lab, action: string, target: string, where: string): numbe
     if (c === null) throw new InputError(`'${action} coordinator' while the boards do not agree on one`, where)
     return [c]
   }
-  if (target === "crashed") return [...lab.boards.values()].filter((b) => b.powered && b.role === "crashed").map((b) => b.node)
+  if (target === "crashed") return [...lab.boards.values()].filter((b) => b.powered && b.role === Role.Crashed).map((b) => b.node)
   return [...lab.boards.values()].filter((b) => !lab.isPowered(b.node)).map((b) => b.node)
 }
 

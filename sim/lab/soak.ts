@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { Lab, type LabOptions, sleep } from "./lab"
+import { Role, roleName } from "../../src/core/node"
 
 export interface SoakOptions {
   lab: LabOptions
@@ -68,8 +69,8 @@ export async function runSoak(o: SoakOptions, progress: (line: string) => void =
         const before = last.get(b.node)!
         if (b.role === before.role && b.coordinator === before.coordinator) continue
         // a follower that starts electing or takes over: it suspected a live coordinator
-        if (before.role === "follower" && (b.role === "electing" || b.role === "coordinator"))
-          suspicions.push({ atMs: Math.round(performance.now() - t0), node: b.node, role: b.role, coordinator: b.coordinator })
+        if (before.role === Role.Follower && (b.role === Role.Electing || b.role === Role.Coordinator))
+          suspicions.push({ atMs: Math.round(performance.now() - t0), node: b.node, role: b.role === null ? "booting" : roleName(b.role), coordinator: b.coordinator })
         last.set(b.node, { role: b.role, coordinator: b.coordinator })
       }
     })

@@ -83,6 +83,9 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   const node = await startHostNode({
     broker,
     stdinControl: flags.stdinControl,
+    // a person at a terminal reads sentences; the lab, the benchmarks and pipes parse the structured lines
+    print:
+      flags.stdinControl || !process.stdout.isTTY ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
     config: {
       nodeId: id,
       ids,
@@ -111,4 +114,28 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   })
   // mqtt.js and stdin keep the event loop alive: leave for good
   process.exit(0)
+}
+
+/** A structured log line ("EL mqtt t=.. n=5 state=error msg=ECONNREFUSED") as a sentence. */
+export function readableLine(line: string, broker: string): string {
+  const parts = line.split(" ")
+  if (parts[0] !== "EL") return line
+  const fields: Record<string, string> = {}
+  for (const p of parts.slice(2)) {
+    const eq = p.indexOf("=")
+    if (eq > 0) fields[p.slice(0, eq)] = p.slice(eq + 1)
+  }
+  const t = `${((Number(fields.t) || 0) / 1000).toFixed(3)}s`
+  const event = parts[1]
+  if (event === "mqtt" && fields.state === "error") {
+    const why = { ECONNREFUSED: "connection refused: is the broker running?", ENOTFOUND: "unknown host", ETIMEDOUT: "no answer" }[fields.msg] ?? fields.msg.replace(/_/g, " ")
+    return `${t} cannot reach the broker ${broker}: ${why}`
+  }
+  if (event === "mqtt") return `${t} broker ${broker}: ${fields.state}`
+  if (event === "role") return `${t} node ${fields.n}: ${fields.r}${fields.r === "follower" ? ` of ${fields.c}` : ""} (epoch ${fields.e})`
+  if (event === "tx") return `${t} sent ${fields.k} to ${fields.to} (epoch ${fields.e})`
+  if (event === "rx") return `${t} got ${fields.k} from ${fields.from} (epoch ${fields.e})`
+  if (event === "left") return `${t} node ${fields.peer} dropped off (last will)`
+  if (event === "err") return `${t} error in ${fields.where}: ${(fields.msg ?? fields.why ?? "").replace(/_/g, " ")}`
+  return `${t} ${line.slice(3)}`
 }

@@ -92,7 +92,10 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     client.options.reconnectPeriod = backoff
     driver.log("mqtt", `n=${nodeId} state=closed`)
   })
-  client.on("error", (e) => driver.log("mqtt", `n=${nodeId} state=error msg=${e.message.replace(/\s+/g, "_")}`))
+  client.on("error", (e) => {
+    const code = (e as NodeJS.ErrnoException).code
+    driver.log("mqtt", `n=${nodeId} state=error msg=${(code ?? e.message).replace(/\s+/g, "_")}`)
+  })
   client.on("message", (topic, payload) => {
     if (topic === leaveTopic(prefix, group)) {
       const id = Number(payload.toString())

@@ -7,6 +7,7 @@ import type net from "node:net"
 import { performance } from "node:perf_hooks"
 import mqtt from "mqtt"
 import { algorithmName } from "../../src/core/frame"
+import { roleName } from "../../src/core/node"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { InputError } from "../cluster"
 import type { Lab } from "../lab/lab"
@@ -110,7 +111,8 @@ export class LiveFeed {
     const o = this.lab.options
     return {
       now: Math.round(this.lab.now()),
-      boards: [...this.lab.boards.values()],
+      // the page reads roles by name ("coordinator", "booting", ...)
+      boards: [...this.lab.boards.values()].map((b) => ({ ...b, role: b.role === null ? "booting" : roleName(b.role) })),
       agreement: this.lab.agreement(),
       failovers: this.lab.failovers,
       log: this.lab.log.slice(-30),

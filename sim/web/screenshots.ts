@@ -5,6 +5,7 @@
 
 import { join } from "node:path"
 import { Algorithm } from "../../src/core/frame"
+import { Role } from "../../src/core/node"
 import { ROOT } from "../lab/firmware-image"
 import { Lab } from "../lab/lab"
 import { launchChromium } from "./browser"
@@ -33,7 +34,7 @@ async function main() {
     await lab.waitForAgreement(90_000)
     await page.waitForTimeout(1500)
     await live.act(JSON.stringify({ action: "crash", node: 5 }))
-    while (![...lab.boards.values()].some((b) => b.role === "electing")) await page.waitForTimeout(50)
+    while (![...lab.boards.values()].some((b) => b.role === Role.Electing)) await page.waitForTimeout(50)
     await page.waitForTimeout(400)
     await page.screenshot({ path: join(ROOT, "docs", "web-live-slow.png") })
     await server.close()

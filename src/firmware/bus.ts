@@ -3,6 +3,7 @@
 // destination's server; broadcast is the `broadcast` event of our own server.
 
 import * as ds from "@devicescript/core"
+import { randomBuffer } from "@devicescript/crypto"
 import { Server, startServer } from "@devicescript/server"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
@@ -55,6 +56,16 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     }
 }
 
+/**
+ * A number that differs per device and per boot. Not Math.random: the VM seeds it the same
+ * way at every boot (every VM drew 3514796). The crypto source is the chip's RNG on a board
+ * and Node's crypto in the VM.
+ */
+function bootNonce(): number {
+    const b = randomBuffer(4)
+    return ((b[0] * 256 + b[1]) * 256 + b[2]) * 256 + b[3]
+}
+
 const UNKNOWN = -1
 const SELF = -2
 
@@ -65,8 +76,7 @@ export class BusTransport implements FrameTransport {
     private peerNode: number[] = []
 
     constructor(private driver: NodeDriver) {
-        const nonce = Math.floor(Math.random() * 4294967295)
-        this.server = new ElectionServer(driver, nonce)
+        this.server = new ElectionServer(driver, bootNonce())
     }
 
     start() {
@@ -94,6 +104,10 @@ export class BusTransport implements FrameTransport {
                 }
             })
         })
+    }
+
+    nonce(): number {
+        return this.server.nonce
     }
 
     /** Peers identified so far (our own server not counted). */

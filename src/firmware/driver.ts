@@ -7,7 +7,7 @@ import { createNode } from "../core/algorithms"
 import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
-import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
+import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_HEARTBEAT } from "../core/node"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -71,6 +71,8 @@ export class NodeDriver {
             group: config.group,
             timing: config.timing,
             suitability: config.suitability,
+            // the re-election jitter differs per board and per boot
+            seed: platform.random32 ? platform.random32() : config.nodeId,
         })
         for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
         if (config.authKey) {
@@ -118,6 +120,10 @@ export class NodeDriver {
         const out: Action[] = []
         try {
             this.node.start(this.platform.now(), out)
+            // A board that boots as the highest announces itself at once: a coordinator elected
+            // while it was off steps down now rather than a heartbeat period later.
+            if (this.node.role === Role.Coordinator && this.config.timing.heartbeatInterval > 0)
+                this.node.timer(TIMER_HEARTBEAT, this.platform.now(), out)
             if (this.crashAtStart) this.node.crash(this.platform.now(), out)
         } catch (e) {
             this.caught("start", e)
@@ -175,6 +181,8 @@ export class NodeDriver {
             if (f.dst !== BROADCAST && f.dst !== this.node.id) return
             // Our own broadcast heard back: not news (a duplicate id is caught by the transport).
             if (f.src === this.node.id) return
+            // a crashed board hears nothing (its frames_received register must not grow)
+            if (this.node.crashed) return
             this.framesReceived++
             if (f.kind !== Kind.HEARTBEAT)
                 this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)

@@ -2,75 +2,63 @@
 // group, and a last will that makes the broker announce a board whose connection drops.
 // One MQTT connection is the board's only socket (a DeviceScript board has one).
 
-import { MQTTClient } from "@devicescript/net"
 import { parseIdList } from "./config"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
+import { MqttLink } from "./mqtt-link"
 import { groupTopic, leaveTopic, nodeTopic } from "./topics"
 
 const FIRST_BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 8000
 
 export class MqttTransport implements FrameTransport {
-    private client: MQTTClient
+    private client: MqttLink
     connected = false
     private backoff = FIRST_BACKOFF_MS
     private reconnecting = false
-    private subscribed = false
 
     constructor(private driver: NodeDriver) {}
 
     async start() {
         const c = this.driver.config
         const self = this
-        this.client = new MQTTClient({
+        const mine = nodeTopic(c.topicPrefix, c.group, c.nodeId)
+        const all = groupTopic(c.topicPrefix, c.group)
+        const leave = leaveTopic(c.topicPrefix, c.group)
+        this.client = new MqttLink({
             host: c.mqttHost,
             port: c.mqttPort,
-            proto: "tcp",
             clientId: "electlab-" + c.group + "-" + c.nodeId,
             username: c.mqttUser ? c.mqttUser : undefined,
             password: c.mqttPassword ? c.mqttPassword : undefined,
             // the broker drops a silent board after 1.5 keep-alives and publishes its will
-            keepAlive: 3,
-            pingInterval: 1000,
-            // reconnection is ours, with backoff; the client's own watchdog stays out of the way
-            watchdogInterval: 3600000,
-            will: { topic: leaveTopic(c.topicPrefix, c.group), message: "" + c.nodeId },
+            keepAliveSec: 3,
+            willTopic: leave,
+            willMessage: "" + c.nodeId,
+            topics: [mine, all, leave],
+            timeoutMs: 3000,
         })
-        this.client.onconnect.subscribe(() => {
-            self.connected = true
-            self.backoff = FIRST_BACKOFF_MS
-            log("mqtt", "n=" + c.nodeId + " state=connected")
-        })
-        this.client.onclose.subscribe(async () => {
+        this.client.onMessage = async (topic: string, payload: Buffer) => {
+            if (topic === leave) {
+                const ids = parseIdList(payload.toString())
+                if (ids.length === 1) await self.driver.peerLeft(ids[0])
+            } else if (topic === mine || topic === all) await self.driver.receive(payload)
+        }
+        this.client.onLost = async (why: string) => {
             self.connected = false
-            log("mqtt", "n=" + c.nodeId + " state=closed")
+            log("mqtt", "n=" + c.nodeId + " state=closed why=" + why.split(" ").join("_"))
             await self.reconnectLater()
-        })
-        this.client.onerror.subscribe(async (e: Error) => {
-            log("mqtt", "n=" + c.nodeId + " state=error msg=" + e)
-            if (!self.connected) await self.reconnectLater()
-        })
-        await this.client.start()
-        await this.subscribeAll()
+        }
+        await this.connect()
     }
 
-    /** Subscriptions are kept by the client and renewed on every reconnection. */
-    private async subscribeAll() {
-        if (this.subscribed || !this.connected) return
-        this.subscribed = true
-        const c = this.driver.config
-        const self = this
-        await this.client.subscribe(nodeTopic(c.topicPrefix, c.group, c.nodeId), async (msg) => {
-            await self.driver.receive(msg.content)
-        })
-        await this.client.subscribe(groupTopic(c.topicPrefix, c.group), async (msg) => {
-            await self.driver.receive(msg.content)
-        })
-        await this.client.subscribe(leaveTopic(c.topicPrefix, c.group), async (msg) => {
-            const ids = parseIdList(msg.content.toString())
-            if (ids.length === 1) await self.driver.peerLeft(ids[0])
-        })
+    private async connect() {
+        const n = this.driver.config.nodeId
+        if (await this.client.open()) {
+            this.connected = true
+            this.backoff = FIRST_BACKOFF_MS
+            log("mqtt", "n=" + n + " state=connected")
+        } else await this.reconnectLater()
     }
 
     private async reconnectLater() {
@@ -80,15 +68,13 @@ export class MqttTransport implements FrameTransport {
         this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS)
         const self = this
         setTimeout(async () => {
+            self.reconnecting = false
             try {
-                await self.client.stop()
-                await self.client.start()
-                await self.subscribeAll()
+                await self.connect()
             } catch (e) {
                 log("mqtt", "n=" + self.driver.config.nodeId + " state=error msg=" + e)
+                await self.reconnectLater()
             }
-            self.reconnecting = false
-            if (!self.connected) await self.reconnectLater()
         }, wait)
     }
 
@@ -109,7 +95,7 @@ export class MqttTransport implements FrameTransport {
             return
         }
         try {
-            if (!(await this.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=busy")
+            if (!(await this.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=write")
         } catch (e) {
             log("err", "n=" + n + " where=publish msg=" + e)
         }

@@ -21,6 +21,7 @@ export async function runFirmware(config: FirmwareConfig) {
     // action; election frames go over the bus or over MQTT.
     const bus = new BusTransport(driver)
     bus.start()
+    log("nonce", "n=" + config.nodeId + " v=" + bus.nonce())
     startCrashButton(driver, config.buttonPin)
     // Start the election only once the peers (or the broker) can be heard: a failure
     // detector started earlier would suspect a coordinator it simply cannot hear yet.

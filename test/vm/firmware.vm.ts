@@ -12,6 +12,8 @@ import { boardPlatform } from "../../src/firmware/log"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
+import { randomBuffer } from "@devicescript/crypto"
+import { mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
 
 function config(id: number): FirmwareConfig {
     return {
@@ -168,5 +170,29 @@ describe("driver", () => {
         await d.start()
         d.flagProblem("another board on the bus has node id 1")
         expect(d.role()).toBe(Role.Misconfigured)
+    })
+})
+
+describe("mqtt link encoding (in the VM)", () => {
+    test("a string is two length bytes then UTF-8", () => {
+        const s = mqttString("ab")
+        expect(s.length).toBe(4)
+        expect(s[0] * 256 + s[1]).toBe(2)
+        expect(s[2]).toBe(97)
+    })
+    test("remaining length: one byte to 127, two from 128 (MQTT 3.1.1, 2.2.3)", () => {
+        const small = mqttPacket(0x30, Buffer.alloc(127))
+        expect(small.length).toBe(129)
+        expect(small[1]).toBe(127)
+        const large = mqttPacket(0x30, Buffer.alloc(321))
+        expect(large.length).toBe(324)
+        // 321 = 65 + 2 * 128
+        expect(large[1]).toBe(65 + 128)
+        expect(large[2]).toBe(2)
+    })
+    test("two crypto draws differ (the boot nonce's source)", () => {
+        const a = randomBuffer(4)
+        const b = randomBuffer(4)
+        expect(a.toString("hex") === b.toString("hex")).toBe(false)
     })
 })

@@ -1,0 +1,52 @@
+// The lab's checks and views that need no VM: script boards checked before boot, the
+// dashboard at 80 columns, roles parsed once at the boundary.
+import { describe, expect, test } from "vitest"
+import { Role } from "../src/core/node"
+import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
+import { fitWidth } from "../sim/lab/dashboard"
+import { checkScriptBoards, parseLabScript } from "../sim/lab/script"
+
+describe("lab input checks", () => {
+  test("a script naming a board the lab lacks is refused with its file and line", () => {
+    const steps = parseLabScript("crash coordinator\nrepeat 2\n  at 100 crash 9\nend\n", "s.txt")
+    expect(() => checkScriptBoards(steps, [1, 2, 3, 4, 5], "s.txt")).toThrow("s.txt:3: no board 9 in this lab (boards: 1,2,3,4,5)")
+    expect(() => checkScriptBoards(parseLabScript("kill 5\nrestart killed\n", "s.txt"), [1, 2, 3, 4, 5], "s.txt")).not.toThrow()
+  })
+})
+
+describe("dashboard lines", () => {
+  test("cut to the terminal's width, escape sequences kept and not counted", () => {
+    const line = "\x1b[1mElectLab\x1b[0m " + "x".repeat(100)
+    const cut = fitWidth(line, 80)
+    expect(cut.replace(/\x1b\[[0-9;]*m/g, "").length).toBe(80)
+    expect(cut.startsWith("\x1b[1mElectLab\x1b[0m x")).toBe(true)
+    expect(fitWidth("short", 80)).toBe("short")
+  })
+})
+
+describe("board state", () => {
+  test("roles are the core's Role; unknown names are null", () => {
+    expect(parseRole("coordinator")).toBe(Role.Coordinator)
+    expect(parseRole("misconfigured")).toBe(Role.Misconfigured)
+    expect(parseRole("leader")).toBeNull()
+    const b = emptyBoard(3)
+    expect(boardRoleName(b)).toBe("booting")
+    b.booted = true
+    b.role = Role.Crashed
+    expect(isLive(b)).toBe(false)
+    b.role = Role.Follower
+    expect(isLive(b)).toBe(true)
+    b.powered = false
+    expect(boardRoleName(b)).toBe("off")
+  })
+})
+
+describe("lab options", () => {
+  test("--hub takes lab or devtools; devtools cannot inject bus faults", async () => {
+    const { labOptions } = await import("../sim/lab/command")
+    const base = { loss: "0", delay: "0", seed: "1", transport: "bus", boards: "3" }
+    expect(labOptions({ ...base, hub: "devtools" }).hub).toBe("devtools")
+    expect(() => labOptions({ ...base, hub: "jacdac" })).toThrow("unknown hub 'jacdac'; known: lab, devtools")
+    expect(() => labOptions({ ...base, hub: "devtools", loss: "0.1" })).toThrow("loss and delay are injected by the lab's own hub")
+  })
+})
