@@ -16,9 +16,8 @@
 // and the counter of its oldest frame sent in the last FRESH_MS. Held frames at or above that
 // floor are released; older ones, however validly tagged, are replays and are refused.
 
-import { ByteSource } from "./codec"
+import { ByteSource, getU16, getU32, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
-import { mod } from "./portable"
 
 /** Truncated tag: 64 bits, as Bluetooth Mesh's large NetMIC; a forgery succeeds once in 2^64 tries. */
 export const AUTH_TAG_BYTES = 8
@@ -122,26 +121,6 @@ class PeerState {
     held: Held[] = []
     helloAnswered = false
     constructor(public id: number) {}
-}
-
-function putU16(out: number[], x: number) {
-    out.push(Math.floor(x / 256))
-    out.push(mod(x, 256))
-}
-
-function putU32(out: number[], x: number) {
-    out.push(Math.floor(x / 16777216))
-    out.push(mod(Math.floor(x / 65536), 256))
-    out.push(mod(Math.floor(x / 256), 256))
-    out.push(mod(x, 256))
-}
-
-function getU16(b: ByteSource, at: number): number {
-    return b[at] * 256 + b[at + 1]
-}
-
-function getU32(b: ByteSource, at: number): number {
-    return ((b[at] * 256 + b[at + 1]) * 256 + b[at + 2]) * 256 + b[at + 3]
 }
 
 function copyBytes(b: ByteSource, from: number, to: number): number[] {

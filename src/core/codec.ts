@@ -83,23 +83,23 @@ function isUint(x: number, max: number): boolean {
     return x >= 0 && x <= max && Math.floor(x) === x
 }
 
-function putU16(out: number[], x: number) {
+export function putU16(out: number[], x: number) {
     out.push(Math.floor(x / 256))
     out.push(mod(x, 256))
 }
 
-function putU32(out: number[], x: number) {
+export function putU32(out: number[], x: number) {
     out.push(Math.floor(x / 16777216))
     out.push(mod(Math.floor(x / 65536), 256))
     out.push(mod(Math.floor(x / 256), 256))
     out.push(mod(x, 256))
 }
 
-function getU16(b: ByteSource, at: number): number {
+export function getU16(b: ByteSource, at: number): number {
     return b[at] * 256 + b[at + 1]
 }
 
-function getU32(b: ByteSource, at: number): number {
+export function getU32(b: ByteSource, at: number): number {
     return ((b[at] * 256 + b[at + 1]) * 256 + b[at + 2]) * 256 + b[at + 3]
 }
 
