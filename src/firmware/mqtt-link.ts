@@ -19,6 +19,9 @@ export interface MqttLinkOptions {
     keepAliveSec: number
     willTopic: string
     willMessage: string
+    /** The broker's password file and topic rights (optional: issue 11's access control). */
+    username?: string
+    password?: string
     /** Exact topics to receive. */
     topics: string[]
     /** Longest wait for the socket, CONNACK and SUBACK, ms. */
@@ -84,10 +87,20 @@ export class MqttLink {
             await self.readLoop(sock)
         }
         reader.start()
-        const will = mqttString(o.willTopic).concat(mqttString(o.willMessage))
-        // protocol "MQTT" level 4; flags: will (QoS 0, not retained), clean session
-        const header = mqttString("MQTT").concat(Buffer.from([4, 0x04 | 0x02, o.keepAliveSec >> 8, o.keepAliveSec & 255]))
-        if (!(await this.write(mqttPacket(CONNECT << 4, header.concat(mqttString(o.clientId)).concat(will))))) return false
+        let payload = mqttString(o.clientId).concat(mqttString(o.willTopic)).concat(mqttString(o.willMessage))
+        // protocol "MQTT" level 4; flags: will (QoS 0, not retained), clean session, then
+        // user name and password when set (in that order after the will, MQTT 3.1.1 3.1.3)
+        let flags = 0x04 | 0x02
+        if (o.username) {
+            flags = flags | 0x80
+            payload = payload.concat(mqttString(o.username))
+            if (o.password) {
+                flags = flags | 0x40
+                payload = payload.concat(mqttString(o.password))
+            }
+        }
+        const header = mqttString("MQTT").concat(Buffer.from([4, flags, o.keepAliveSec >> 8, o.keepAliveSec & 255]))
+        if (!(await this.write(mqttPacket(CONNECT << 4, header.concat(payload))))) return false
         const code = await ds.wait(this.answered, o.timeoutMs)
         if (code !== 0) {
             await this.lost(code === undefined ? "no CONNACK" : "connection refused, code " + code)
