@@ -83,7 +83,7 @@ export function authLabSuites() {
       }
       await lab.waitForAgreement(60_000)
       expect(lab.coordinator()).toBe(4)
-      expect(lab.boards.get(5)!.role).toBe("misconfigured")
+      expect(lab.boards.get(5)!.role).toBe(Role.Misconfigured)
       expect(lab.boards.get(5)!.refusedWhy["bad-tag"]).toBeGreaterThanOrEqual(8)
       // the rogue keeps forging: give it a few rounds
       const before = members().map((b) => b.refused)
@@ -93,7 +93,7 @@ export function authLabSuites() {
         expect(b.refusedWhy["bad-tag"]).toBeGreaterThan(0)
         expect(b.refusedWhy["unsigned"]).toBeGreaterThan(0)
         expect(b.coordinator).toBe(4)
-        expect(b.role).toBe(b.node === 4 ? "coordinator" : "follower")
+        expect(b.role).toBe(b.node === 4 ? Role.Coordinator : Role.Follower)
         expect(b.epoch).toBeLessThan(1000000) // no forged epoch got in
       }
       // no transition happened at all: the rogue and board 5 moved nobody

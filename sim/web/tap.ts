@@ -5,6 +5,7 @@
 // An election frame rides in the ElectLab service's `frame` command (unicast, addressed to
 // the destination's device) or `broadcast` event (from the sender's device).
 
+import { AUTH_CONTROL_MARKER, AUTH_TRAILER_BYTES } from "../../src/core/auth"
 import { decodeFrame, type ByteSource } from "../../src/core/codec"
 import { BROADCAST, type Frame, kindName } from "../../src/core/frame"
 
@@ -101,7 +102,8 @@ export class BusTap {
       const unicast = p.command && p.serviceCommand === CMD_FRAME
       const broadcast = isEvent && (p.serviceCommand & 0xff) === EVENT_BROADCAST
       if (!unicast && !broadcast) continue
-      const decoded = decodeFrame(p.payload as unknown as ByteSource)
+      if (p.payload.length > 0 && p.payload[0] === AUTH_CONTROL_MARKER) continue // a challenge or proof
+      const decoded = decodeTapped(p.payload)
       if (!decoded.frame) {
         this.malformed++
         continue
@@ -118,9 +120,20 @@ export class BusTap {
   }
 }
 
+/**
+ * A frame as it travels: plain, or sealed with the 16-byte trailer of a lab with a key (the
+ * tap only watches: the boards verify the tags, the tap does not).
+ */
+function decodeTapped(bytes: Uint8Array) {
+  const plain = decodeFrame(bytes as unknown as ByteSource)
+  if (plain.frame || bytes.length <= AUTH_TRAILER_BYTES) return plain
+  return decodeFrame(bytes.subarray(0, bytes.length - AUTH_TRAILER_BYTES) as unknown as ByteSource)
+}
+
 /** An election frame published on the broker. */
 export function decodeMqttFrame(payload: Uint8Array, wall: number, at: number): TappedFrame | null {
-  const decoded = decodeFrame(payload as unknown as ByteSource)
+  if (payload.length > 0 && payload[0] === AUTH_CONTROL_MARKER) return null
+  const decoded = decodeTapped(payload)
   return decoded.frame ? toTapped(decoded.frame, "mqtt", wall, at) : null
 }
 
