@@ -7,7 +7,7 @@ import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, pa
 import { parseDetectorName } from "../detector-option"
 import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
-import { boardRoleName } from "./board-state"
+import { boardRoleName, type BoardState } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
 import { startLiveWeb } from "../web/command"
@@ -100,23 +100,8 @@ export interface LabSummary {
   transport: "bus" | "mqtt"
   agreement: boolean
   coordinator: number | null
-  boards: {
-    node: number
-    powered: boolean
-    role: string
-    coordinator: number
-    epoch: number
-    /** Every frame, heartbeats included (the service's frames_sent/frames_received registers). */
-    framesSent: number
-    framesReceived: number
-    /** Election frames only (heartbeats left out), from the log. */
-    tx: number
-    rx: number
-    drops: number
-    errors: number
-    /** Frames refused by authentication (bad tag, replay, unproven). */
-    refused: number
-  }[]
+  /** Each board as the lab saw it last (BoardState's figures), its role by name. */
+  boards: (Omit<BoardState, "role" | "booted" | "nonce" | "registerRole" | "refusedWhy"> & { role: string })[]
   /** Frames carried a tag (a key made for the run). */
   auth: boolean
   /** Every crash, recover, kill and restart, in order, with the time until the boards agreed again and `overlapMs`. */
