@@ -8,30 +8,14 @@ import { AuthRefusal, FrameAuth, parseKeyHex } from "../../src/core/auth"
 import { decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/node"
-import { FirmwareConfig, TRANSPORT_BUS } from "../../src/firmware/config"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
+import { threeBoardConfig } from "./vm-config"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
 
 const WRONG_KEY = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-function config(id: number, key: string): FirmwareConfig {
-    return {
-        nodeId: id,
-        ids: [1, 2, 3],
-        algorithm: Algorithm.ImprovedBully,
-        group: 1,
-        timing: { answerTimeout: 60, coordinatorTimeout: 120, heartbeatInterval: 40, failureTimeout: 150 },
-        buttonPin: -1,
-        suitability: 0,
-        transport: TRANSPORT_BUS,
-        mqttHost: "",
-        mqttPort: 1883,
-        topicPrefix: "electlab",
-        authKey: key,
-    }
-}
 
 class MemoryBus {
     drivers: NodeDriver[] = []
@@ -91,7 +75,7 @@ describe("drivers with a key", () => {
     test("three boards fail over; a wrong-key board and replays change nothing", async () => {
         const bus = new MemoryBus()
         for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(config(id, VECTOR_KEY), [], boardPlatform)
+            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform)
             d.transport = new MemoryTransport(bus, id)
             bus.drivers.push(d)
         }
@@ -122,7 +106,7 @@ describe("drivers with a key", () => {
     })
 
     test("a key that is not 64 hex digits makes the board misconfigured", async () => {
-        const d = new NodeDriver(config(1, "abc"), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1, "abc"), [], boardPlatform)
         await d.start()
         expect(d.role()).toBe(Role.Misconfigured)
     })

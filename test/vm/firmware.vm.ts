@@ -6,30 +6,16 @@ import { describe, expect, test } from "@devicescript/test"
 import { encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/node"
-import { configProblems, FirmwareConfig, nodeIdFromDeviceId, parseHex, parseIdList, TRANSPORT_BUS } from "../../src/firmware/config"
+import { configProblems, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
+import { threeBoardConfig } from "./vm-config"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
 import { randomBuffer } from "@devicescript/crypto"
 import { mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
 
-function config(id: number): FirmwareConfig {
-    return {
-        nodeId: id,
-        ids: [1, 2, 3],
-        algorithm: Algorithm.ImprovedBully,
-        group: 1,
-        timing: { answerTimeout: 60, coordinatorTimeout: 120, heartbeatInterval: 40, failureTimeout: 150 },
-        buttonPin: -1,
-        suitability: 0,
-        transport: TRANSPORT_BUS,
-        mqttHost: "",
-        mqttPort: 1883,
-        topicPrefix: "electlab",
-    }
-}
 
 /** Frames between drivers in one VM, as the bus would carry them (a broadcast reaches all). */
 class MemoryBus {
@@ -70,8 +56,8 @@ describe("config", () => {
         expect(ids[2]).toBe(2)
     })
     test("problems", () => {
-        expect(configProblems(config(2)).length).toBe(0)
-        const bad = config(9)
+        expect(configProblems(threeBoardConfig(2)).length).toBe(0)
+        const bad = threeBoardConfig(9)
         expect(configProblems(bad).length).toBe(1)
         bad.timing.coordinatorTimeout = 10
         expect(configProblems(bad).length).toBe(2)
@@ -120,7 +106,7 @@ describe("driver", () => {
     test("three drivers with real timers fail over when the coordinator crashes", async () => {
         const bus = new MemoryBus()
         for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(config(id), [], boardPlatform)
+            const d = new NodeDriver(threeBoardConfig(id), [], boardPlatform)
             d.transport = new MemoryTransport(bus, id)
             bus.drivers.push(d)
         }
@@ -145,7 +131,7 @@ describe("driver", () => {
     })
 
     test("a malformed frame is dropped and counted, and the board carries on", async () => {
-        const d = new NodeDriver(config(1), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform)
         await d.start()
         await d.receive(Buffer.from([1, 2, 3]))
         await d.receive(Buffer.from([9, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]))
@@ -159,14 +145,14 @@ describe("driver", () => {
     })
 
     test("a misconfigured board refuses to run and says so", async () => {
-        const bad = config(7)
+        const bad = threeBoardConfig(7)
         const d = new NodeDriver(bad, configProblems(bad), boardPlatform)
         await d.start()
         expect(d.role()).toBe(Role.Misconfigured)
     })
 
     test("a duplicate node id seen at run time stops the node", async () => {
-        const d = new NodeDriver(config(1), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform)
         await d.start()
         d.flagProblem("another board on the bus has node id 1")
         expect(d.role()).toBe(Role.Misconfigured)
