@@ -161,3 +161,16 @@ export function buildEngine(spec: ClusterSpec): Engine {
   engine.start()
   return engine
 }
+
+/** `key=value` arguments in order; a malformed or repeated key names the problem and the place. */
+export function keyValues(args: string[], where: string): Map<string, string> {
+  const kv = new Map<string, string>()
+  for (const arg of args) {
+    const eq = arg.indexOf("=")
+    if (eq <= 0) throw new InputError(`expected key=value, got '${arg}'`, where)
+    const key = arg.slice(0, eq)
+    if (kv.has(key)) throw new InputError(`'${key}' given twice`, where)
+    kv.set(key, arg.slice(eq + 1))
+  }
+  return kv
+}

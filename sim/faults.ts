@@ -6,7 +6,7 @@
 
 import type { DuplicationModel, NetworkModel } from "../src/core/engine"
 import type { Frame } from "../src/core/frame"
-import { InputError, parseIdList, parseNumber } from "./cluster"
+import { InputError, keyValues, parseIdList, parseNumber } from "./cluster"
 import { Rng } from "./rng"
 
 /** Link fault rates; all zero means a healthy network. */
@@ -134,14 +134,7 @@ export function parseLinkFaults(args: string[], where: string): LinkFaults {
   const f = noLinkFaults()
   if (args.length === 1 && args[0] === "none") return f
   if (args.length === 0) throw new InputError("expected key=value pairs (loss, duplicate, spike, spike-delay, reorder) or 'none'", where)
-  const seen = new Set<string>()
-  for (const arg of args) {
-    const eq = arg.indexOf("=")
-    if (eq <= 0) throw new InputError(`expected key=value, got '${arg}'`, where)
-    const key = arg.slice(0, eq)
-    const value = arg.slice(eq + 1)
-    if (seen.has(key)) throw new InputError(`'${key}' given twice`, where)
-    seen.add(key)
+  for (const [key, value] of keyValues(args, where)) {
     const at = `${where}: ${key}`
     switch (key) {
       case "loss":

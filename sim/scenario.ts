@@ -35,6 +35,7 @@ import {
   defaultSpec,
   describeIds,
   InputError,
+  keyValues,
   readInputFile,
   MAX_NODES,
   MIN_NODES,
@@ -466,14 +467,3 @@ export class ScenarioRunner {
   }
 }
 
-function keyValues(args: string[], where: string): Map<string, string> {
-  const kv = new Map<string, string>()
-  for (const arg of args) {
-    const eq = arg.indexOf("=")
-    if (eq <= 0) throw new InputError(`expected key=value, got '${arg}'`, where)
-    const key = arg.slice(0, eq)
-    if (kv.has(key)) throw new InputError(`'${key}' given twice`, where)
-    kv.set(key, arg.slice(eq + 1))
-  }
-  return kv
-}
