@@ -76,7 +76,7 @@ function timeToAgree(engine: Engine, leader: number, limit: number): number {
 }
 
 /** ELECTION messages sent since the last resetStats: each is a suspicion acted upon. */
-const elections = (engine: Engine) => engine.byKind[Kind.ELECTION] + engine.byKind[Kind.COORDINATOR]
+const elections = (engine: Engine) => engine.traffic.byKind[Kind.ELECTION] + engine.traffic.byKind[Kind.COORDINATOR]
 
 const NETWORKS: NetworkName[] = ["bus", "wifi"]
 // The stated conditions: 1 % of messages lost, 1 % delayed by a spike of up to 60 ms.
@@ -95,7 +95,7 @@ describe("adaptive detector: no false suspicion at steady state", () => {
         expect({ seed, elections: elections(engine) }).toEqual({ seed, elections: 0 })
         expect(agreedOn(engine, 5)).toBe(true)
         // heartbeats flowed: 4 followers × 20 a second × 600 s (counted when sent)
-        expect(engine.heartbeats).toBe(4 * 12000)
+        expect(engine.traffic.heartbeats).toBe(4 * 12000)
         delays.push(engine.node(1)!.suspicionDelay())
       }
       expect(delays.map(Math.round)).toEqual(LEARNED[network])

@@ -42,7 +42,7 @@ describe("engine", () => {
       })
       engine.start()
       engine.runUntil(50)
-      expect(engine.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
+      expect(engine.traffic.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
       engine.crash(6)
       engine.runUntil(200)
       const s = engine.summary()
@@ -76,7 +76,7 @@ describe("engine", () => {
     engine.scheduleDetect(12, 1)
     engine.runUntil(11)
     expect(engine.node(4)!.crashed).toBe(true)
-    expect(engine.messages).toBe(0)
+    expect(engine.traffic.messages).toBe(0)
     engine.settle(1e6)
     expect(engine.summary().coordinator).toBe(3)
     expect(engine.summary().electionTime).toBe(5)
