@@ -272,7 +272,7 @@ export class Engine {
     }
 
     /** A message storm past the budget stops the run (summary() reports it). */
-    private overBudget(): boolean {
+    overBudget(): boolean {
         return this.messageBudget > 0 && this.traffic.messages > this.messageBudget
     }
 
