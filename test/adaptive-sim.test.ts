@@ -2,12 +2,13 @@
 // loss and delay spikes (seeded): no false suspicion at steady state, a detection bound well
 // under the fixed timeout's, and agreement after failures.
 import { describe, expect, test } from "vitest"
-import { Engine, type NetworkModel } from "../src/core/engine"
+import type { Engine, NetworkModel } from "../src/core/engine"
 import { type Frame, Kind } from "../src/core/frame"
 import { Role, type Timing } from "../src/core/node"
 import { makeNetwork, type NetworkName } from "../sim/networks"
 import { Rng } from "../sim/rng"
 import { Algorithm } from "../src/core/frame"
+import { startEngine } from "./helpers"
 
 const HEARTBEAT = 50
 const FAILURE_TIMEOUT = 250
@@ -53,8 +54,7 @@ interface Conditions {
 function cluster(c: Conditions): { engine: Engine; net: Faulty } {
   const ids = [1, 2, 3, 4, 5]
   const net = new Faulty(makeNetwork(c.network, c.seed, { loss: c.loss }, ids.length), new Rng(c.seed * 31 + 7), c.spikeChance, c.spikeMs)
-  const engine = new Engine({ algorithm: c.algorithm ?? Algorithm.ImprovedBully, ids, group: 1, timing: timing(c.network, c.detector), network: net })
-  engine.start()
+  const engine = startEngine(c.algorithm ?? Algorithm.ImprovedBully, ids, { timing: timing(c.network, c.detector), network: net })
   return { engine, net }
 }
 
