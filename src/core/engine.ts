@@ -16,13 +16,12 @@ import {
     ElectionNode,
     indexOfSorted,
     MAX_TIMERS,
-    NO_NODE,
-    Role,
     sortedIds,
     Timing,
 } from "./node"
 import { EventQueue } from "./event-queue"
 import { mod } from "./portable"
+import { Episode } from "./episode"
 import { digestRecord, TraceRecord, TraceType } from "./trace"
 import { TrafficCounts } from "./traffic"
 
@@ -124,9 +123,7 @@ export class Engine {
     private eventsThisInstant = 0
     /** Per node: the time it thaws, or -1 when not frozen. */
     private frozenUntil: number[] = []
-    private episodeStart = -1
-    private lastBeliefChange: number[] = []
-    private errors: string[] = []
+    private episode: Episode
 
     private queue = new EventQueue()
     private timerGen: number[] = []
@@ -149,9 +146,9 @@ export class Engine {
             })
             if (!node) throw new Error("no such algorithm: " + options.algorithm)
             this.nodes.push(node)
-            this.lastBeliefChange.push(-1)
             this.frozenUntil.push(-1)
         }
+        this.episode = new Episode(this.ids.length)
         for (let i = 0; i < this.ids.length * MAX_TIMERS; i++) this.timerGen.push(0)
         this.resetStats()
     }
@@ -178,9 +175,7 @@ export class Engine {
 
     resetStats() {
         this.traffic.reset()
-        this.episodeStart = -1
-        this.errors = []
-        for (let i = 0; i < this.lastBeliefChange.length; i++) this.lastBeliefChange[i] = -1
+        this.episode.reset()
     }
 
     // ---- external events, now ----
@@ -309,27 +304,19 @@ export class Engine {
     summary(): Summary {
         const live: number[] = []
         const crashed: number[] = []
-        let lastChange = -1
         for (let i = 0; i < this.nodes.length; i++) {
             const n = this.nodes[i]
-            if (n.crashed) {
-                crashed.push(n.id)
-                continue
-            }
-            live.push(n.id)
-            if (this.lastBeliefChange[i] > lastChange) lastChange = this.lastBeliefChange[i]
+            if (n.crashed) crashed.push(n.id)
+            else live.push(n.id)
         }
         const traffic = this.traffic
         const verdict = checkRun(this.processViews(), {
-            errors: this.errors,
+            errors: this.episode.errors,
             oversize: traffic.oversize,
             messages: traffic.messages,
             messageBudget: this.messageBudget,
             stalled: this.stalled,
         })
-        let electionTime = 0
-        if (this.episodeStart >= 0 && lastChange >= this.episodeStart)
-            electionTime = lastChange - this.episodeStart
         return {
             coordinator: verdict.coordinator,
             agreement: verdict.agreement,
@@ -341,17 +328,14 @@ export class Engine {
             heartbeats: traffic.heartbeats,
             lost: traffic.lost,
             oversize: traffic.oversize,
-            electionTime: electionTime,
+            electionTime: this.episode.electionTime(this.nodes),
             violations: verdict.violations,
         }
     }
 
     /** Time of the last role or belief change of any live process since resetStats(), or -1. */
     lastChange(): number {
-        let last = -1
-        for (let i = 0; i < this.nodes.length; i++)
-            if (!this.nodes[i].crashed && this.lastBeliefChange[i] > last) last = this.lastBeliefChange[i]
-        return last
+        return this.episode.lastChange(this.nodes)
     }
 
     private describeEvent(type: number, i: number, arg: number): string {
@@ -424,11 +408,11 @@ export class Engine {
             if (this.tracing()) this.emit({ type: TraceType.Crash, time: now, node: node.id })
         } else if (type === EV_RECOVER) {
             if (!node.crashed) return
-            if (this.episodeStart < 0) this.episodeStart = now
+            this.episode.begin(now)
             if (this.tracing()) this.emit({ type: TraceType.Recover, time: now, node: node.id })
         } else if (type === EV_DETECT) {
             if (node.crashed) return
-            if (this.episodeStart < 0) this.episodeStart = now
+            this.episode.begin(now)
             if (this.tracing()) this.emit({ type: TraceType.Detect, time: now, node: node.id })
         }
         this.invoke(i, type, arg, null)
@@ -449,7 +433,7 @@ export class Engine {
             else if (type === EV_RECOVER) node.recover(now, out)
             else if (type === EV_DETECT) node.suspect(now, out)
         } catch (e) {
-            this.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
+            this.episode.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
             while (out.length > 0) out.pop()
             return
         }
@@ -485,12 +469,7 @@ export class Engine {
             } else if (action.type === ActionType.CancelTimer) {
                 this.timerGen[i * MAX_TIMERS + action.timer]++
             } else if (action.type === ActionType.RoleChange) {
-                if (action.role === Role.Electing && this.episodeStart < 0)
-                    this.episodeStart = now
-                if (action.role !== Role.Crashed) this.lastBeliefChange[i] = now
-                // trace check: nobody follows a non-member, not even for a moment
-                if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0 && this.errors.length < 100)
-                    this.errors.push("process " + node.id + " followed non-member " + action.coordinator + " at t=" + now)
+                this.episode.roleChanged(i, node, action.role, action.coordinator, now)
                 if (this.tracing())
                     this.emit({
                         type: TraceType.RoleChange,
