@@ -2,7 +2,7 @@
 // --json fields and message kind names are relied on by tests and users' scripts.
 
 import { Command, CommanderError, Option } from "commander"
-import { countsByKindName } from "../src/core/engine"
+import { countsByKindName } from "../src/core/chart"
 import { Algorithm, algorithmName, algorithmNames } from "../src/core/frame"
 import { NO_NODE } from "../src/core/node"
 import {

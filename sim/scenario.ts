@@ -24,8 +24,9 @@
 //   ----
 //   expected output, up to a blank line
 
-import { type Engine, type TraceRecord, type Summary } from "../src/core/engine"
-import { NO_NODE, Role, roleName } from "../src/core/node"
+import { type Engine, type Summary } from "../src/core/engine"
+import type { TraceRecord } from "../src/core/trace"
+import { formatStatus } from "../src/core/chart"
 import {
   boardTiming,
   buildEngine,
@@ -444,14 +445,7 @@ export class ScenarioRunner {
   }
 
   private status() {
-    for (const node of this.engine!.nodes) {
-      const who = node.coordinator === NO_NODE ? "none" : String(node.coordinator)
-      const line =
-        node.role === Role.Crashed
-          ? `${node.id} crashed`
-          : `${node.id} ${roleName(node.role)}, coordinator ${who}, epoch ${node.epoch}`
-      this.output.push(line)
-    }
+    for (const node of this.engine!.nodes) this.output.push(formatStatus(node))
   }
 
   private summary() {

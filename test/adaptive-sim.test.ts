@@ -2,12 +2,13 @@
 // loss and delay spikes (seeded): no false suspicion at steady state, a detection bound well
 // under the fixed timeout's, and agreement after failures.
 import { describe, expect, test } from "vitest"
-import { Engine, type NetworkModel } from "../src/core/engine"
+import type { Engine, NetworkModel } from "../src/core/engine"
 import { type Frame, Kind } from "../src/core/frame"
 import { Role, type Timing } from "../src/core/node"
 import { makeNetwork, type NetworkName } from "../sim/networks"
 import { Rng } from "../sim/rng"
 import { Algorithm } from "../src/core/frame"
+import { startEngine } from "./helpers"
 
 const HEARTBEAT = 50
 const FAILURE_TIMEOUT = 250
@@ -53,8 +54,7 @@ interface Conditions {
 function cluster(c: Conditions): { engine: Engine; net: Faulty } {
   const ids = [1, 2, 3, 4, 5]
   const net = new Faulty(makeNetwork(c.network, c.seed, { loss: c.loss }, ids.length), new Rng(c.seed * 31 + 7), c.spikeChance, c.spikeMs)
-  const engine = new Engine({ algorithm: c.algorithm ?? Algorithm.ImprovedBully, ids, group: 1, timing: timing(c.network, c.detector), network: net })
-  engine.start()
+  const engine = startEngine(c.algorithm ?? Algorithm.ImprovedBully, ids, { timing: timing(c.network, c.detector), network: net })
   return { engine, net }
 }
 
@@ -76,7 +76,7 @@ function timeToAgree(engine: Engine, leader: number, limit: number): number {
 }
 
 /** ELECTION messages sent since the last resetStats: each is a suspicion acted upon. */
-const elections = (engine: Engine) => engine.byKind[Kind.ELECTION] + engine.byKind[Kind.COORDINATOR]
+const elections = (engine: Engine) => engine.traffic.byKind[Kind.ELECTION] + engine.traffic.byKind[Kind.COORDINATOR]
 
 const NETWORKS: NetworkName[] = ["bus", "wifi"]
 // The stated conditions: 1 % of messages lost, 1 % delayed by a spike of up to 60 ms.
@@ -95,7 +95,7 @@ describe("adaptive detector: no false suspicion at steady state", () => {
         expect({ seed, elections: elections(engine) }).toEqual({ seed, elections: 0 })
         expect(agreedOn(engine, 5)).toBe(true)
         // heartbeats flowed: 4 followers × 20 a second × 600 s (counted when sent)
-        expect(engine.heartbeats).toBe(4 * 12000)
+        expect(engine.traffic.heartbeats).toBe(4 * 12000)
         delays.push(engine.node(1)!.suspicionDelay())
       }
       expect(delays.map(Math.round)).toEqual(LEARNED[network])

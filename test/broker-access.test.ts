@@ -1,6 +1,7 @@
 // The WiFi lab's mosquitto with a password per node and per-client topic rights
 // (sim/lab/broker-access.ts), with host nodes that log in and a rogue client that tries not to.
 import mqtt from "mqtt"
+import { setTimeout as sleep } from "node:timers/promises"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
@@ -9,7 +10,6 @@ import { aclText, nodeUser, OBSERVER_USER } from "../sim/lab/broker-access"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const PREFIX = "electlab"
 const ids = [1, 2, 3]
 

@@ -1,9 +1,9 @@
 // The one checker: each clause of the property, and the trace invariants.
 import { describe, expect, test } from "vitest"
 import { checkCluster, checkRun, checkTrace, type ProcessView } from "../src/core/checker"
-import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm } from "../src/core/frame"
 import { ActionType, idealTiming, NO_NODE, Role } from "../src/core/node"
+import { startEngine } from "./helpers"
 
 const p = (id: number, role: Role, coordinator: number, extra: Partial<ProcessView> = {}): ProcessView => ({
   id,
@@ -87,15 +87,7 @@ describe("checker: trace invariants", () => {
 
 describe("engine: the checker in summary(), and time that must advance", () => {
   const engine = (algorithm = Algorithm.Bully) => {
-    const e = new Engine({
-      algorithm,
-      ids: [1, 2, 3, 4],
-      group: 1,
-      timing: { ...idealTiming(), heartbeatInterval: 10, failureTimeout: 25 },
-      network: new IdealNetwork(),
-    })
-    e.start()
-    return e
+    return startEngine(algorithm, [1, 2, 3, 4], { timing: { ...idealTiming(), heartbeatInterval: 10, failureTimeout: 25 } })
   }
 
   test("summary() reports processes stuck electing (the old summary said none)", () => {
@@ -138,8 +130,7 @@ describe("engine: the checker in summary(), and time that must advance", () => {
 
 describe("engine: trace checks", () => {
   test("following a non-member, even for a moment, is reported", () => {
-    const e = new Engine({ algorithm: Algorithm.Bully, ids: [1, 2, 3], group: 1, timing: idealTiming(), network: new IdealNetwork() })
-    e.start()
+    const e = startEngine(Algorithm.Bully, [1, 2, 3])
     const out = (e as any).out
     out.push({ type: ActionType.RoleChange, role: Role.Follower, coordinator: 9, epoch: 0 })
     ;(e as any).apply(0, out)

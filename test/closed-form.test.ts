@@ -7,10 +7,8 @@
 //                    k top processes crashed, i < n-k: ELECTION k, OK 1, COORDINATOR n-k-1 = n
 //   improved bully recovery of process 1 (coordinator alive): 2 + (n-1)
 import { describe, expect, test } from "vitest"
-import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind } from "../src/core/frame"
-import { idealTiming } from "../src/core/node"
-import { range, runElection } from "./helpers"
+import { range, runElection, startEngine } from "./helpers"
 
 const sizes = [3, 4, 5, 8, 13, 21, 34, 50]
 
@@ -78,14 +76,7 @@ describe("improved bully closed forms", () => {
 
   test("recovery of the lowest process costs 2 + (n-1)", () => {
     for (const n of [3, 10, 64]) {
-      const engine = new Engine({
-        algorithm: Algorithm.ImprovedBully,
-        ids: range(1, n),
-        group: 1,
-        timing: idealTiming(),
-        network: new IdealNetwork(),
-      })
-      engine.start()
+      const engine = startEngine(Algorithm.ImprovedBully, range(1, n))
       engine.crash(1)
       engine.resetStats()
       engine.recover(1)

@@ -6,7 +6,8 @@ import { InputError } from "../sim/cluster"
 import { checkManifest, manifestTiming } from "../sim/manifest"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { boardSettings } from "../sim/settings"
-import { configProblems, TRANSPORT_BUS } from "../src/firmware/config"
+import { configProblems } from "../src/firmware/config"
+import { threeBoardConfig } from "./vm/vm-config"
 
 const manifest = (timing: Record<string, unknown>) => ({
   group: 1,
@@ -48,19 +49,8 @@ describe("failure detector option", () => {
   })
 
   test("firmware: FAIL_DETECTOR must be fixed or adaptive", () => {
-    const config = {
-      nodeId: 1,
-      ids: [1, 2],
-      algorithm: 2,
-      group: 1,
-      timing: { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800, failureDetector: "adaptive" },
-      buttonPin: -1,
-      suitability: 0,
-      transport: TRANSPORT_BUS,
-      mqttHost: "",
-      mqttPort: 1883,
-      topicPrefix: "electlab",
-    }
+    const board = threeBoardConfig(1)
+    const config = { ...board, timing: { ...board.timing, failureDetector: "adaptive" } }
     expect(configProblems(config)).toEqual([])
     expect(configProblems({ ...config, timing: { ...config.timing, failureDetector: "phi" } })).toEqual([
       "FAIL_DETECTOR must be fixed or adaptive",

@@ -8,12 +8,11 @@
 import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
 import { EchoNode } from "../src/core/echo"
-import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, idealTiming, Role, TIMER_ALGORITHM, TIMER_DEADLINE } from "../src/core/node"
 import { Rng } from "../sim/rng"
 import { neighborsFor, parseTopology } from "../sim/topology"
-import { describe as show, frameFrom, range } from "./helpers"
+import { describe as show, frameFrom, range, sendActions, startEngine } from "./helpers"
 
 const E = Algorithm.Echo
 const T_ACK = TIMER_ALGORITHM
@@ -35,8 +34,7 @@ function edges(g: Graph): number {
 }
 
 function run(ids: number[], g: Graph, crashed: number[], detect: number[]) {
-  const e = new Engine({ algorithm: E, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), neighbors: g })
-  e.start()
+  const e = startEngine(E, ids, { neighbors: g })
   for (const id of crashed) e.crash(id)
   for (const id of detect) e.detect(id)
   expect(e.settle(1e7)).toBe(true)
@@ -88,7 +86,7 @@ describe("echo rules", () => {
     const n = node(2, [1])
     const out: Action[] = []
     n.receive(wave(Kind.ELECTION, 1, 2, 1), 1, out)
-    expect(out.filter((a) => a.type === 1).map((a: any) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid])).toEqual([
+    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid])).toEqual([
       ["ACK", "1", 0],
       ["ECHO", "1", 2],
     ])
@@ -102,7 +100,7 @@ describe("echo rules", () => {
     expect(n.receive(wave(Kind.ELECTION, 3, 2, 1), 2, [])).toBe(true) // 3 reached by another path
     const out: Action[] = []
     n.receive(wave(Kind.ECHO, 4, 2, 1, 1, 5), 3, out)
-    expect(out.filter((a) => a.type === 1).map((a: any) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid])).toEqual([
+    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid])).toEqual([
       ["ECHO", "1", 5],
     ])
   })
@@ -112,7 +110,7 @@ describe("echo rules", () => {
     n.receive(wave(Kind.ELECTION, 1, 2, 1), 1, [])
     const out: Action[] = []
     n.timer(T_ACK, 4, out)
-    expect(out.filter((a) => a.type === 1).map((a: any) => Kind[a.frame.kind])).toEqual(["ECHO"])
+    expect(sendActions(out).map((a) => Kind[a.frame.kind])).toEqual(["ECHO"])
   })
 
   test("a higher wave is joined, a lower one acknowledged and ignored", () => {
@@ -246,8 +244,7 @@ describe("echo closed forms", () => {
   test("a recovered process with a stale epoch learns the newer wave from the ACKs and elects again", () => {
     const ids = range(1, 9)
     const g = topology("grid:3x3", ids)
-    const e = new Engine({ algorithm: E, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), neighbors: g })
-    e.start()
+    const e = startEngine(E, ids, { neighbors: g })
     e.crash(9)
     e.crash(1)
     e.detect(5)

@@ -1,11 +1,10 @@
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
-import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind } from "../src/core/frame"
 import { idealTiming, Role } from "../src/core/node"
 import { buildEngine, defaultSpec } from "../sim/cluster"
 import { BusNetwork } from "../sim/networks"
-import { range, runElection } from "./helpers"
+import { range, runElection, startEngine } from "./helpers"
 
 const algorithms = [Algorithm.Bully, Algorithm.ImprovedBully]
 
@@ -33,16 +32,9 @@ describe("engine", () => {
 
   test("the failure detector: followers notice a crashed coordinator through missing heartbeats", () => {
     for (const algorithm of algorithms) {
-      const engine = new Engine({
-        algorithm,
-        ids: range(1, 6),
-        group: 1,
-        timing: { ...idealTiming(), heartbeatInterval: 10, failureTimeout: 25 },
-        network: new IdealNetwork(),
-      })
-      engine.start()
+      const engine = startEngine(algorithm, range(1, 6), { timing: { ...idealTiming(), heartbeatInterval: 10, failureTimeout: 25 } })
       engine.runUntil(50)
-      expect(engine.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
+      expect(engine.traffic.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
       engine.crash(6)
       engine.runUntil(200)
       const s = engine.summary()
@@ -55,8 +47,7 @@ describe("engine", () => {
 
   test("a recovered former coordinator takes over again after detection and recovery", () => {
     for (const algorithm of algorithms) {
-      const engine = new Engine({ algorithm, ids: range(1, 5), group: 1, timing: idealTiming(), network: new IdealNetwork() })
-      engine.start()
+      const engine = startEngine(algorithm, range(1, 5))
       engine.crash(5)
       engine.detect(1)
       engine.settle(1e6)
@@ -70,13 +61,12 @@ describe("engine", () => {
   })
 
   test("scheduled events run at their time", () => {
-    const engine = new Engine({ algorithm: Algorithm.Bully, ids: range(1, 4), group: 1, timing: idealTiming(), network: new IdealNetwork() })
-    engine.start()
+    const engine = startEngine(Algorithm.Bully, range(1, 4))
     engine.scheduleCrash(10, 4)
     engine.scheduleDetect(12, 1)
     engine.runUntil(11)
     expect(engine.node(4)!.crashed).toBe(true)
-    expect(engine.messages).toBe(0)
+    expect(engine.traffic.messages).toBe(0)
     engine.settle(1e6)
     expect(engine.summary().coordinator).toBe(3)
     expect(engine.summary().electionTime).toBe(5)
@@ -112,14 +102,7 @@ describe("engine", () => {
         fc.integer({ min: 3, max: 12 }),
         fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 12 }), fc.boolean()), { maxLength: 8 }),
         (algorithm, n, events) => {
-          const engine = new Engine({
-            algorithm,
-            ids: range(1, n),
-            group: 1,
-            timing: { ...idealTiming(), heartbeatInterval: 4, failureTimeout: 9 },
-            network: new IdealNetwork(),
-          })
-          engine.start()
+          const engine = startEngine(algorithm, range(1, n), { timing: { ...idealTiming(), heartbeatInterval: 4, failureTimeout: 9 } })
           for (const [time, rawId, up] of events) {
             const id = ((rawId - 1) % n) + 1
             if (up) engine.scheduleRecover(time, id)

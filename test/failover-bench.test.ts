@@ -1,8 +1,13 @@
-// The failover benchmark runs end to end: a real 3-member etcd cluster and three host nodes
-// over a real mosquitto, one trial per failure (the figures themselves are in the README,
-// measured with `npm run bench:failover`; no timing is asserted here).
+// The failover benchmark. `stats` runs in every `vitest run`. The end-to-end run (a real
+// 3-member etcd cluster and three host nodes over a real mosquitto, one trial per failure)
+// runs only with `npm run test:bench:failover`: it starts etcd and mosquitto, takes half a
+// minute, and all it can check beyond the benchmark itself is that each trial ended with a
+// new leader that every survivor reports, which every trial already waits for (it throws
+// when that does not happen in time). The figures are in the README (`npm run bench:failover`).
 import { describe, expect, test } from "vitest"
 import { formatFailoverReport, runFailoverBench, stats } from "../sim/bench/failover"
+
+const endToEnd = process.env.ELECTLAB_BENCH_E2E === "1"
 
 describe("failover benchmark", () => {
   test("stats: min, median and p90 of a sample", () => {
@@ -11,13 +16,10 @@ describe("failover benchmark", () => {
     expect(stats([3, 1, 2]).medianMs).toBe(2)
   })
 
-  test("both sides, both failures, from one run", async () => {
+  test.runIf(endToEnd)("both sides, both failures, from one run: every trial ends with a new leader all survivors report", async () => {
     const r = await runFailoverBench(1, 1000)
     for (const side of [r.etcd, r.electlab, r.adaptive])
-      for (const failure of ["kill", "freeze"] as const) {
-        expect(side[failure].trials).toBe(1)
-        expect(side[failure].medianMs).toBeGreaterThan(0)
-      }
+      for (const failure of ["kill", "freeze"] as const) expect(side[failure].samples).toHaveLength(1)
     expect(r.heartbeatMs).toBe(50)
     expect(r.electionTimeoutMs).toBe(250)
     const text = formatFailoverReport(r)

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, ActionType, Role } from "../src/core/node"
 import { createNode } from "../src/core/algorithms"
-import { frameFrom, makeNode, sends } from "./helpers"
+import { frameFrom, makeNode, sendActions, sends } from "./helpers"
 
 const timing = { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 }
 
@@ -26,8 +26,7 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
       // and the lower one follows it on hearing that heartbeat
       const low = started(2)
       low.receive(frameFrom(algorithm, Kind.COORDINATOR, 2, 1, { epoch: 1 }), 1, [])
-      const hb = out.find((a) => a.type === ActionType.Send)!
-      if (hb.type === ActionType.Send) low.receive(hb.frame, 6, [])
+      low.receive(sendActions(out)[0].frame, 6, [])
       expect(low.coordinator).toBe(3)
     })
 
@@ -71,8 +70,7 @@ describe("heartbeat conflicts are settled by rank, not id (bid-ring)", () => {
     // the coordinator's heartbeat timer is the algorithm-independent one
     const top = started(3)
     top.timer(0, 10, out)
-    const hb = out.find((a) => a.type === 1)
-    expect(hb?.type === 1 && hb.frame.bid).toBe(3)
+    expect(sendActions(out)[0].frame.bid).toBe(3)
     expect(n.rank()).toBe(7 * 65536 + 1)
   })
 

@@ -1,9 +1,9 @@
 // Drive one node by hand and read its actions as short strings.
 
 import { createNode } from "../src/core/algorithms"
-import { Engine, IdealNetwork } from "../src/core/engine"
+import { Engine, type EngineOptions, IdealNetwork } from "../src/core/engine"
 import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../src/core/frame"
-import { type Action, ActionType, type ElectionNode, idealTiming, roleName } from "../src/core/node"
+import { type Action, ActionType, type ElectionNode, idealTiming, roleName, type SendAction } from "../src/core/node"
 
 export function makeNode(algorithm: Algorithm, id: number, ids: number[]): ElectionNode {
   return createNode(algorithm, { id, ids, group: 1, timing: idealTiming() })
@@ -36,6 +36,21 @@ export function describe(actions: Action[]): string[] {
   })
 }
 
+/** The send actions among `actions`. */
+export function sendActions(actions: Action[]): SendAction[] {
+  return actions.filter((a): a is SendAction => a.type === ActionType.Send)
+}
+
+/**
+ * A started engine: ideal network, ideal timing and group 1 unless `options` says otherwise
+ * (the one way tests build engines).
+ */
+export function startEngine(algorithm: Algorithm, ids: number[], options: Partial<EngineOptions> = {}): Engine {
+  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), ...options })
+  engine.start()
+  return engine
+}
+
 /** Only the sends, as "KIND to". */
 export function sends(actions: Action[]): string[] {
   return describe(actions).filter((s) => s.startsWith("send "))
@@ -57,8 +72,7 @@ export function runElection(
   crashed: number[],
   detect: number[],
 ): Outcome {
-  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork() })
-  engine.start()
+  const engine = startEngine(algorithm, ids)
   for (const id of crashed) engine.crash(id)
   for (const id of detect) engine.detect(id)
   if (!engine.settle(50_000_000)) throw new Error("did not settle")

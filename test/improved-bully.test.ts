@@ -2,7 +2,7 @@ import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, Role, TIMER_ALGORITHM } from "../src/core/node"
 import type { ImprovedBullyNode } from "../src/core/improved-bully"
-import { frameFrom, makeNode, range, sends } from "./helpers"
+import { frameFrom, makeNode, range, sendActions, sends } from "./helpers"
 
 const A = Algorithm.ImprovedBully
 const T_ANSWER = TIMER_ALGORITHM
@@ -83,9 +83,7 @@ group("improved bully rules (seed 004)", () => {
     n.receive(frameFrom(A, Kind.COORDINATOR, 9, 2, { epoch: 1 }), 1, [])
     const out: Action[] = []
     n.receive(frameFrom(A, Kind.REQUEST, 1, 2), 2, out)
-    const table = out.find((a) => a.type === 1)
-    expect(table).toBeDefined()
-    if (table?.type !== 1) return
+    const table = sendActions(out)[0]
     expect(table.frame.kind).toBe(Kind.TABLE)
     expect(table.frame.initiator).toBe(9)
     expect(table.frame.bid).toBe(1)

@@ -1,20 +1,17 @@
 // Host nodes over a real mosquitto started by the test (no mock broker). The mixed cluster of
 // VMs and a host node is in lab.test.ts, which owns the bus port.
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { setTimeout as sleep } from "node:timers/promises"
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
+/** Waits until `check` holds (polling every 10 ms); the time it took, in ms. */
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
   const t0 = Date.now()
-  while (!check()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`)
-    await sleep(10)
-  }
+  await vi.waitFor(() => expect(check(), what).toBe(true), { timeout: timeoutMs, interval: 10 })
   return Date.now() - t0
 }
 

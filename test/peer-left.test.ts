@@ -1,7 +1,7 @@
 // A broker's last will tells the node a peer dropped off: no timeout to wait for.
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, ActionType, Role, TIMER_ALGORITHM } from "../src/core/node"
 import type { ImprovedBullyNode } from "../src/core/improved-bully"
 import { frameFrom, makeNode, range, sends } from "./helpers"
 
@@ -39,7 +39,7 @@ describe("peer left (last will)", () => {
     const out: Action[] = []
     n.peerLeft(9, 1, out)
     expect(sends(out)).toEqual(["send ELECTION 8"])
-    expect(out.some((a) => a.type === 3 && a.timer === TIMER_ALGORITHM)).toBe(true)
+    expect(out.some((a) => a.type === ActionType.CancelTimer && a.timer === TIMER_ALGORITHM)).toBe(true)
     expect(n.believesAlive(9)).toBe(false)
     // and an UPDATE when it comes back marks it alive again
     n.receive(frameFrom(Algorithm.ImprovedBully, Kind.UPDATE, 9, 4), 5, [])

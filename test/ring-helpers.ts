@@ -1,9 +1,10 @@
 // Shared by the ring-family tests: drive one ring node, read what it sent, run an engine.
 import { createNode } from "../src/core/algorithms"
-import { Engine, IdealNetwork } from "../src/core/engine"
+import type { Engine } from "../src/core/engine"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, idealTiming, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, ActionType, idealTiming, TIMER_ALGORITHM } from "../src/core/node"
 import { TIMER_RING_FREE } from "../src/core/ring-base"
+import { startEngine } from "./helpers"
 
 export const T_ACK = TIMER_ALGORITHM
 export const T_REINITIATE = TIMER_RING_FREE
@@ -22,7 +23,7 @@ export function node(algorithm: Algorithm, id: number, ids: number[], suitabilit
 export function sent(out: Action[]): string[] {
   const lines: string[] = []
   for (const a of out)
-    if (a.type === 1) {
+    if (a.type === ActionType.Send) {
       const f = a.frame
       let extra = ""
       if (f.algorithm === Algorithm.Ring && f.kind !== Kind.ACK) extra = ` [${f.list.join(",")}]`
@@ -36,9 +37,7 @@ export function sent(out: Action[]): string[] {
 }
 
 export function engine(algorithm: Algorithm, ids: number[], suitability?: number[]) {
-  const e = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), suitability })
-  e.start()
-  return e
+  return startEngine(algorithm, ids, { suitability })
 }
 
 export function counts(e: Engine) {

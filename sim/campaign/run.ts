@@ -41,7 +41,7 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
     pass: violations.length === 0,
     violations,
     convergence: Math.max(0, last - plan.faultEnd),
-    messages: engine.messages,
+    messages: engine.traffic.messages,
     nodes: plan.ids.length,
     faults: faults.length,
   }

@@ -3,8 +3,8 @@
 // recover a process at a step, drop a message in flight). Going to any step re-runs from the
 // seed: same scenario, same interventions, same trace. Runs in the browser and in Node.
 
-import type { Engine, NetworkModel, TraceRecord } from "../../src/core/engine"
-import { TraceType } from "../../src/core/engine"
+import type { Engine, NetworkModel } from "../../src/core/engine"
+import { type TraceRecord, TraceType } from "../../src/core/trace"
 import { type Frame, Kind, kindName } from "../../src/core/frame"
 import { roleName } from "../../src/core/node"
 import { formatRecord, formatTime } from "../msc"
@@ -186,7 +186,7 @@ export function runReplay(source: ReplaySource, interventions: Intervention[] = 
     if (line !== null) pendingLines.push(line)
     switch (r.type) {
       case TraceType.DroppedAtCrashed:
-        delivered(r.frame, r.to[0])
+        delivered(r.frame, r.dst)
         break
       case TraceType.Timeout:
       case TraceType.Crash:

@@ -1,41 +1,16 @@
-// The ring algorithm of seed 000 (Silberschatz): elect(i) messages and active lists.
+// The ring algorithm of seed 000 (Silberschatz): elect(i) messages and active lists, on
+// the ring family's acknowledged passing to the next live process (ring-base.ts).
 //
-// 1. A process i that detects the coordinator's failure creates a new active list
-//    holding i, and sends elect(i) to its right neighbour (its successor).
-// 2. A process i that receives elect(j) from the left:
-//    a. if this is the first elect message it has seen or sent, creates a new active
-//       list with i and j, then sends elect(i) followed by elect(j);
-//    b. if j is not i, adds j to its active list and forwards elect(j);
-//    c. if j is i, its own message has gone round: the active list now holds every
-//       active process, and the coordinator is the largest number in it.
-// Every process computes the result itself: no announcement circulates.
-// Recovery: the recovered process sends INQUIRY round the ring; it is forwarded to the
-// current coordinator, which replies with its number (a unicast COORDINATOR).
+// elect(j) is an ELECTION with j in `initiator` and its election's epoch. A process that
+// detects the coordinator's failure sends elect(i) with a new active list {i}; on its
+// first elect(j) a process starts a list {i, j} and sends elect(i), then elect(j); later
+// ones add j and pass elect(j) on; its own elect(i) coming back completes the list, and
+// the process follows the list's largest number (no announcement circulates). A recovered
+// process sends INQUIRY round the ring; the coordinator answers it with a unicast
+// COORDINATOR carrying its number in `bid`.
 //
-// Choices the seed leaves open (see docs/algorithms.md):
-// - elect(j) is an ELECTION frame with j in `initiator`. Dead successors are found
-//   from a missing ACK and bypassed (ring-base.ts), the coordinator too: suspecting
-//   it marks nobody down. elect(j) and INQUIRY from j are dropped by
-//   the process that finds j itself down: they could never come back.
-// - Each elect(x) circulates the whole ring once, so with k live processes taking part
-//   an election costs k² ELECTION messages (and k² ACKs), plus one send to each dead
-//   successor before its predecessor gives it up.
-// - An elect(j) already in the active list (it went round without meeting j) is dropped.
-// - The initiator starts a new epoch; the others take it from the elect messages. Every
-//   elect carries its election's epoch (our extension): an elect of a newer election makes
-//   a process start afresh (rule a in that epoch), one of an older election dies, and a late
-//   elect of the election a process has finished is passed on without starting another.
-//   A finished process that gets an elect of an older election holds a newer one. A
-//   process that starts or joins an election forgets which successors it found down: a
-//   successor given up during lost ACKs would otherwise stay left out of every election.
-//   Without this, a process that restarts a stalled election meets others still counting
-//   the old one, and computes its result from an incomplete active list.
-// - The coordinator's reply to INQUIRY carries its number in `bid` and is not
-//   acknowledged (it is not a ring message).
-// - A recovered process that outranks the coordinator named in the reply then starts an
-//   election, which it wins (the seed says nothing; this keeps "the coordinator is always
-//   the largest active number"). An INQUIRY that comes back to the inquirer found no
-//   coordinator: the inquirer starts an election.
+// Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
+// "`active-list-ring`", "The ring family" and, for the epochs, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"

@@ -1,38 +1,17 @@
-// The ring election with bids of seed 003.
+// The ring election with bids of seed 003, on the ring family's acknowledged passing to
+// the next live process (ring-base.ts).
 //
-// A bid is a suitability prefix followed by the unique id: bid = suitability * 65536 + id
-// (a u32 in the frame's `bid`), so the most suitable process wins and ids break ties.
-// The initiator i sends "process i initiated this election with bid b_i" (ELECTION with
-// `initiator` i and `bid`) to its successor. A receiver j compares its own bid with the
-// message's: a winning bid is forwarded as it is, a losing one is replaced by b_j. When
-// the notice comes back to i, its bid names the winner, and i circulates "process i
-// declares the winner to be w" (COORDINATOR) once round the ring.
+// A bid is suitability * 65536 + id (`makeBid`, a u32 in the frame's `bid`). The initiator
+// sends ELECTION with itself in `initiator` and its bid; each receiver forwards the better
+// of the message's bid and its own. Back at the initiator the bid names the winner, and
+// COORDINATOR (the winner's bid, the initiator) goes round once. A station waiting for a
+// result (`waitingFor`) discards a notice from a smaller initiator and cancels its
+// election for a larger one's. The initiator re-initiates after R = n(T + 1)
+// (TIMER_REINITIATE); a voter that hears no result within 2R starts an election of its
+// own (TIMER_RESULT).
 //
-// Concurrent elections (seed 003): a station waiting for the result of an election
-// remembers who initiated it. A second notice is discarded if that initiator has the
-// larger id; if the new notice's initiator is larger, the first election is cancelled
-// (an initiator cancels its own) and the new notice is forwarded. However many elections
-// start in parallel, one completes, and the winner is told once.
-//
-// Lost notices: an initiator that does not see its notice come back within R re-initiates;
-// a voter that does not hear the result within 2R starts an election of its own.
-// Dead successors are found from a missing ACK and bypassed (ring-base.ts).
-//
-// Choices the seed leaves open (see docs/algorithms.md):
-// - R, the "expected worst-case round trip", is n * (T + 1): every hop delivered in 1, or
-//   in T + 1 when it has to time out on a dead successor first (T = answerTimeout,
-//   n = processes in the ring). A voter waits 2R, so an initiator gets the first chance.
-// - A notice from the same initiator as the election being waited for (a re-initiation)
-//   is voted on and forwarded again.
-// - A notice or result whose initiator is found down is dropped (it could never come
-//   back); the voters' own timeouts then start a new election.
-// - A result from a lower initiator than the election a station waits for is accepted,
-//   but the station keeps waiting for the higher election's result.
-// - The announcer starts a new epoch, after the newest one its notice met on the way
-//   round (one election completes, so announcements never compete for an epoch).
-// - Suspecting the coordinator marks nobody down (only a missing ACK does). A recovered process holds an
-//   election. The initial coordinator is the highest id, as the seeds assume (the
-//   processes do not know each other's suitability before an election).
+// Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
+// "`bid-ring`" and "The ring family".
 
 import { AlgorithmDescriptor, formatBid } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"

@@ -1,25 +1,15 @@
 // The Bully algorithm of Garcia-Molina (seeds 000, 001, 002).
 //
-// A process that notices the coordinator's failure sends ELECTION to every higher
-// process and waits T. No OK within T: it is the highest live process, so it sends
-// COORDINATOR to every lower process. An OK: a higher process takes over; wait T'
-// for its COORDINATOR and restart the election if none comes. Any ELECTION from a
-// lower process is answered with OK, and the receiver holds its own election
-// unless it already has one running. A recovered process holds an election.
+// A process that notices the coordinator's failure, or recovers, holds an election:
+// ELECTION to every higher process, then it waits T for an OK (AWAITING_OK). None: it
+// sends COORDINATOR to the lower processes and leads. An OK: it waits T' for COORDINATOR
+// (AWAITING_COORDINATOR) and holds the election again if none comes. An ELECTION from a
+// lower process is answered with OK, and starts the receiver's own election unless one
+// is running. A COORDINATOR from a lower process makes a higher receiver hold an election.
 //
-// Choices the seeds leave open (see docs/algorithms.md):
-// - COORDINATOR goes to the lower processes only (Silberschatz; seed 004's count of 8).
-// - A process with no higher process wins at once, without waiting T
-//   (Silberschatz: "P4 sends no election requests").
-// - The current coordinator answers an ELECTION like anybody else: OK, then an
-//   election of its own, which it wins after T (Silberschatz, second recovery).
-// - A COORDINATOR from a lower process reaching a live higher one is contested:
-//   the receiver holds an election and bullies its way in.
-// - The highest process, once coordinator, answers a late ELECTION with OK and a
-//   COORDINATOR to the asker only (its own election would be one more broadcast).
-// - Our extensions (docs/algorithms.md, "Converging under faults"): a COORDINATOR from
-//   an epoch older than the receiver's is stale and refused; the base class's election
-//   deadline and contest rule lead out of any wait.
+// Why, the choices the seeds leave open, and the message counts: docs/algorithms.md,
+// "`bully`"; the fencing, deadline and contest rules of the base class (node.ts): same
+// page, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"

@@ -1,39 +1,18 @@
 // Tree election on any connected graph (seed 003), with Segall's echo algorithm.
 //
-// The initiator sends ELECTION to all its neighbours. A process's first ELECTION of a
-// wave makes the sender its parent, and it sends ELECTION on to all its other
-// neighbours: the wave builds a spanning tree as it goes. A process has heard from a
-// neighbour when that neighbour's ECHO comes back (the neighbour is its child) or when
-// that neighbour's own ELECTION reaches it (an edge outside the tree). Once it has heard
-// from every neighbour but its parent, it answers its parent with ECHO carrying the best
-// id in its subtree; a leaf reflects at once. When the initiator has heard from all its
-// neighbours it knows the winner, and sends COORDINATOR down the tree (to its children,
-// who pass it to theirs).
+// The initiator sends ELECTION to its neighbours; a process's first ELECTION of a wave
+// makes the sender its parent and goes on to its other neighbours. A process has heard
+// from a neighbour when its ECHO or its own ELECTION arrives; having heard from all but
+// its parent it sends ECHO with its subtree's best id to the parent (ECHOED). The
+// initiator, having heard from all, sends COORDINATOR down the tree; a process that
+// knows the result is DONE. Every
+// ELECTION is acknowledged at once (ACK, naming the sender's wave); a neighbour that does
+// not acknowledge within T is taken as down. A wave is (epoch, initiator): a higher wave
+// is joined, a lower one acknowledged and ignored. Frames: the wave in `epoch` and
+// `initiator`, the best id or the winner in `bid`.
 //
-// One initiator on a connected graph of n processes and |E| edges, all alive:
-// ELECTION + ECHO = 2|E| (ELECTION 2|E| - (n-1), ECHO n-1), COORDINATOR n-1.
-//
-// Choices the seed leaves open (see docs/algorithms.md):
-// - Crashed neighbours: every ELECTION is acknowledged at once (ACK) by a live
-//   receiver; a neighbour that does not acknowledge within T is taken as down and no
-//   reply is awaited from it. So ACK = ELECTIONs delivered, 2|E| - (n-1) when all are alive.
-// - Several initiators: a wave is named by (epoch, initiator), compared epoch first. An
-//   initiator starts a wave in the epoch after the newest it has seen. A process in wave
-//   w that receives wave w' > w abandons w and joins w'; an ELECTION of a lower wave is
-//   acknowledged and ignored. Only the highest wave completes: every lower one waits
-//   for a reply that never comes from a process that moved on.
-// - The ACK names the wave its sender is in. A process that learns this way that its
-//   own active wave is older than its neighbour's (a recovered process whose epoch is
-//   stale) starts a new wave in a newer epoch.
-// - A completed wave stays the process's current wave, so a late ELECTION of an older
-//   wave is ignored; a new election needs a newer epoch.
-// - A recovered process starts a wave (it does not know the coordinator).
-// - Frames: ELECTION, ECHO, COORDINATOR and ACK carry the wave epoch in `epoch` and its
-//   initiator in `initiator`; ECHO carries the subtree's best id in `bid`, COORDINATOR
-//   the winner in `bid`.
-// - A process that acknowledges an ELECTION and crashes before it replies stalls that
-//   wave (the seed's tree election assumes no failures during the wave) until the base
-//   class's election deadline starts a new wave (docs/algorithms.md, "Converging under faults").
+// Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
+// "`echo`" and, for a wave stalled by a crash, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"

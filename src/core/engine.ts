@@ -9,20 +9,21 @@
 
 import { createNode } from "./algorithms"
 import { checkRun, ProcessView } from "./checker"
-import { Frame, Kind, kindName, MAX_KIND, MAX_LIST_LENGTH } from "./frame"
+import { Frame } from "./frame"
 import {
     Action,
     ActionType,
     ElectionNode,
     indexOfSorted,
     MAX_TIMERS,
-    NO_NODE,
-    Role,
     sortedIds,
     Timing,
 } from "./node"
 import { EventQueue } from "./event-queue"
 import { mod } from "./portable"
+import { Episode } from "./episode"
+import { digestRecord, TraceRecord, TraceType } from "./trace"
+import { TrafficCounts } from "./traffic"
 
 /** Decides how frames travel. */
 export interface NetworkModel {
@@ -42,42 +43,10 @@ export class IdealNetwork implements NetworkModel {
     }
 }
 
-export enum TraceType {
-    Send = 1,
-    Lost = 2,
-    DroppedAtCrashed = 3,
-    Timeout = 4,
-    RoleChange = 5,
-    Crash = 6,
-    Recover = 7,
-    Detect = 8,
-    /** A frozen process: up, but it neither hears nor sends until it thaws. */
-    Freeze = 9,
-    Thaw = 10,
-    DroppedAtFrozen = 11,
-    /** The network delivers a second copy of a send to `to`. */
-    Duplicate = 12,
-}
-
 /** Fault hooks of a network model that the engine carries out (duplicate deliveries). */
 export interface DuplicationModel {
     /** Delay of a second copy of `frame` from `src` to `dst`, or a negative value for none. */
     duplicateDelay(src: number, dst: number, frame: Frame, now: number): number
-}
-
-export interface TraceRecord {
-    type: TraceType
-    time: number
-    /** The acting process (sender, timer owner, role changer). */
-    node: number
-    /** Destinations of a send; for Lost/DroppedAtCrashed the one destination. */
-    to: number[]
-    frame: Frame
-    role: Role
-    coordinator: number
-    epoch: number
-    /** Timer name. */
-    text: string
 }
 
 const EV_DELIVER = 1
@@ -130,23 +99,18 @@ export class Engine {
     readonly ids: number[]
     readonly nodes: ElectionNode[] = []
     readonly network: NetworkModel
+    /** The options the engine was built from. */
+    readonly options: EngineOptions
     /** Called for every trace record; null keeps the engine fast. */
     tracer: (record: TraceRecord) => void = null
-    /** Numeric digest of every trace record, to compare runs (Node against the VM). */
+    /** Digest of every trace record (trace.ts), to compare runs (Node against the VM). */
     digest = 0
     digesting = true
 
-    // counters since the last resetStats()
-    messages = 0
-    byKind: number[] = []
-    frames = 0
-    heartbeats = 0
-    lost = 0
-    oversize = 0
+    /** Traffic since the last resetStats(). */
+    readonly traffic = new TrafficCounts()
     /** Frames handed to a destination (live or crashed) since the engine was made. */
     delivered = 0
-    /** Extra copies the network delivered (counted since the last resetStats()). */
-    duplicated = 0
     /** Set to make the network deliver some frames twice; null: never. */
     duplication: DuplicationModel = null
     /** Most election messages a summary tolerates before it reports a storm; 0: no budget. */
@@ -159,14 +123,13 @@ export class Engine {
     private eventsThisInstant = 0
     /** Per node: the time it thaws, or -1 when not frozen. */
     private frozenUntil: number[] = []
-    private episodeStart = -1
-    private lastBeliefChange: number[] = []
-    private errors: string[] = []
+    private episode: Episode
 
     private queue = new EventQueue()
     private timerGen: number[] = []
 
     constructor(options: EngineOptions) {
+        this.options = options
         this.ids = sortedIds(options.ids)
         this.network = options.network
         for (let i = 0; i < this.ids.length; i++) {
@@ -183,9 +146,9 @@ export class Engine {
             })
             if (!node) throw new Error("no such algorithm: " + options.algorithm)
             this.nodes.push(node)
-            this.lastBeliefChange.push(-1)
             this.frozenUntil.push(-1)
         }
+        this.episode = new Episode(this.ids.length)
         for (let i = 0; i < this.ids.length * MAX_TIMERS; i++) this.timerGen.push(0)
         this.resetStats()
     }
@@ -211,17 +174,8 @@ export class Engine {
     }
 
     resetStats() {
-        this.messages = 0
-        this.byKind = []
-        for (let k = 0; k <= MAX_KIND; k++) this.byKind.push(0)
-        this.frames = 0
-        this.heartbeats = 0
-        this.lost = 0
-        this.oversize = 0
-        this.duplicated = 0
-        this.episodeStart = -1
-        this.errors = []
-        for (let i = 0; i < this.lastBeliefChange.length; i++) this.lastBeliefChange[i] = -1
+        this.traffic.reset()
+        this.episode.reset()
     }
 
     // ---- external events, now ----
@@ -313,8 +267,8 @@ export class Engine {
     }
 
     /** A message storm past the budget stops the run (summary() reports it). */
-    private overBudget(): boolean {
-        return this.messageBudget > 0 && this.messages > this.messageBudget
+    overBudget(): boolean {
+        return this.messageBudget > 0 && this.traffic.messages > this.messageBudget
     }
 
     /** Time of the next pending event, or -1 when none (the web view steps `run until=` with it). */
@@ -350,48 +304,38 @@ export class Engine {
     summary(): Summary {
         const live: number[] = []
         const crashed: number[] = []
-        let lastChange = -1
         for (let i = 0; i < this.nodes.length; i++) {
             const n = this.nodes[i]
-            if (n.crashed) {
-                crashed.push(n.id)
-                continue
-            }
-            live.push(n.id)
-            if (this.lastBeliefChange[i] > lastChange) lastChange = this.lastBeliefChange[i]
+            if (n.crashed) crashed.push(n.id)
+            else live.push(n.id)
         }
+        const traffic = this.traffic
         const verdict = checkRun(this.processViews(), {
-            errors: this.errors,
-            oversize: this.oversize,
-            messages: this.messages,
+            errors: this.episode.errors,
+            oversize: traffic.oversize,
+            messages: traffic.messages,
             messageBudget: this.messageBudget,
             stalled: this.stalled,
         })
-        let electionTime = 0
-        if (this.episodeStart >= 0 && lastChange >= this.episodeStart)
-            electionTime = lastChange - this.episodeStart
         return {
             coordinator: verdict.coordinator,
             agreement: verdict.agreement,
             live: live,
             crashed: crashed,
-            messages: this.messages,
-            byKind: this.byKind.slice(0),
-            frames: this.frames,
-            heartbeats: this.heartbeats,
-            lost: this.lost,
-            oversize: this.oversize,
-            electionTime: electionTime,
+            messages: traffic.messages,
+            byKind: traffic.byKind.slice(0),
+            frames: traffic.frames,
+            heartbeats: traffic.heartbeats,
+            lost: traffic.lost,
+            oversize: traffic.oversize,
+            electionTime: this.episode.electionTime(this.nodes),
             violations: verdict.violations,
         }
     }
 
     /** Time of the last role or belief change of any live process since resetStats(), or -1. */
     lastChange(): number {
-        let last = -1
-        for (let i = 0; i < this.nodes.length; i++)
-            if (!this.nodes[i].crashed && this.lastBeliefChange[i] > last) last = this.lastBeliefChange[i]
-        return last
+        return this.episode.lastChange(this.nodes)
     }
 
     private describeEvent(type: number, i: number, arg: number): string {
@@ -437,14 +381,14 @@ export class Engine {
             const until = now + arg
             if (until <= this.frozenUntil[i]) return
             this.frozenUntil[i] = until
-            this.record(TraceType.Freeze, node.id, null, null, "" + arg)
+            if (this.tracing()) this.emit({ type: TraceType.Freeze, time: now, node: node.id, duration: arg })
             this.queue.push(until, EV_THAW, i, null, 0, 0, null)
             return
         }
         if (type === EV_THAW) {
             if (node.crashed || this.frozenUntil[i] !== now) return
             this.frozenUntil[i] = -1
-            this.record(TraceType.Thaw, node.id, null, null, "")
+            if (this.tracing()) this.emit({ type: TraceType.Thaw, time: now, node: node.id })
             return
         }
         // a frozen process's timers and detections wait until it thaws, like a GC pause
@@ -457,19 +401,19 @@ export class Engine {
             if (gen !== this.timerGen[i * MAX_TIMERS + arg]) return
             this.timerGen[i * MAX_TIMERS + arg]++
             if (node.crashed) return
-            this.record(TraceType.Timeout, node.id, null, null, node.timerName(arg))
+            if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: node.timerName(arg) })
         } else if (type === EV_CRASH) {
             if (node.crashed) return
             this.frozenUntil[i] = -1
-            this.record(TraceType.Crash, node.id, null, null, "")
+            if (this.tracing()) this.emit({ type: TraceType.Crash, time: now, node: node.id })
         } else if (type === EV_RECOVER) {
             if (!node.crashed) return
-            if (this.episodeStart < 0) this.episodeStart = now
-            this.record(TraceType.Recover, node.id, null, null, "")
+            this.episode.begin(now)
+            if (this.tracing()) this.emit({ type: TraceType.Recover, time: now, node: node.id })
         } else if (type === EV_DETECT) {
             if (node.crashed) return
-            if (this.episodeStart < 0) this.episodeStart = now
-            this.record(TraceType.Detect, node.id, null, null, "")
+            this.episode.begin(now)
+            if (this.tracing()) this.emit({ type: TraceType.Detect, time: now, node: node.id })
         }
         this.invoke(i, type, arg, null)
     }
@@ -489,7 +433,7 @@ export class Engine {
             else if (type === EV_RECOVER) node.recover(now, out)
             else if (type === EV_DETECT) node.suspect(now, out)
         } catch (e) {
-            this.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
+            this.episode.errors.push("node " + node.id + " threw at t=" + now + ": " + e)
             while (out.length > 0) out.pop()
             return
         }
@@ -500,11 +444,11 @@ export class Engine {
         const node = this.nodes[i]
         this.delivered++
         if (node.crashed) {
-            this.record(TraceType.DroppedAtCrashed, frame.src, [node.id], frame, "")
+            this.recordLink(TraceType.DroppedAtCrashed, frame.src, node.id, frame)
             return
         }
         if (this.frozenUntil[i] > this.now) {
-            this.record(TraceType.DroppedAtFrozen, frame.src, [node.id], frame, "")
+            this.recordLink(TraceType.DroppedAtFrozen, frame.src, node.id, frame)
             return
         }
         this.invoke(i, EV_DELIVER, 0, frame)
@@ -525,14 +469,16 @@ export class Engine {
             } else if (action.type === ActionType.CancelTimer) {
                 this.timerGen[i * MAX_TIMERS + action.timer]++
             } else if (action.type === ActionType.RoleChange) {
-                if (action.role === Role.Electing && this.episodeStart < 0)
-                    this.episodeStart = now
-                if (action.role !== Role.Crashed) this.lastBeliefChange[i] = now
-                // trace check: nobody follows a non-member, not even for a moment
-                if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0 && this.errors.length < 100)
-                    this.errors.push("process " + node.id + " followed non-member " + action.coordinator + " at t=" + now)
-                if (this.tracer || this.digesting)
-                    this.recordRole(node.id, action.role, action.coordinator, action.epoch)
+                this.episode.roleChanged(i, node, action.role, action.coordinator, now)
+                if (this.tracing())
+                    this.emit({
+                        type: TraceType.RoleChange,
+                        time: now,
+                        node: node.id,
+                        role: action.role,
+                        coordinator: action.coordinator,
+                        epoch: action.epoch,
+                    })
             }
         }
         while (out.length > 0) out.pop()
@@ -540,15 +486,8 @@ export class Engine {
 
     private transmit(src: number, to: number[], frame: Frame) {
         const now = this.now
-        const heartbeat = frame.kind === Kind.HEARTBEAT
-        if (heartbeat) this.heartbeats += to.length
-        else {
-            this.messages += to.length
-            this.byKind[frame.kind] += to.length
-        }
-        if (frame.list.length > MAX_LIST_LENGTH) this.oversize += to.length
-        this.frames += this.network.frames(to, frame)
-        this.record(TraceType.Send, src, to, frame, "")
+        this.traffic.countSend(frame, to.length, this.network.frames(to, frame))
+        if (this.tracing()) this.emit({ type: TraceType.Send, time: now, node: src, to: to, frame: frame })
         // Destinations that share one delay go in one queue entry, in the order sent:
         // the same order individual entries would run in.
         let batch: number[] = null
@@ -558,15 +497,15 @@ export class Engine {
             const di = this.indexOf(dst)
             const delay = this.network.delay(src, dst, frame, now)
             if (di < 0 || delay < 0) {
-                this.lost++
-                this.record(TraceType.Lost, src, [dst], frame, "")
+                this.traffic.lost++
+                this.recordLink(TraceType.Lost, src, dst, frame)
                 continue
             }
             if (this.duplication) {
                 const again = this.duplication.duplicateDelay(src, dst, frame, now)
                 if (again >= 0) {
-                    this.duplicated++
-                    this.record(TraceType.Duplicate, src, [dst], frame, "")
+                    this.traffic.duplicated++
+                    this.recordLink(TraceType.Duplicate, src, dst, frame)
                     this.queue.push(now + again, EV_DELIVER, di, frame, 0, 0, null)
                 }
             }
@@ -586,66 +525,22 @@ export class Engine {
         else this.queue.push(time, EV_DELIVER_MANY, -1, frame, 0, 0, targets)
     }
 
-    private record(type: TraceType, node: number, to: number[], frame: Frame, text: string) {
-        if (this.digesting) {
-            let h = this.digestHead(type, node)
-            if (frame) {
-                h = this.fold(h, frame.kind)
-                h = this.fold(h, frame.epoch)
-            }
-            if (to) for (let i = 0; i < to.length; i++) h = this.fold(h, to[i])
-            this.digest = h
-        }
-        if (this.tracer)
-            this.tracer({
-                type: type,
-                time: this.now,
-                node: node,
-                to: to,
-                frame: frame,
-                role: Role.Follower,
-                coordinator: NO_NODE,
-                epoch: frame ? frame.epoch : 0,
-                text: text,
-            })
+    /** True when somebody wants trace records: the digest or a tracer (else none is made). */
+    private tracing(): boolean {
+        return this.digesting || this.tracer !== null
     }
 
-    private recordRole(node: number, role: Role, coordinator: number, epoch: number) {
-        if (this.digesting) {
-            let h = this.digestHead(TraceType.RoleChange, node)
-            h = this.fold(h, role)
-            h = this.fold(h, coordinator + 1)
-            this.digest = this.fold(h, epoch)
-        }
-        if (this.tracer)
-            this.tracer({
-                type: TraceType.RoleChange,
-                time: this.now,
-                node: node,
-                to: null,
-                frame: null,
-                role: role,
-                coordinator: coordinator,
-                epoch: epoch,
-                text: "",
-            })
+    private emit(record: TraceRecord) {
+        if (this.digesting) this.digest = digestRecord(this.digest, record)
+        if (this.tracer) this.tracer(record)
     }
 
-    /** The digest folded with what every trace record has: its type, time and node. */
-    private digestHead(type: TraceType, node: number): number {
-        const h = this.fold(this.digest, type)
-        return this.fold(this.fold(h, Math.round(this.now * 1000)), node)
+    private recordLink(
+        type: TraceType.Lost | TraceType.DroppedAtCrashed | TraceType.DroppedAtFrozen | TraceType.Duplicate,
+        src: number,
+        dst: number,
+        frame: Frame
+    ) {
+        if (this.tracing()) this.emit({ type: type, time: this.now, node: src, dst: dst, frame: frame })
     }
-
-    /** Polynomial hash step, exact in doubles (the VM's `%` is not, past int32). */
-    private fold(h: number, x: number): number {
-        return mod(h * 31 + mod(x, 2147483647), 2147483647)
-    }
-}
-
-/** Message counts by kind name, only the kinds that occurred, in kind order. */
-export function countsByKindName(byKind: number[]): { [kind: string]: number } {
-    const named: { [kind: string]: number } = {}
-    for (let k = 1; k < byKind.length; k++) if (byKind[k] > 0) named[kindName(k)] = byKind[k]
-    return named
 }

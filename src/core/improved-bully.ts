@@ -1,29 +1,16 @@
 // The improved Bully algorithm of seed 004.
 //
-// Every process keeps a status table (NORMAL or CRASHED for each process). A process
-// that notices the coordinator's failure sends ELECTION to the highest process below
-// the failed coordinator that its table calls NORMAL; with no OK within T it marks
-// that process CRASHED and cascades to the next one down. The process that receives
-// the ELECTION answers OK and becomes coordinator: COORDINATOR to every lower process
-// its table calls NORMAL. A recovered process holds no election: it sends REQUEST to
-// a neighbour, gets the table back (TABLE), and then either sends UPDATE to all the
-// others (the coordinator outranks it) or takes over with COORDINATOR to all the
-// others (it outranks the coordinator).
+// Each process keeps a status table (`alive`: NORMAL or CRASHED per process). A process
+// that notices the coordinator's failure sends ELECTION to the highest process below the
+// coordinator that the table calls NORMAL (none: it wins at once) and waits T for an
+// OK (AWAITING_OK), then T' for COORDINATOR (AWAITING_COORDINATOR); a silent candidate
+// is marked CRASHED and the next one down is asked. The receiver of an ELECTION answers OK and sends COORDINATOR to the
+// lower processes its table calls NORMAL. A recovered process sends REQUEST to the next
+// process in id order (AWAITING_TABLE, the next one on each timeout), gets TABLE back, and
+// sends UPDATE to all the others, or COORDINATOR when it outranks the coordinator.
 //
-// Choices the paper leaves open (see docs/algorithms.md):
-// - The process that notices is itself the highest live one below the failed
-//   coordinator: it wins at once (the paper's best case, n-2 COORDINATOR only).
-// - After an OK the initiator waits T' for COORDINATOR; if none comes it marks the
-//   candidate CRASHED and cascades on (the paper assumes the candidate never fails).
-// - The ELECTION receiver takes everybody above it as CRASHED: the initiator asks
-//   only when its table says so. A COORDINATOR tells the same to every receiver.
-// - "Any of its live neighbours": the recovered process asks its successor in id
-//   order (wrapping round), then the next one on each timeout; with nobody
-//   answering it is alone and takes over.
-// - TABLE carries the coordinator in `initiator` (`bid` = 1 when one is known) and
-//   the CRASHED ids in `list`, at most 107 of them (one frame); more are sent NORMAL
-//   and cost a timeout if ever asked.
-// - A live process that gets COORDINATOR from a lower one takes over (as in 4.4).
+// Why, the choices the paper leaves open, and the message counts: docs/algorithms.md,
+// "`improved-bully`" and "Seed 004's example".
 
 import { describeBullyFrame } from "./bully"
 import { AlgorithmDescriptor } from "./descriptor"

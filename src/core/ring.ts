@@ -1,32 +1,16 @@
-// The ring algorithm of seeds 001 and 002 (Tanenbaum).
+// The ring algorithm of seeds 001 and 002 (Tanenbaum), on the ring family's
+// acknowledged passing to the next live process (ring-base.ts).
 //
-// A process that notices the coordinator's failure sends ELECTION, carrying a list that
-// holds its own number, to its successor. Each receiver appends its number and passes
-// the message on, skipping dead successors. A process that receives an ELECTION whose
-// list already holds its own number knows the message has gone round: it turns it into
-// COORDINATOR (the highest number in the list, and the list as the members), which
-// circulates once and is removed when it comes back to the process that converted it.
+// A process that notices the coordinator's failure, or recovers, sends ELECTION with a
+// list holding its number to its successor; each receiver appends its number and passes
+// it on. The process that finds its own number in the list turns the message into
+// COORDINATOR (the list's highest number, the list as the members), which goes round
+// once and is removed by the process that converted it. Frames: ELECTION carries the
+// newest accepted epoch in `bid`; COORDINATOR the coordinator in `bid`, the converter in
+// `initiator`, the members in `list`.
 //
-// Choices the seeds leave open (see docs/algorithms.md):
-// - Dead successors are found from a missing ACK and bypassed (ring-base.ts), never
-//   from the simulator.
-// - Suspecting the coordinator marks nobody down: its predecessor skips it only when
-//   its ACK does not come (a merely suspected coordinator keeps its place).
-// - Normally the initiator finds its number in the list; if it crashed meanwhile, its
-//   successor does, and converts the message instead: the election still ends.
-// - The initiator starts a new epoch; ELECTION carries in `bid` the newest epoch its
-//   forwarders have accepted, and the converter announces an epoch after it (so a
-//   recovered initiator that slept through elections does not reuse an old epoch).
-//   COORDINATOR carries the epoch, the coordinator number in `bid`, the converter in
-//   `initiator`, the members in `list`.
-// - A receiver that already accepted the same coordinator in the same epoch drops a
-//   duplicate COORDINATOR (with concurrent initiators each announcement then stops one
-//   hop after its converter), and an ELECTION coming back to a process that has already
-//   accepted its list's highest number from someone else's COORDINATOR is dropped.
-// - A forwarder is Electing until the COORDINATOR reaches it. COORDINATOR marks every
-//   non-member down; every number seen in an ELECTION list is up.
-// - A recovered process holds an election: it learns the coordinator from the
-//   COORDINATOR, rejoins the member list, and wins if it is the highest.
+// Why, the choices the seeds leave open, and the message counts: docs/algorithms.md,
+// "`ring`" and "The ring family".
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"

@@ -1,143 +1,31 @@
-// Runs inside the DeviceScript VM: `devs run test/vm/core.vm.ts --test --test-self-exit`.
-// Asserts the seeds' figures on the in-VM ideal network and prints one result line per
-// example, which run-vm-tests.js compares with Node's run of the same examples.
+// Runs inside the DeviceScript VM: `devs run test/vm/core.vm.ts --test --test-self-exit`
+// (npm run test:vm first generates the golden files' data, see generate-golden.ts).
+// Replays every golden scenario file and compares each command's output with the file's,
+// line for line, and the trace digest with the host's.
 
+import * as ds from "@devicescript/core"
 import { describe, expect, test } from "@devicescript/test"
 import { CodecError, decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Kind } from "../../src/core/frame"
 import { mod } from "../../src/core/portable"
 import { checkCluster } from "../../src/core/checker"
 import { NO_NODE, Role } from "../../src/core/node"
-import { ExampleRun, resultLines, workedExamples } from "./worked-examples"
+import { goldenFiles, goldenScenarios } from "./golden-scenarios.generated"
+import { checkGolden } from "./golden-runner"
 
-import * as ds from "@devicescript/core"
-import { ExampleResult } from "./worked-examples"
-
-// Each example runs once; the VM stops a fiber that runs too long without yielding
-// ("InfiniteLoop"), so an example runs a slice of events at a time and sleeps in between.
-const results: ExampleResult[] = []
-
-async function find(name: string) {
-    for (let i = 0; i < results.length; i++) if (results[i].name === name) return results[i]
-    const examples = workedExamples()
-    for (let i = 0; i < examples.length; i++)
-        if (examples[i].name === name) {
-            // Ten events at a time, yielding in between: the VM under test runs with GC stress, and a slice of a few hundred events overran its time limit once every arm of a timer made a queue bucket.
-            const run = new ExampleRun(examples[i])
-            await ds.sleep(1)
-            while (!run.advance(10)) await ds.sleep(1)
-            const r = run.result()
-            results.push(r)
-            return r
-        }
-    return null
+// The VM under test runs with GC stress and stops a fiber that runs too long without
+// yielding ("InfiniteLoop"): the runner sleeps between slices of ten events.
+async function pause() {
+    await ds.sleep(1)
 }
 
-describe("worked examples in the VM", () => {
-    test("Tanenbaum: 6 wins with 15 messages in 5 time units", async () => {
-        const r = await find("tanenbaum-bully")
-        const p = r.phases[0]
-        expect(p.coordinator).toBe(6)
-        expect(p.messages).toBe(15)
-        expect(p.byKind[Kind.ELECTION]).toBe(6)
-        expect(p.byKind[Kind.OK]).toBe(3)
-        expect(p.byKind[Kind.COORDINATOR]).toBe(6)
-        expect(p.electionTime).toBe(5)
-        expect(p.violations).toBe(0)
-    })
-    test("Silberschatz: 3 wins, 3 wins again, then 4 bullies back", async () => {
-        const r = await find("silberschatz-bully")
-        expect(r.phases[0].coordinator).toBe(3)
-        expect(r.phases[0].messages).toBe(6)
-        expect(r.phases[1].coordinator).toBe(3)
-        expect(r.phases[1].messages).toBe(11)
-        expect(r.phases[2].coordinator).toBe(4)
-        expect(r.phases[2].messages).toBe(3)
-    })
-    test("seed 004 with bully: 44 messages", async () => {
-        const r = await find("paper004-bully")
-        expect(r.phases[0].messages).toBe(44)
-        expect(r.phases[0].coordinator).toBe(9)
-    })
-    test("seed 004 with improved bully: 10 messages", async () => {
-        const improved = (await find("paper004-improved-bully")).phases[0]
-        expect(improved.messages).toBe(10)
-        expect(improved.coordinator).toBe(9)
-    })
-    test("seed 004, P9 down too: the cascade elects P8 with 10 messages", async () => {
-        const r = (await find("paper004-improved-bully-cascade")).phases[0]
-        expect(r.coordinator).toBe(8)
-        expect(r.messages).toBe(10)
-    })
-    test("seed 004 recovery: 2 + (n-1) messages, twice", async () => {
-        const r = await find("paper004-improved-bully-recovery")
-        expect(r.phases[1].messages).toBe(11)
-        expect(r.phases[2].messages).toBe(11)
-        expect(r.phases[2].coordinator).toBe(10)
-    })
-    test("ring: ELECTION n, COORDINATOR n-1, ACK 2(n-1); the recovered 6 wins with n, n, 2n", async () => {
-        const r = await find("ring")
-        expect(r.phases[0].coordinator).toBe(5)
-        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(6)
-        expect(r.phases[0].byKind[Kind.COORDINATOR]).toBe(5)
-        expect(r.phases[0].byKind[Kind.ACK]).toBe(10)
-        expect(r.phases[0].electionTime).toBe(12)
-        expect(r.phases[1].coordinator).toBe(6)
-        expect(r.phases[1].messages).toBe(24)
-    })
-    test("ring, Tanenbaum's 2 and 5 at once: every process hears COORDINATOR once", async () => {
-        const p = (await find("ring-concurrent")).phases[0]
-        expect(p.coordinator).toBe(6)
-        expect(p.byKind[Kind.ELECTION]).toBe(15)
-        expect(p.byKind[Kind.COORDINATOR]).toBe(7)
-        expect(p.violations).toBe(0)
-    })
-    test("active-list ring: k^2 + (n-i) elect messages; inquiry; the recovered 5 takes over", async () => {
-        const r = await find("active-list-ring")
-        expect(r.phases[0].coordinator).toBe(4)
-        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(19)
-        expect(r.phases[0].byKind[Kind.ACK]).toBe(16)
-        expect(r.phases[1].byKind[Kind.INQUIRY]).toBe(3)
-        expect(r.phases[1].byKind[Kind.COORDINATOR]).toBe(1)
-        expect(r.phases[2].coordinator).toBe(5)
-        expect(r.phases[2].byKind[Kind.ELECTION]).toBe(25)
-    })
-    test("bid ring, everybody initiating: 2k increasing, k(k+1)/2 + min(k, T) decreasing, the winner told once", async () => {
-        const inc = (await find("bid-ring-increasing")).phases[0]
-        expect(inc.byKind[Kind.ELECTION]).toBe(8)
-        expect(inc.byKind[Kind.COORDINATOR]).toBe(4)
-        const dec = (await find("bid-ring-decreasing")).phases[0]
-        expect(dec.byKind[Kind.ELECTION]).toBe(13)
-        expect(dec.byKind[Kind.COORDINATOR]).toBe(4)
-        expect(dec.coordinator).toBe(4)
-    })
-    test("bid ring: a suitability past int32 wins; a lost notice is re-initiated", async () => {
-        const p = (await find("bid-ring-suitability")).phases[0]
-        expect(p.coordinator).toBe(3)
-        expect(p.violations).toBe(0)
-        const lost = (await find("bid-ring-lost-notice")).phases[0]
-        expect(lost.coordinator).toBe(5)
-        expect(lost.byKind[Kind.ELECTION]).toBe(9)
-        expect(lost.electionTime).toBe(38)
-    })
-    test("echo on a grid round a crashed centre: 2E'-(m-1)+D ELECTION, m-1 ECHO and COORDINATOR", async () => {
-        const r = await find("echo-grid")
-        expect(r.phases[0].coordinator).toBe(8)
-        expect(r.phases[0].byKind[Kind.ELECTION]).toBe(12)
-        expect(r.phases[0].byKind[Kind.ECHO]).toBe(6)
-        expect(r.phases[0].byKind[Kind.COORDINATOR]).toBe(6)
-        expect(r.phases[0].byKind[Kind.ACK]).toBe(6)
-        expect(r.phases[1].coordinator).toBe(9)
-        const c = (await find("echo-concurrent")).phases[0]
-        expect(c.coordinator).toBe(5)
-        expect(c.byKind[Kind.COORDINATOR]).toBe(4)
-    })
-    test("result lines for the Node comparison", async () => {
-        const examples = workedExamples()
-        for (let i = 0; i < examples.length; i++) {
-            const lines = resultLines(await find(examples[i].name))
-            for (let j = 0; j < lines.length; j++) console.log(lines[j])
-        }
+describe("golden scenario files in the VM", () => {
+    goldenFiles.forEach((file, i) => {
+        test(file, async () => {
+            const difference = await checkGolden(goldenScenarios[i](), pause)
+            if (difference !== "") console.log("ELECTLAB-GOLDEN " + difference)
+            expect(difference).toBe("")
+        })
     })
 })
 
