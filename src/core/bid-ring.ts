@@ -36,7 +36,7 @@
 
 import { AlgorithmDescriptor, formatBid } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NO_NODE, NodeConfig } from "./node"
+import { Action, NO_NODE, NodeConfig, Role } from "./node"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -127,7 +127,9 @@ export class BidRingNode extends RingBaseNode {
             this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
         } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
             this.waiting = false
-            this.initiate(now, out)
+            // A result accepted meanwhile (a lower initiator's) leaves no dead end to get out
+            // of: the failure detector and the contest watch that coordinator.
+            if (this.role === Role.Electing || this.coordinator === NO_NODE) this.initiate(now, out)
         }
     }
 

@@ -37,7 +37,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./node"
 import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -164,7 +164,7 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ECHO) {
-            if (cmp !== 0 || this.status !== ACTIVE) return false
+            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, out)
             this.heard[k] = true
             this.child[k] = true
             if (frame.bid > this.best) this.best = frame.bid
@@ -177,6 +177,22 @@ export class EchoNode extends ElectionNode {
             return true
         }
         return false
+    }
+
+    /**
+     * Our extension: an ECHO for a wave this process started and has left (it followed a
+     * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
+     * COORDINATOR: the echoer would otherwise wait for a result nobody will send.
+     */
+    private answerLeftWave(frame: Frame, out: Action[]): boolean {
+        if (frame.initiator !== this.id || this.status !== IDLE || this.coordinator === NO_NODE) return false
+        if (this.role !== Role.Follower && this.role !== Role.Coordinator) return false
+        const f = this.frame(Kind.COORDINATOR, frame.src)
+        f.epoch = frame.epoch
+        f.initiator = frame.initiator
+        f.bid = this.coordinator
+        out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+        return true
     }
 
     private startWave(now: number, out: Action[]) {

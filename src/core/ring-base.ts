@@ -64,8 +64,9 @@ export function copyFrame(f: Frame): Frame {
 export abstract class RingBaseNode extends ElectionNode {
     /** Position of this process in `ringOrder`. */
     readonly ringPos: number
-    /** down[i]: this process believes ids[i] is down. */
+    /** down[i]: this process believes ids[i] is down, since downAt[i]. */
     private down: boolean[] = []
+    private downAt: number[] = []
     /** Ring messages sent and not yet acknowledged, oldest first, with their deadlines. */
     private pendingFrames: Frame[] = []
     private pendingDeadlines: number[] = []
@@ -182,9 +183,29 @@ export abstract class RingBaseNode extends ElectionNode {
         return i >= 0 && this.down[i]
     }
 
-    protected markDown(id: number) {
+    protected markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
-        if (i >= 0 && id !== this.id) this.down[i] = true
+        if (i >= 0 && id !== this.id) {
+            this.down[i] = true
+            this.downAt[i] = now
+        }
+    }
+
+    /**
+     * Our extension: with the failure detector on, a process is believed down for one
+     * failure timeout, then the next message probes it again. A lost ACK, or a member list
+     * from an election it missed, must not leave a live process out of every later election
+     * (it sends nothing while it follows, so nothing else would show it alive).
+     */
+    private believedDown(id: number, now: number): boolean {
+        const i = indexOfSorted(this.ids, id)
+        if (i < 0 || !this.down[i]) return false
+        const forgetAfter = this.timing.failureTimeout
+        if (this.timing.heartbeatInterval > 0 && forgetAfter > 0 && now - this.downAt[i] >= forgetAfter) {
+            this.down[i] = false
+            return false
+        }
+        return true
     }
 
     protected markUp(id: number) {
@@ -198,8 +219,11 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     /** A membership list is the truth about who is up: everybody else is down. */
-    protected adoptMembers(members: number[]) {
-        for (let i = 0; i < this.ids.length; i++) this.down[i] = this.ids[i] !== this.id
+    protected adoptMembers(members: number[], now: number) {
+        for (let i = 0; i < this.ids.length; i++) {
+            this.down[i] = this.ids[i] !== this.id
+            this.downAt[i] = now
+        }
         for (let k = 0; k < members.length; k++) this.markUp(members[k])
     }
 
@@ -217,7 +241,7 @@ export abstract class RingBaseNode extends ElectionNode {
         const n = this.ringOrder.length
         for (let step = 1; step < n; step++) {
             const id = this.ringOrder[(this.ringPos + step) % n]
-            if (!this.isDown(id)) {
+            if (!this.believedDown(id, now)) {
                 f.dst = id
                 out.push({ type: ActionType.Send, to: [id], frame: f })
                 this.pendingFrames.push(f)
@@ -282,7 +306,7 @@ export abstract class RingBaseNode extends ElectionNode {
         const due = this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now
         while (this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now) {
             const dead = this.pendingFrames[0].dst
-            this.markDown(dead)
+            this.markDown(dead, now)
             // Everything still waiting on `dead` goes to the next successor, in order.
             const again: Frame[] = []
             const keptFrames: Frame[] = []
@@ -332,7 +356,11 @@ export abstract class RingBaseNode extends ElectionNode {
 
     private clearRing() {
         this.down = []
-        for (let i = 0; i < this.ids.length; i++) this.down.push(false)
+        this.downAt = []
+        for (let i = 0; i < this.ids.length; i++) {
+            this.down.push(false)
+            this.downAt.push(0)
+        }
         this.pendingFrames = []
         this.pendingDeadlines = []
         this.seen = []

@@ -104,7 +104,7 @@ export class RingNode extends RingBaseNode {
                 return true
             // A result older than the one accepted is stale: it dies here instead of circling.
             if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
-            this.adoptMembers(frame.list)
+            this.adoptMembers(frame.list, now)
             this.accept(c, frame.epoch, now, out)
             const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
             f.epoch = frame.epoch
@@ -135,7 +135,7 @@ export class RingNode extends RingBaseNode {
         if (this.role !== Role.Electing && this.coordinator === c) return
         // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
         if (!epochAfter(this.epoch, frame.bid)) this.epoch = nextEpoch(frame.bid)
-        this.adoptMembers(frame.list)
+        this.adoptMembers(frame.list, now)
         this.accept(c, this.epoch, now, out)
         const f = this.frame(Kind.COORDINATOR, 0)
         f.initiator = this.id
