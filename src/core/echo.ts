@@ -35,6 +35,7 @@
 //   wave (the seed's tree election assumes no failures during the wave) until the base
 //   class's election deadline starts a new wave (docs/algorithms.md, "Converging under faults").
 
+import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
 import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./node"
@@ -62,8 +63,8 @@ export class EchoNode extends ElectionNode {
     private heard: boolean[] = []
     /** Per neighbour: it echoed to us (a child in the spanning tree). */
     private child: boolean[] = []
-    /** Per neighbour: ELECTION sent, ACK not yet back. */
-    private awaitingAck: boolean[] = []
+    /** The neighbours sent ELECTION whose ACK is not yet back (ack-link.ts). */
+    private readonly link: AckLink
 
     constructor(config: NodeConfig) {
         super(Algorithm.Echo, config)
@@ -74,6 +75,7 @@ export class EchoNode extends ElectionNode {
                     nb.push(config.neighbors[i])
             this.neighbors = nb
         } else this.neighbors = this.othersIds()
+        this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout)
         this.clearWaveState()
     }
 
@@ -125,12 +127,9 @@ export class EchoNode extends ElectionNode {
 
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_ACK || this.status !== ACTIVE) return
-        for (let k = 0; k < this.neighbors.length; k++) {
-            if (!this.awaitingAck[k]) continue
-            // No ACK: taken as down; no reply is awaited from it.
-            this.awaitingAck[k] = false
-            this.heard[k] = true
-        }
+        // No ACK: taken as down; no reply is awaited from it.
+        for (let j = 0; j < this.link.count(); j++) this.heard[this.neighbors.indexOf(this.link.dstAt(j))] = true
+        this.link.clear()
         this.checkDone(now, out)
     }
 
@@ -154,13 +153,9 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ACK) {
-            if (!this.awaitingAck[k]) return false
-            this.awaitingAck[k] = false
-            if (cmp > 0 && this.status === ACTIVE) {
-                this.startWave(now, out) // our wave is stale
-                return true
-            }
-            if (this.awaitingAck.indexOf(true) < 0) this.cancelTimer(TIMER_ACK, out)
+            // any ACK from a neighbour we wait for (it names its own wave, not ours)
+            if (!this.link.acknowledge(frame.src, 0, now, out)) return false
+            if (cmp > 0 && this.status === ACTIVE) this.startWave(now, out) // our wave is stale
             return true
         }
         if (frame.kind === Kind.ECHO) {
@@ -220,22 +215,20 @@ export class EchoNode extends ElectionNode {
         const to: number[] = []
         for (let k = 0; k < this.neighbors.length; k++) {
             if (this.neighbors[k] === this.parent) this.heard[k] = true
-            else {
-                to.push(this.neighbors[k])
-                this.awaitingAck[k] = true
-            }
+            else to.push(this.neighbors[k])
         }
         if (to.length > 0) {
             this.sendWaveFrame(Kind.ELECTION, to, 0, out)
-            this.setTimer(TIMER_ACK, this.timing.answerTimeout, out)
-        } else this.cancelTimer(TIMER_ACK, out)
+            // the first one arms the link's timer (T)
+            for (let j = 0; j < to.length; j++) this.link.expect(to[j], 0, null, now, out)
+        } else this.link.cancel(out)
         this.checkDone(now, out)
     }
 
     private checkDone(now: number, out: Action[]) {
         if (this.status !== ACTIVE) return
         for (let k = 0; k < this.neighbors.length; k++) if (!this.heard[k]) return
-        this.cancelTimer(TIMER_ACK, out)
+        this.link.cancel(out)
         if (this.parent === NO_NODE) {
             this.finish(this.best, now, out)
             return
@@ -275,11 +268,10 @@ export class EchoNode extends ElectionNode {
     private clearWaveState() {
         this.heard = []
         this.child = []
-        this.awaitingAck = []
+        this.link.clear()
         for (let k = 0; k < this.neighbors.length; k++) {
             this.heard.push(false)
             this.child.push(false)
-            this.awaitingAck.push(false)
         }
     }
 }

@@ -34,6 +34,7 @@
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
+import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
 
@@ -67,9 +68,8 @@ export abstract class RingBaseNode extends ElectionNode {
     /** down[i]: this process believes ids[i] is down, since downAt[i]. */
     private down: boolean[] = []
     private downAt: number[] = []
-    /** Ring messages sent and not yet acknowledged, oldest first, with their deadlines. */
-    private pendingFrames: Frame[] = []
-    private pendingDeadlines: number[] = []
+    /** Ring messages sent and not yet acknowledged, oldest first (ack-link.ts). */
+    private readonly link: AckLink
     /** Last seq this process gave a message it originated. */
     private lastSeq = 0
     /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
@@ -81,6 +81,7 @@ export abstract class RingBaseNode extends ElectionNode {
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
+        this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout)
         // A rebooted board must not reuse the seqs its peers remember: start anywhere.
         this.lastSeq = this.draw(MAX_SEQ)
         this.clearRing()
@@ -118,16 +119,8 @@ export abstract class RingBaseNode extends ElectionNode {
     protected override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let k = 0; k < this.pendingFrames.length; k++) {
-            if (this.pendingFrames[k].initiator === this.id) continue
-            frames.push(this.pendingFrames[k])
-            deadlines.push(this.pendingDeadlines[k])
-        }
-        this.pendingFrames = frames
-        this.pendingDeadlines = deadlines
-        this.rearm(now, out)
+        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
+        this.link.rearm(now, out)
         this.resetRing()
     }
 
@@ -229,7 +222,7 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /** Ring messages still waiting for their ACK. */
     unacknowledged(): number {
-        return this.pendingFrames.length
+        return this.link.count()
     }
 
     /**
@@ -244,10 +237,7 @@ export abstract class RingBaseNode extends ElectionNode {
             if (!this.believedDown(id, now)) {
                 f.dst = id
                 out.push({ type: ActionType.Send, to: [id], frame: f })
-                this.pendingFrames.push(f)
-                this.pendingDeadlines.push(now + this.timing.answerTimeout)
-                if (this.pendingFrames.length === 1)
-                    this.setTimer(TIMER_RING_ACK, this.timing.answerTimeout, out)
+                this.link.expect(id, ackTag(f.kind, f.initiator, f.seq), f, now, out)
                 return
             }
             if (this.endsAt(f, id)) return
@@ -290,68 +280,28 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     private onAck(frame: Frame, now: number, out: Action[]): boolean {
-        const from = frame.src
-        for (let k = 0; k < this.pendingFrames.length; k++) {
-            const p = this.pendingFrames[k]
-            if (p.dst !== from || p.seq !== frame.seq || p.kind !== frame.bid || p.initiator !== frame.initiator)
-                continue
-            this.dropPending(k)
-            if (k === 0) this.rearm(now, out)
-            return true
-        }
-        return false // late: the sender was already given up
+        // false when late: the sender was already given up
+        return this.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq), now, out)
     }
 
     private onAckTimeout(now: number, out: Action[]) {
-        const due = this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now
-        while (this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now) {
-            const dead = this.pendingFrames[0].dst
+        const link = this.link
+        const due = link.count() > 0 && link.deadlineAt(0) <= now
+        while (link.count() > 0 && link.deadlineAt(0) <= now) {
+            const dead = link.dstAt(0)
             this.markDown(dead, now)
             // Everything still waiting on `dead` goes to the next successor, in order.
-            const again: Frame[] = []
-            const keptFrames: Frame[] = []
-            const keptDeadlines: number[] = []
-            for (let k = 0; k < this.pendingFrames.length; k++) {
-                if (this.pendingFrames[k].dst === dead) again.push(this.pendingFrames[k])
-                else {
-                    keptFrames.push(this.pendingFrames[k])
-                    keptDeadlines.push(this.pendingDeadlines[k])
-                }
-            }
-            const wasEmpty = keptFrames.length === 0
-            this.pendingFrames = keptFrames
-            this.pendingDeadlines = keptDeadlines
+            const again = link.takeWaitingOn(dead)
+            const wasEmpty = link.count() === 0
             for (let k = 0; k < again.length; k++) {
                 this.passOn(copyFrame(again[k]), now, out)
             }
             // passOn armed the timer when the queue was empty; otherwise arm it here.
-            if (!wasEmpty) this.rearm(now, out)
+            if (!wasEmpty) link.rearm(now, out)
         }
         // The message this wait was for has gone (dropped with our election): wait for the
         // oldest one left.
-        if (!due) this.rearm(now, out)
-    }
-
-    /** Arms the ACK timer for the oldest waiting message (or cancels it). */
-    private rearm(now: number, out: Action[]) {
-        if (this.pendingFrames.length === 0) this.cancelTimer(TIMER_RING_ACK, out)
-        else {
-            const wait = this.pendingDeadlines[0] - now
-            // a deadline already reached fires as soon as the clock moves, never at once
-            this.setTimer(TIMER_RING_ACK, wait > 0 ? wait : this.timing.answerTimeout / 1000, out)
-        }
-    }
-
-    private dropPending(k: number) {
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let j = 0; j < this.pendingFrames.length; j++) {
-            if (j === k) continue
-            frames.push(this.pendingFrames[j])
-            deadlines.push(this.pendingDeadlines[j])
-        }
-        this.pendingFrames = frames
-        this.pendingDeadlines = deadlines
+        if (!due) link.rearm(now, out)
     }
 
     private clearRing() {
@@ -361,10 +311,14 @@ export abstract class RingBaseNode extends ElectionNode {
             this.down.push(false)
             this.downAt.push(0)
         }
-        this.pendingFrames = []
-        this.pendingDeadlines = []
+        this.link.clear()
         this.seen = []
         this.seenNext = 0
         this.loopback = 0
     }
+}
+
+/** What an ACK names of a ring message: its kind, initiator and seq (the ACK carries the kind in `bid`). */
+function ackTag(kind: number, initiator: number, seq: number): number {
+    return (kind * 65536 + initiator) * 65536 + seq
 }
