@@ -13,7 +13,8 @@
 // - A receiver drops a copy of a message it has already handled (same kind, initiator,
 //   seq, bid and list length), after acknowledging it: duplicates made by the network,
 //   or by a resend past a successor whose ACK was lost, die instead of multiplying.
-// - The sender keeps each ring message until its ACK comes. No ACK within T
+// - The sender keeps each ring message until its ACK comes (the acknowledged link,
+//   ack-link.ts, which echo shares). No ACK within T
 //   (timing.answerTimeout): the successor is marked down in this process's own view,
 //   and every message still waiting on it is sent again, in the order first sent, to the
 //   next successor in ring order not known to be down. The simulator never tells a
@@ -28,6 +29,9 @@
 // - With every other process down, a message "comes back" at once: it is handed to the
 //   process's own handler, as if it had gone round; a message that would come back
 //   again from there is dropped (no unbounded recursion).
+// - With the failure detector on, a process found down is probed again after one failure
+//   timeout (our extension: a lost ACK must not leave a live follower, which sends nothing,
+//   out of every later election).
 // - A process is skipped only when it fails to ACK (our extension: suspecting the
 //   coordinator does not mark it down, so a falsely suspected coordinator still takes
 //   part in the election and keeps its place).
