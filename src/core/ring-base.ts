@@ -29,8 +29,8 @@
 // - With every other process down, a message "comes back" at once: it is handed to the
 //   process's own handler, as if it had gone round; a message that would come back
 //   again from there is dropped (no unbounded recursion).
-// - With the failure detector on, a process found down is probed again after one failure
-//   timeout (our extension: a lost ACK must not leave a live follower, which sends nothing,
+// - With the failure detector on, a process found down is probed again after one round
+//   trip R (our extension: a lost ACK must not leave a live follower, which sends nothing,
 //   out of every later election).
 // - A process is skipped only when it fails to ACK (our extension: suspecting the
 //   coordinator does not mark it down, so a falsely suspected coordinator still takes
@@ -189,16 +189,16 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     /**
-     * Our extension: with the failure detector on, a process is believed down for one
-     * failure timeout, then the next message probes it again. A lost ACK, or a member list
-     * from an election it missed, must not leave a live process out of every later election
-     * (it sends nothing while it follows, so nothing else would show it alive).
+     * Our extension: with the failure detector on, a process is believed down for one round
+     * trip R, then the next message probes it again. A lost ACK, or a member list from an
+     * election it missed, must not leave a live process out of every later election (it sends
+     * nothing while it follows, so nothing else would show it alive). R is longer than one
+     * message's pass over every dead successor, (n - 1)T, so a pass never probes one twice.
      */
     private believedDown(id: number, now: number): boolean {
         const i = indexOfSorted(this.ids, id)
         if (i < 0 || !this.down[i]) return false
-        const forgetAfter = this.timing.failureTimeout
-        if (this.timing.heartbeatInterval > 0 && forgetAfter > 0 && now - this.downAt[i] >= forgetAfter) {
+        if (this.timing.heartbeatInterval > 0 && now - this.downAt[i] >= this.roundTrip()) {
             this.down[i] = false
             return false
         }

@@ -32,7 +32,10 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, NodeConfig, Role } from "./node"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode } from "./ring-base"
+import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+
+/** A forwarder's wait for the result of the ELECTION it passed on. */
+const TIMER_RESULT = TIMER_RING_FREE
 
 export class RingNode extends RingBaseNode {
     /** This process's own ELECTION is out. */
@@ -61,9 +64,20 @@ export class RingNode extends RingBaseNode {
         return false
     }
 
-    protected onRingTimer(timer: number, now: number, out: Action[]) {}
+    /**
+     * Our extension: a forwarder that hears no result within R + T' of passing an ELECTION
+     * on holds its own. The ELECTION's trip back to its initiator and the result's trip on
+     * to the forwarder make one round (R); the initiator drops its returning ELECTION when
+     * it already follows that result from someone else's COORDINATOR, and one process's
+     * stale view may skip the forwarder: without this only the election deadline would end
+     * the wait (campaign seed ring mixed 3830).
+     */
+    protected onRingTimer(timer: number, now: number, out: Action[]) {
+        if (timer === TIMER_RESULT && this.role === Role.Electing && !this.electing) this.holdElection(now, out)
+    }
 
     protected ringTimerName(timer: number): string {
+        if (timer === TIMER_RESULT) return "no result within R + T'"
         return "timer " + timer
     }
 
@@ -93,6 +107,7 @@ export class RingNode extends RingBaseNode {
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
+            this.setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
@@ -147,6 +162,7 @@ export class RingNode extends RingBaseNode {
     private accept(c: number, epoch: number, now: number, out: Action[]) {
         this.acceptedEpoch = epoch
         this.electing = false
+        this.cancelTimer(TIMER_RESULT, out)
         if (epochAfter(epoch, this.epoch)) this.epoch = epoch
         if (c === this.id) this.assumeCoordinatorRole(out)
         else this.follow(c, now, out)
