@@ -21,27 +21,30 @@ describe("AckLink", () => {
     expect(timers(out)).toEqual(["set 300"])
     out.length = 0
     // an ACK must name the message: a wrong tag or another sender acknowledges nothing
-    expect(link.acknowledge(4, 13, 1150, out)).toBe(false)
-    expect(link.acknowledge(5, 11, 1150, out)).toBe(false)
-    // the oldest acknowledged: the timer moves to the next one's deadline (1400)
-    expect(link.acknowledge(4, 11, 1150, out)).toBe(true)
+    expect(link.acknowledge(4, 13)).toBe(-1)
+    expect(link.acknowledge(5, 11)).toBe(-1)
+    // the oldest acknowledged: re-armed, the timer moves to the next one's deadline (1400)
+    expect(link.acknowledge(4, 11)).toBe(0)
+    link.rearm(1150, out)
     expect(timers(out)).toEqual(["set 250"])
     out.length = 0
-    expect(link.acknowledge(4, 12, 1200, out)).toBe(true)
+    expect(link.acknowledge(4, 12)).toBe(0)
+    link.rearm(1200, out)
     expect(timers(out)).toEqual(["cancel"])
     expect(link.count()).toBe(0)
     // late: nothing waits for it
-    expect(link.acknowledge(4, 12, 1200, out)).toBe(false)
+    expect(link.acknowledge(4, 12)).toBe(-1)
   })
 
-  test("messages sent together: acknowledging one leaves the timer alone", () => {
+  test("messages sent together (echo's multicast): one timer; tag 0 takes any ACK from a destination", () => {
     const link = new AckLink(2, 3)
     const out: Action[] = []
     for (const dst of [1, 2, 3]) link.expect(dst, 0, null, 10, out)
-    out.length = 0
-    expect(link.acknowledge(1, 0, 12, out)).toBe(true)
-    expect(out).toEqual([])
+    expect(timers(out)).toEqual(["set 3"])
+    expect(link.acknowledge(2, 0)).toBe(1)
+    expect(link.acknowledge(2, 0)).toBe(-1)
     expect(link.count()).toBe(2)
+    expect([link.dstAt(0), link.dstAt(1)]).toEqual([1, 3])
   })
 
   test("a missing ACK: every message waiting on that destination comes back, oldest first", () => {

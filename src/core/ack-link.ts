@@ -8,8 +8,8 @@
 // - Each waiting message has a destination, a tag (what an ACK must name to acknowledge
 //   it; 0 when any ACK from that destination will do) and a deadline, now + T.
 // - One timer for the whole link, armed for the oldest waiting message: set when the first
-//   one is added, moved when the oldest is acknowledged (only if the next one is due at
-//   another time), cancelled when none is left.
+//   one is added; the owner moves it (`rearm`) or stops it (`cancel`) as its rules say
+//   (the ring re-arms when the oldest is acknowledged; echo stops it when none is left).
 // - An ACK acknowledges the oldest waiting message from its sender with its tag; a late
 //   ACK (nothing waits for it) is the owner's to count.
 //
@@ -66,15 +66,15 @@ export class AckLink {
         return -1
     }
 
-    /** An ACK from `from` naming `tag`: false when nothing waits for it (late, or unknown). */
-    acknowledge(from: number, tag: number, now: number, out: Action[]): boolean {
+    /**
+     * An ACK from `from` naming `tag`: drops the message it acknowledges and returns where
+     * it was (0: the oldest), or -1 when nothing waits for it (late, or unknown). The timer
+     * is the owner's to move (`rearm`) or stop (`cancel`).
+     */
+    acknowledge(from: number, tag: number): number {
         const k = this.find(from, tag)
-        if (k < 0) return false
-        const due = this.deadlines[k]
-        this.removeAt(k)
-        if (this.dsts.length === 0) this.cancel(out)
-        else if (k === 0 && this.deadlines[0] !== due) this.rearm(now, out)
-        return true
+        if (k >= 0) this.removeAt(k)
+        return k
     }
 
     /** Drops the message at position k (the timer is the caller's to rearm). */

@@ -154,8 +154,12 @@ export class EchoNode extends ElectionNode {
         }
         if (frame.kind === Kind.ACK) {
             // any ACK from a neighbour we wait for (it names its own wave, not ours)
-            if (!this.link.acknowledge(frame.src, 0, now, out)) return false
-            if (cmp > 0 && this.status === ACTIVE) this.startWave(now, out) // our wave is stale
+            if (this.link.acknowledge(frame.src, 0) < 0) return false
+            if (cmp > 0 && this.status === ACTIVE) {
+                this.startWave(now, out) // our wave is stale
+                return true
+            }
+            if (this.link.count() === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ECHO) {

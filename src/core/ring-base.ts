@@ -284,8 +284,9 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     private onAck(frame: Frame, now: number, out: Action[]): boolean {
-        // false when late: the sender was already given up
-        return this.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq), now, out)
+        const k = this.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
+        if (k === 0) this.link.rearm(now, out)
+        return k >= 0 // false when late: the sender was already given up
     }
 
     private onAckTimeout(now: number, out: Action[]) {
