@@ -15,7 +15,7 @@
 
 import { AlgorithmDescriptor, formatBid } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NO_NODE, NodeConfig } from "./node"
+import { Action, NO_NODE, NodeConfig, Role } from "./node"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -41,6 +41,8 @@ export class BidRingNode extends RingBaseNode {
     private initiating = false
     /** Epoch of the result accepted last; -1 before any. */
     private acceptedEpoch = -1
+    /** The coordinator was suspected (or contested) while this process waited: its 2R wait must end in an election. */
+    private suspectedWhileWaiting = false
 
     constructor(config: NodeConfig) {
         super(Algorithm.BidRing, config)
@@ -71,6 +73,7 @@ export class BidRingNode extends RingBaseNode {
         this.waitingFor = NO_NODE
         this.initiating = false
         this.acceptedEpoch = -1
+        this.suspectedWhileWaiting = false
     }
 
     protected isRingKind(kind: number): boolean {
@@ -92,7 +95,10 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected beginElection(now: number, out: Action[]) {
-        if (this.waiting) return
+        if (this.waiting) {
+            this.suspectedWhileWaiting = true
+            return
+        }
         this.initiate(now, out)
     }
 
@@ -106,7 +112,11 @@ export class BidRingNode extends RingBaseNode {
             this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
         } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
             this.waiting = false
-            this.initiate(now, out)
+            // A result accepted meanwhile (a lower initiator's) leaves no dead end to get out
+            // of, unless its coordinator was suspected since: the watch is not re-armed.
+            // Otherwise the failure detector and the contest watch that coordinator.
+            if (this.role === Role.Electing || this.coordinator === NO_NODE || this.suspectedWhileWaiting)
+                this.initiate(now, out)
         }
     }
 
@@ -124,6 +134,7 @@ export class BidRingNode extends RingBaseNode {
     }
 
     private initiate(now: number, out: Action[]) {
+        this.suspectedWhileWaiting = false
         this.cancelTimer(TIMER_RESULT, out)
         this.waiting = true
         this.waitingFor = this.id

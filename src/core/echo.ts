@@ -14,9 +14,10 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`echo`" and, for a wave stalled by a crash, "Converging under faults".
 
+import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./node"
 import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -41,8 +42,8 @@ export class EchoNode extends ElectionNode {
     private heard: boolean[] = []
     /** Per neighbour: it echoed to us (a child in the spanning tree). */
     private child: boolean[] = []
-    /** Per neighbour: ELECTION sent, ACK not yet back. */
-    private awaitingAck: boolean[] = []
+    /** The neighbours sent ELECTION whose ACK is not yet back (ack-link.ts). */
+    private readonly link: AckLink
 
     constructor(config: NodeConfig) {
         super(Algorithm.Echo, config)
@@ -53,6 +54,7 @@ export class EchoNode extends ElectionNode {
                     nb.push(config.neighbors[i])
             this.neighbors = nb
         } else this.neighbors = this.othersIds()
+        this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout)
         this.clearWaveState()
     }
 
@@ -104,12 +106,9 @@ export class EchoNode extends ElectionNode {
 
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_ACK || this.status !== ACTIVE) return
-        for (let k = 0; k < this.neighbors.length; k++) {
-            if (!this.awaitingAck[k]) continue
-            // No ACK: taken as down; no reply is awaited from it.
-            this.awaitingAck[k] = false
-            this.heard[k] = true
-        }
+        // No ACK: taken as down; no reply is awaited from it.
+        for (let j = 0; j < this.link.count(); j++) this.heard[this.neighbors.indexOf(this.link.dstAt(j))] = true
+        this.link.clear()
         this.checkDone(now, out)
     }
 
@@ -133,17 +132,17 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ACK) {
-            if (!this.awaitingAck[k]) return false
-            this.awaitingAck[k] = false
+            // any ACK from a neighbour we wait for (it names its own wave, not ours)
+            if (this.link.acknowledge(frame.src, 0) < 0) return false
             if (cmp > 0 && this.status === ACTIVE) {
                 this.startWave(now, out) // our wave is stale
                 return true
             }
-            if (this.awaitingAck.indexOf(true) < 0) this.cancelTimer(TIMER_ACK, out)
+            if (this.link.count() === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ECHO) {
-            if (cmp !== 0 || this.status !== ACTIVE) return false
+            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, out)
             this.heard[k] = true
             this.child[k] = true
             if (frame.bid > this.best) this.best = frame.bid
@@ -156,6 +155,22 @@ export class EchoNode extends ElectionNode {
             return true
         }
         return false
+    }
+
+    /**
+     * Our extension: an ECHO for a wave this process started and has left (it followed a
+     * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
+     * COORDINATOR: the echoer would otherwise wait for a result nobody will send.
+     */
+    private answerLeftWave(frame: Frame, out: Action[]): boolean {
+        if (frame.initiator !== this.id || this.status !== IDLE || this.coordinator === NO_NODE) return false
+        if (this.role !== Role.Follower && this.role !== Role.Coordinator) return false
+        const f = this.frame(Kind.COORDINATOR, frame.src)
+        f.epoch = frame.epoch
+        f.initiator = frame.initiator
+        f.bid = this.coordinator
+        out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+        return true
     }
 
     private startWave(now: number, out: Action[]) {
@@ -183,22 +198,20 @@ export class EchoNode extends ElectionNode {
         const to: number[] = []
         for (let k = 0; k < this.neighbors.length; k++) {
             if (this.neighbors[k] === this.parent) this.heard[k] = true
-            else {
-                to.push(this.neighbors[k])
-                this.awaitingAck[k] = true
-            }
+            else to.push(this.neighbors[k])
         }
         if (to.length > 0) {
             this.sendWaveFrame(Kind.ELECTION, to, 0, out)
-            this.setTimer(TIMER_ACK, this.timing.answerTimeout, out)
-        } else this.cancelTimer(TIMER_ACK, out)
+            // the first one arms the link's timer (T)
+            for (let j = 0; j < to.length; j++) this.link.expect(to[j], 0, null, now, out)
+        } else this.link.cancel(out)
         this.checkDone(now, out)
     }
 
     private checkDone(now: number, out: Action[]) {
         if (this.status !== ACTIVE) return
         for (let k = 0; k < this.neighbors.length; k++) if (!this.heard[k]) return
-        this.cancelTimer(TIMER_ACK, out)
+        this.link.cancel(out)
         if (this.parent === NO_NODE) {
             this.finish(this.best, now, out)
             return
@@ -238,11 +251,10 @@ export class EchoNode extends ElectionNode {
     private clearWaveState() {
         this.heard = []
         this.child = []
-        this.awaitingAck = []
+        this.link.clear()
         for (let k = 0; k < this.neighbors.length; k++) {
             this.heard.push(false)
             this.child.push(false)
-            this.awaitingAck.push(false)
         }
     }
 }

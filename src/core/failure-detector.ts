@@ -25,6 +25,48 @@
 /** The fixed failure timeout (the default) or the adaptive detector. */
 export type DetectorName = "fixed" | "adaptive"
 
+/**
+ * How long a follower waits after the watched coordinator's last heartbeat before it
+ * suspects it. A node owns one (`makeFailureDetector`); the node keeps the watch timer.
+ */
+export interface FailureDetector {
+    /** The coordinator to watch (a new one, or the same again after a false alarm). */
+    watch(coordinator: number): void
+    /** A heartbeat from the watched coordinator arrived at `now`. */
+    heartbeat(now: number): void
+    /** Silence after the last heartbeat after which the coordinator is suspected. */
+    delay(): number
+    /** Forget everything (a process back from a crash has a blank memory). */
+    clear(): void
+    /** True when `delay()` changes with heartbeats, so the watch restarts from each one. */
+    learns(): boolean
+}
+
+/** The default: suspect after the configured failure timeout, whatever the heartbeats did. */
+export class FixedDetector implements FailureDetector {
+    readonly timeout: number
+
+    constructor(timeout: number) {
+        this.timeout = timeout
+    }
+
+    watch(coordinator: number) {}
+    heartbeat(now: number) {}
+    delay(): number {
+        return this.timeout
+    }
+    clear() {}
+    learns(): boolean {
+        return false
+    }
+}
+
+/** The detector `name` asks for; adaptive only with heartbeats on (`interval` > 0). */
+export function makeFailureDetector(name: string, interval: number, failureTimeout: number): FailureDetector {
+    if (name === "adaptive" && interval > 0) return new AdaptiveDetector(interval, failureTimeout)
+    return new FixedDetector(failureTimeout)
+}
+
 export const DETECTOR_NAMES: DetectorName[] = ["fixed", "adaptive"]
 
 /** Gaps for the period and the jitter: at 50 ms heartbeats, the last 3.2 s. */
@@ -47,7 +89,7 @@ export const RISK = 0.000001
  */
 export const FLOOR_INTERVALS = 2.5
 
-export class AdaptiveDetector {
+export class AdaptiveDetector implements FailureDetector {
     readonly interval: number
     readonly ceiling: number
     private gaps: number[] = []
@@ -119,6 +161,10 @@ export class AdaptiveDetector {
 
     samples(): number {
         return this.gaps.length
+    }
+
+    learns(): boolean {
+        return true
     }
 
     /** The sender's period as observed: the median gap once there are enough, else the configured one. */

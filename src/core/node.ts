@@ -1,11 +1,12 @@
 // The state-machine interface every algorithm implements, and the parts they share:
-// role and coordinator bookkeeping, frame filtering, and the heartbeat failure detector.
+// role and coordinator bookkeeping, frame filtering, and the heartbeats and watch timer
+// around a failure detector (failure-detector.ts: fixed or adaptive).
 //
 // A driver (simulator, firmware, host node) calls the entry points with the current
 // time and carries out the actions appended to `out`. Nothing here reads a clock,
 // draws a random number or touches a transport.
 
-import { AdaptiveDetector } from "./failure-detector"
+import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 
@@ -171,8 +172,8 @@ export abstract class ElectionNode {
     /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
     private restarts = 0
     private readonly jitter: Jitter
-    /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
-    private adaptiveDetector: AdaptiveDetector = null
+    /** Decides how long the coordinator may be silent: the fixed timeout, or learned from its heartbeats. */
+    private readonly detector: FailureDetector
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -183,8 +184,8 @@ export abstract class ElectionNode {
         this.group = config.group
         this.timing = config.timing
         this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
-        if (config.timing.failureDetector === "adaptive" && config.timing.heartbeatInterval > 0)
-            this.adaptiveDetector = new AdaptiveDetector(config.timing.heartbeatInterval, config.timing.failureTimeout)
+        const t = config.timing
+        this.detector = makeFailureDetector(t.failureDetector ? t.failureDetector : "fixed", t.heartbeatInterval, t.failureTimeout)
     }
 
     /**
@@ -321,7 +322,7 @@ export abstract class ElectionNode {
         if (!this.crashed) return
         this.crashed = false
         this.coordinator = NO_NODE
-        if (this.adaptiveDetector) this.adaptiveDetector.clear()
+        this.detector.clear()
         this.resetAlgorithm()
         this.onRecover(now, out)
     }
@@ -432,7 +433,7 @@ export abstract class ElectionNode {
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     protected follow(coordinator: number, now: number, out: Action[]) {
         if (!this.isMember(coordinator) || coordinator === this.id) return
-        if (this.adaptiveDetector) this.adaptiveDetector.watch(coordinator)
+        this.detector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
@@ -455,7 +456,7 @@ export abstract class ElectionNode {
 
     /** Silence from the coordinator after which it is suspected. */
     suspicionDelay(): number {
-        return this.adaptiveDetector ? this.adaptiveDetector.delay() : this.timing.failureTimeout
+        return this.detector.delay()
     }
 
     protected enterElection(out: Action[]) {
@@ -566,11 +567,9 @@ export abstract class ElectionNode {
             // rank, and the rank decides (a recovered process's epoch may lag behind).
             this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
-            if (this.adaptiveDetector) {
-                this.adaptiveDetector.heartbeat(now)
-                // the suspicion delay just changed: watch from this arrival
-                if (this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
-            }
+            this.detector.heartbeat(now)
+            // a learning detector's delay just changed: watch from this arrival
+            if (this.detector.learns() && this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
             // We outrank the coordinator we follow: contest it, in every algorithm.
             if (this.role === Role.Follower && senderRank < mine) this.contest(now, out)
             return

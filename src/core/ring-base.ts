@@ -13,7 +13,8 @@
 // - A receiver drops a copy of a message it has already handled (same kind, initiator,
 //   seq, bid and list length), after acknowledging it: duplicates made by the network,
 //   or by a resend past a successor whose ACK was lost, die instead of multiplying.
-// - The sender keeps each ring message until its ACK comes. No ACK within T
+// - The sender keeps each ring message until its ACK comes (the acknowledged link,
+//   ack-link.ts, which echo shares). No ACK within T
 //   (timing.answerTimeout): the successor is marked down in this process's own view,
 //   and every message still waiting on it is sent again, in the order first sent, to the
 //   next successor in ring order not known to be down. The simulator never tells a
@@ -28,12 +29,16 @@
 // - With every other process down, a message "comes back" at once: it is handed to the
 //   process's own handler, as if it had gone round; a message that would come back
 //   again from there is dropped (no unbounded recursion).
+// - With the failure detector on, a process found down is probed again after one round
+//   trip R (our extension: a lost ACK must not leave a live follower, which sends nothing,
+//   out of every later election).
 // - A process is skipped only when it fails to ACK (our extension: suspecting the
 //   coordinator does not mark it down, so a falsely suspected coordinator still takes
 //   part in the election and keeps its place).
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
+import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
 
@@ -64,11 +69,11 @@ export function copyFrame(f: Frame): Frame {
 export abstract class RingBaseNode extends ElectionNode {
     /** Position of this process in `ringOrder`. */
     readonly ringPos: number
-    /** down[i]: this process believes ids[i] is down. */
+    /** down[i]: this process believes ids[i] is down, since downAt[i]. */
     private down: boolean[] = []
-    /** Ring messages sent and not yet acknowledged, oldest first, with their deadlines. */
-    private pendingFrames: Frame[] = []
-    private pendingDeadlines: number[] = []
+    private downAt: number[] = []
+    /** Ring messages sent and not yet acknowledged, oldest first (ack-link.ts). */
+    private readonly link: AckLink
     /** Last seq this process gave a message it originated. */
     private lastSeq = 0
     /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
@@ -80,6 +85,7 @@ export abstract class RingBaseNode extends ElectionNode {
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
+        this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout)
         // A rebooted board must not reuse the seqs its peers remember: start anywhere.
         this.lastSeq = this.draw(MAX_SEQ)
         this.clearRing()
@@ -117,16 +123,8 @@ export abstract class RingBaseNode extends ElectionNode {
     protected override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let k = 0; k < this.pendingFrames.length; k++) {
-            if (this.pendingFrames[k].initiator === this.id) continue
-            frames.push(this.pendingFrames[k])
-            deadlines.push(this.pendingDeadlines[k])
-        }
-        this.pendingFrames = frames
-        this.pendingDeadlines = deadlines
-        this.rearm(now, out)
+        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
+        this.link.rearm(now, out)
         this.resetRing()
     }
 
@@ -182,9 +180,29 @@ export abstract class RingBaseNode extends ElectionNode {
         return i >= 0 && this.down[i]
     }
 
-    protected markDown(id: number) {
+    protected markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
-        if (i >= 0 && id !== this.id) this.down[i] = true
+        if (i >= 0 && id !== this.id) {
+            this.down[i] = true
+            this.downAt[i] = now
+        }
+    }
+
+    /**
+     * Our extension: with the failure detector on, a process is believed down for one round
+     * trip R, then the next message probes it again. A lost ACK, or a member list from an
+     * election it missed, must not leave a live process out of every later election (it sends
+     * nothing while it follows, so nothing else would show it alive). R is longer than one
+     * message's pass over every dead successor, (n - 1)T, so a pass never probes one twice.
+     */
+    private believedDown(id: number, now: number): boolean {
+        const i = indexOfSorted(this.ids, id)
+        if (i < 0 || !this.down[i]) return false
+        if (this.timing.heartbeatInterval > 0 && now - this.downAt[i] >= this.roundTrip()) {
+            this.down[i] = false
+            return false
+        }
+        return true
     }
 
     protected markUp(id: number) {
@@ -198,14 +216,17 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     /** A membership list is the truth about who is up: everybody else is down. */
-    protected adoptMembers(members: number[]) {
-        for (let i = 0; i < this.ids.length; i++) this.down[i] = this.ids[i] !== this.id
+    protected adoptMembers(members: number[], now: number) {
+        for (let i = 0; i < this.ids.length; i++) {
+            this.down[i] = this.ids[i] !== this.id
+            this.downAt[i] = now
+        }
         for (let k = 0; k < members.length; k++) this.markUp(members[k])
     }
 
     /** Ring messages still waiting for their ACK. */
     unacknowledged(): number {
-        return this.pendingFrames.length
+        return this.link.count()
     }
 
     /**
@@ -217,13 +238,10 @@ export abstract class RingBaseNode extends ElectionNode {
         const n = this.ringOrder.length
         for (let step = 1; step < n; step++) {
             const id = this.ringOrder[(this.ringPos + step) % n]
-            if (!this.isDown(id)) {
+            if (!this.believedDown(id, now)) {
                 f.dst = id
                 out.push({ type: ActionType.Send, to: [id], frame: f })
-                this.pendingFrames.push(f)
-                this.pendingDeadlines.push(now + this.timing.answerTimeout)
-                if (this.pendingFrames.length === 1)
-                    this.setTimer(TIMER_RING_ACK, this.timing.answerTimeout, out)
+                this.link.expect(id, ackTag(f.kind, f.initiator, f.seq), f, now, out)
                 return
             }
             if (this.endsAt(f, id)) return
@@ -266,77 +284,46 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 
     private onAck(frame: Frame, now: number, out: Action[]): boolean {
-        const from = frame.src
-        for (let k = 0; k < this.pendingFrames.length; k++) {
-            const p = this.pendingFrames[k]
-            if (p.dst !== from || p.seq !== frame.seq || p.kind !== frame.bid || p.initiator !== frame.initiator)
-                continue
-            this.dropPending(k)
-            if (k === 0) this.rearm(now, out)
-            return true
-        }
-        return false // late: the sender was already given up
+        const k = this.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
+        if (k === 0) this.link.rearm(now, out)
+        return k >= 0 // false when late: the sender was already given up
     }
 
     private onAckTimeout(now: number, out: Action[]) {
-        const due = this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now
-        while (this.pendingFrames.length > 0 && this.pendingDeadlines[0] <= now) {
-            const dead = this.pendingFrames[0].dst
-            this.markDown(dead)
+        const link = this.link
+        const due = link.count() > 0 && link.deadlineAt(0) <= now
+        while (link.count() > 0 && link.deadlineAt(0) <= now) {
+            const dead = link.dstAt(0)
+            this.markDown(dead, now)
             // Everything still waiting on `dead` goes to the next successor, in order.
-            const again: Frame[] = []
-            const keptFrames: Frame[] = []
-            const keptDeadlines: number[] = []
-            for (let k = 0; k < this.pendingFrames.length; k++) {
-                if (this.pendingFrames[k].dst === dead) again.push(this.pendingFrames[k])
-                else {
-                    keptFrames.push(this.pendingFrames[k])
-                    keptDeadlines.push(this.pendingDeadlines[k])
-                }
-            }
-            const wasEmpty = keptFrames.length === 0
-            this.pendingFrames = keptFrames
-            this.pendingDeadlines = keptDeadlines
+            const again = link.takeWaitingOn(dead)
+            const wasEmpty = link.count() === 0
             for (let k = 0; k < again.length; k++) {
                 this.passOn(copyFrame(again[k]), now, out)
             }
             // passOn armed the timer when the queue was empty; otherwise arm it here.
-            if (!wasEmpty) this.rearm(now, out)
+            if (!wasEmpty) link.rearm(now, out)
         }
         // The message this wait was for has gone (dropped with our election): wait for the
         // oldest one left.
-        if (!due) this.rearm(now, out)
-    }
-
-    /** Arms the ACK timer for the oldest waiting message (or cancels it). */
-    private rearm(now: number, out: Action[]) {
-        if (this.pendingFrames.length === 0) this.cancelTimer(TIMER_RING_ACK, out)
-        else {
-            const wait = this.pendingDeadlines[0] - now
-            // a deadline already reached fires as soon as the clock moves, never at once
-            this.setTimer(TIMER_RING_ACK, wait > 0 ? wait : this.timing.answerTimeout / 1000, out)
-        }
-    }
-
-    private dropPending(k: number) {
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let j = 0; j < this.pendingFrames.length; j++) {
-            if (j === k) continue
-            frames.push(this.pendingFrames[j])
-            deadlines.push(this.pendingDeadlines[j])
-        }
-        this.pendingFrames = frames
-        this.pendingDeadlines = deadlines
+        if (!due) link.rearm(now, out)
     }
 
     private clearRing() {
         this.down = []
-        for (let i = 0; i < this.ids.length; i++) this.down.push(false)
-        this.pendingFrames = []
-        this.pendingDeadlines = []
+        this.downAt = []
+        for (let i = 0; i < this.ids.length; i++) {
+            this.down.push(false)
+            this.downAt.push(0)
+        }
+        this.link.clear()
         this.seen = []
         this.seenNext = 0
         this.loopback = 0
     }
+}
+
+/** What an ACK names of a ring message: its kind, initiator and seq (the ACK carries the kind in `bid`). */
+function ackTag(kind: number, initiator: number, seq: number): number {
+    return (kind * 65536 + initiator) * 65536 + seq
 }

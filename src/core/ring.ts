@@ -16,7 +16,10 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
 import { Action, NodeConfig, Role } from "./node"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode } from "./ring-base"
+import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+
+/** A forwarder's wait for the result of the ELECTION it passed on. */
+const TIMER_RESULT = TIMER_RING_FREE
 
 export class RingNode extends RingBaseNode {
     /** This process's own ELECTION is out. */
@@ -45,9 +48,20 @@ export class RingNode extends RingBaseNode {
         return false
     }
 
-    protected onRingTimer(timer: number, now: number, out: Action[]) {}
+    /**
+     * Our extension: a forwarder that hears no result within R + T' of passing an ELECTION
+     * on holds its own. The ELECTION's trip back to its initiator and the result's trip on
+     * to the forwarder make one round (R); the initiator drops its returning ELECTION when
+     * it already follows that result from someone else's COORDINATOR, and one process's
+     * stale view may skip the forwarder: without this only the election deadline would end
+     * the wait (campaign seed ring mixed 3830).
+     */
+    protected onRingTimer(timer: number, now: number, out: Action[]) {
+        if (timer === TIMER_RESULT && this.role === Role.Electing && !this.electing) this.holdElection(now, out)
+    }
 
     protected ringTimerName(timer: number): string {
+        if (timer === TIMER_RESULT) return "no result within R + T'"
         return "timer " + timer
     }
 
@@ -77,6 +91,7 @@ export class RingNode extends RingBaseNode {
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
+            this.setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
@@ -88,7 +103,7 @@ export class RingNode extends RingBaseNode {
                 return true
             // A result older than the one accepted is stale: it dies here instead of circling.
             if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
-            this.adoptMembers(frame.list)
+            this.adoptMembers(frame.list, now)
             this.accept(c, frame.epoch, now, out)
             const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
             f.epoch = frame.epoch
@@ -119,7 +134,7 @@ export class RingNode extends RingBaseNode {
         if (this.role !== Role.Electing && this.coordinator === c) return
         // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
         if (!epochAfter(this.epoch, frame.bid)) this.epoch = nextEpoch(frame.bid)
-        this.adoptMembers(frame.list)
+        this.adoptMembers(frame.list, now)
         this.accept(c, this.epoch, now, out)
         const f = this.frame(Kind.COORDINATOR, 0)
         f.initiator = this.id
@@ -131,6 +146,7 @@ export class RingNode extends RingBaseNode {
     private accept(c: number, epoch: number, now: number, out: Action[]) {
         this.acceptedEpoch = epoch
         this.electing = false
+        this.cancelTimer(TIMER_RESULT, out)
         if (epochAfter(epoch, this.epoch)) this.epoch = epoch
         if (c === this.id) this.assumeCoordinatorRole(out)
         else this.follow(c, now, out)

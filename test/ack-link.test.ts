@@ -1,0 +1,65 @@
+// The acknowledged link (src/core/ack-link.ts) that the ring family and echo own.
+import { describe, expect, test } from "vitest"
+import { AckLink } from "../src/core/ack-link"
+import { Algorithm, Kind, makeFrame } from "../src/core/frame"
+import { type Action, ActionType } from "../src/core/node"
+
+const frame = (dst: number, seq: number) => {
+  const f = makeFrame(Kind.ELECTION, Algorithm.Ring, 1, 1, 9, dst)
+  f.seq = seq
+  return f
+}
+const timers = (out: Action[]) =>
+  out.map((a) => (a.type === ActionType.SetTimer ? `set ${a.delay}` : a.type === ActionType.CancelTimer ? "cancel" : "other"))
+
+describe("AckLink", () => {
+  test("the first waiting message arms the timer; the last ACK cancels it", () => {
+    const link = new AckLink(2, 300)
+    const out: Action[] = []
+    link.expect(4, 11, frame(4, 11), 1000, out)
+    link.expect(4, 12, frame(4, 12), 1100, out)
+    expect(timers(out)).toEqual(["set 300"])
+    out.length = 0
+    // an ACK must name the message: a wrong tag or another sender acknowledges nothing
+    expect(link.acknowledge(4, 13)).toBe(-1)
+    expect(link.acknowledge(5, 11)).toBe(-1)
+    // the oldest acknowledged: re-armed, the timer moves to the next one's deadline (1400)
+    expect(link.acknowledge(4, 11)).toBe(0)
+    link.rearm(1150, out)
+    expect(timers(out)).toEqual(["set 250"])
+    out.length = 0
+    expect(link.acknowledge(4, 12)).toBe(0)
+    link.rearm(1200, out)
+    expect(timers(out)).toEqual(["cancel"])
+    expect(link.count()).toBe(0)
+    // late: nothing waits for it
+    expect(link.acknowledge(4, 12)).toBe(-1)
+  })
+
+  test("messages sent together (echo's multicast): one timer; tag 0 takes any ACK from a destination", () => {
+    const link = new AckLink(2, 3)
+    const out: Action[] = []
+    for (const dst of [1, 2, 3]) link.expect(dst, 0, null, 10, out)
+    expect(timers(out)).toEqual(["set 3"])
+    expect(link.acknowledge(2, 0)).toBe(1)
+    expect(link.acknowledge(2, 0)).toBe(-1)
+    expect(link.count()).toBe(2)
+    expect([link.dstAt(0), link.dstAt(1)]).toEqual([1, 3])
+  })
+
+  test("a missing ACK: every message waiting on that destination comes back, oldest first", () => {
+    const link = new AckLink(2, 300)
+    const out: Action[] = []
+    link.expect(4, 1, frame(4, 1), 0, out)
+    link.expect(5, 2, frame(5, 2), 10, out)
+    link.expect(4, 3, frame(4, 3), 20, out)
+    const again = link.takeWaitingOn(4)
+    expect(again.map((f) => f.seq)).toEqual([1, 3])
+    expect(link.count()).toBe(1)
+    expect(link.dstAt(0)).toBe(5)
+    out.length = 0
+    // a deadline already reached fires as soon as the clock moves, never at once
+    link.rearm(400, out)
+    expect(timers(out)).toEqual(["set 0.3"])
+  })
+})
