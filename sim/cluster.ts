@@ -44,11 +44,10 @@ export interface ClusterSpec {
   topology?: string
   /** bid-ring: suitability prefix of each process's bid, aligned with `ids` (absent: all 0). */
   suitability?: number[]
-}
-
-/** Board timing (ms) used for the bus and WiFi models; the ideal network counts in ticks. */
-export function boardTiming(): Timing {
-  return { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 0, failureTimeout: 0 }
+  /** More election messages than this is a storm (0: no budget). */
+  messageBudget: number
+  /** More events than this at one instant stops the run (0: the engine's default). */
+  instantEvents: number
 }
 
 export function parseAlgorithmName(name: string, where?: string): number {
@@ -143,6 +142,8 @@ export function defaultSpec(): ClusterSpec {
     group: 1,
     timing: idealTiming(),
     loss: 0,
+    messageBudget: 0,
+    instantEvents: 0,
   }
 }
 
@@ -158,6 +159,8 @@ export function buildEngine(spec: ClusterSpec): Engine {
     network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
   })
   engine.duplication = engine.network as FaultyNetwork
+  engine.messageBudget = spec.messageBudget
+  if (spec.instantEvents > 0) engine.maxEventsPerInstant = spec.instantEvents
   engine.start()
   return engine
 }

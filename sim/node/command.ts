@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
-import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
-import { parseDetectorName } from "../detector-option"
-import { DEFAULT_TIMING, readManifest } from "../manifest"
+import { checkMembers, InputError, parseInteger } from "../cluster"
+import { givenFlags, resolveCluster } from "../config/cluster-config"
+import { readManifest } from "../manifest"
 import { startHostNode } from "./host-node"
 import { startObserver } from "./observe"
 import { readKeyFile } from "../auth/keys"
@@ -25,6 +25,7 @@ export interface NodeFlags {
   answerTimeout?: string
   coordinatorTimeout?: string
   failureDetector?: string
+  suitability?: string
   observe?: boolean
   stdinControl?: boolean
   keyFile?: string
@@ -51,8 +52,9 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     throw new InputError(`a host node joins over mqtt only (the bus needs a Jacdac bridge), got '${flags.transport}'`, "--transport")
   const broker = checkBroker(flags.broker, "--broker")
   const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
-  const manifest = manifestFile ? readManifest(manifestFile) : null
-  const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.group ?? 1)
+  const manifest = manifestFile ? { file: manifestFile, manifest: readManifest(manifestFile) } : null
+  // the observer needs only the group
+  const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.manifest.group ?? 1)
   const prefix = flags.prefix || DEFAULT_TOPIC_PREFIX
   if (flags.observe) {
     const observer = startObserver({ broker, prefix, group })
@@ -65,21 +67,8 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   }
   if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
   const id = parseInteger(flags.id, "--id", 0, 0xfffe)
-  const ids = flags.ids !== undefined ? parseIdList(flags.ids, "--ids") : (manifest?.boards.map((b) => b.nodeId) ?? [])
-  if (ids.length === 0) throw new InputError("--ids is needed: every node id of the lab, this one included", "--ids")
-  checkIds(ids, "--ids")
-  checkMembers([id], ids, "--id")
-  const algorithm = parseAlgorithmName(flags.algorithm ?? manifest?.algorithm ?? "improved-bully", flags.algorithm ? "--algorithm" : manifestFile)
-  const t = manifest?.timing ?? DEFAULT_TIMING
-  const timing = {
-    heartbeatInterval: flags.heartbeat ? parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6) : t.heartbeatMs,
-    failureTimeout: flags.failTimeout ? parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6) : t.failureTimeoutMs,
-    answerTimeout: flags.answerTimeout ? parseNumber(flags.answerTimeout, "--answer-timeout", 1, 1e6) : t.answerTimeoutMs,
-    coordinatorTimeout: flags.coordinatorTimeout
-      ? parseNumber(flags.coordinatorTimeout, "--coordinator-timeout", 1, 1e6)
-      : t.coordinatorTimeoutMs,
-    failureDetector: flags.failureDetector ? parseDetectorName(flags.failureDetector, "--failure-detector") : t.failureDetector,
-  }
+  const spec = resolveCluster({ use: "node", given: givenFlags(flags, "node"), manifest, network: "wifi" })
+  checkMembers([id], spec.ids, "--id")
   const node = await startHostNode({
     broker,
     stdinControl: flags.stdinControl,
@@ -88,12 +77,12 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
       flags.stdinControl || !process.stdout.isTTY ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
     config: {
       nodeId: id,
-      ids,
-      algorithm,
-      group,
-      timing,
+      ids: spec.ids,
+      algorithm: spec.algorithm,
+      group: spec.group,
+      timing: spec.timing,
       buttonPin: -1,
-      suitability: 0,
+      suitability: spec.suitability?.[spec.ids.indexOf(id)] ?? 0,
       transport: TRANSPORT_MQTT,
       mqttHost: broker,
       mqttPort: 0,
@@ -104,7 +93,7 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     },
   })
   process.stderr.write(
-    `node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}, ` +
+    `node ${id} (${algorithmName(spec.algorithm)}) on ${broker}, ids ${spec.ids.join(",")}, ` +
       `${flags.keyFile ? "frames authenticated" : "NO KEY: frames unauthenticated"}; Ctrl-C to leave\n`,
   )
   await new Promise<void>((resolve) => {
