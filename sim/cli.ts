@@ -11,7 +11,7 @@ import {
   MAX_NODES,
   MIN_NODES,
   parseAlgorithmName,
-  parseIdList,
+  parseIdArgument,
   parseInteger,
   parseNumber,
   parseNumberList,
@@ -98,13 +98,13 @@ export function simCommands(flags: SimFlags): ScenarioCommand[] {
     detector: !!flags.detector,
   })
   const ids = spec.ids
-  const crashed = flags.crash !== undefined ? parseIdList(flags.crash, "--crash") : []
+  const crashed = flags.crash !== undefined ? parseIdArgument(flags.crash, "--crash") : []
   checkMembers(crashed, ids, "--crash")
   let detect: number[] | "all" | null = null
   if (flags.detect !== undefined) {
     if (flags.detect === "all") detect = "all"
     else {
-      detect = parseIdList(flags.detect, "--detect")
+      detect = parseIdArgument(flags.detect, "--detect")
       checkMembers(detect, ids, "--detect")
       for (const id of detect)
         if (crashed.includes(id))
@@ -143,7 +143,7 @@ function faultCommands(flags: SimFlags, ids: number[]): ScenarioCommand[] {
   if (flags.freeze !== undefined) {
     const m = /^([^:]+):(.+)$/.exec(flags.freeze)
     if (!m) throw new InputError(`expected ID:DURATION, e.g. 5:300, got '${flags.freeze}'`, "--freeze")
-    const frozen = parseIdList(m[1], "--freeze")
+    const frozen = parseIdArgument(m[1], "--freeze")
     checkMembers(frozen, ids, "--freeze")
     commands.push({ verb: "freeze", ids: frozen, duration: parseNumber(m[2], "--freeze", 0.001, 1e12) })
   }

@@ -83,8 +83,12 @@ export function parseNumberList(text: string, where: string, min: number, max: n
   })
 }
 
-/** "1,2,5" or "0..7" or "1..3,9": ids in the order given. */
-export function parseIdList(text: string, where: string): number[] {
+/**
+ * An id list as a user gives it (flag, scenario): "1,2,5", "0..7" or "1..3,9", in the order
+ * given; anything else is an error naming `where`. (A board's settings are read leniently by
+ * src/firmware/config.ts parseIdList.)
+ */
+export function parseIdArgument(text: string, where: string): number[] {
   const ids: number[] = []
   for (const part of text.split(",")) {
     const item = part.trim()

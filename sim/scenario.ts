@@ -36,7 +36,7 @@ import {
   InputError,
   keyValues,
   readInputFile,
-  parseIdList,
+  parseIdArgument,
   parseInteger,
   parseNumber,
 } from "./cluster"
@@ -210,7 +210,7 @@ export function parseCommand(command: string, where: string, spec: ClusterSpec |
 
 function idList(args: string[], where: string, spec: ClusterSpec): number[] {
   if (args.length !== 1) throw new InputError("expected one id list, such as 3 or 1,2", where)
-  const ids = parseIdList(args[0], where)
+  const ids = parseIdArgument(args[0], where)
   checkMembers(ids, spec.ids, where)
   return ids
 }

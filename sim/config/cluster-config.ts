@@ -16,7 +16,7 @@ import {
   MAX_NODES,
   MIN_NODES,
   parseAlgorithmName,
-  parseIdList,
+  parseIdArgument,
   parseInteger,
   parseNetworkName,
   parseNumber,
@@ -113,7 +113,7 @@ export const CLUSTER_OPTIONS: ClusterOption[] = [
     help: "explicit ids in ring order, e.g. 3,9,4 or 0..7 (default: the manifest's)",
     uses: ALL,
     manifest: (m, d, at) => (d.ids = { value: m.boards.map((b) => b.nodeId), where: at("boards") }),
-    read: (d, text, where) => (d.ids = { value: parseIdList(text, where), where }),
+    read: (d, text, where) => (d.ids = { value: parseIdArgument(text, where), where }),
   },
   {
     key: "network",
@@ -438,16 +438,17 @@ function resolveTiming(sources: ClusterSources, draft: Draft, fromManifest: Draf
     throw new InputError("needs --detector (the heartbeat failure detector)", detector.where)
   const detectorName = detector ? draft.detector!.value : withDetector ? (manifest.detector?.value ?? base.failureDetector) : undefined
   if (detectorName !== undefined) timing.failureDetector = detectorName
-  const where = (key: string) => sources.given.get(key)?.where ?? sources.where
+  // the place: the option given that breaks the rule (either side), else the command
+  const where = (key: string, other: string) => sources.given.get(key)?.where ?? sources.given.get(other)?.where ?? sources.where
   if (timing.heartbeatInterval > 0 && !(timing.failureTimeout > timing.heartbeatInterval))
     throw new InputError(
       `${label(sources, "failure-timeout")} must be longer than ${label(sources, "heartbeat")}`,
-      sources.use === "scenario" ? sources.where : where("failure-timeout"),
+      sources.use === "scenario" ? sources.where : where("failure-timeout", "heartbeat"),
     )
   if (!(timing.coordinatorTimeout > timing.answerTimeout))
     throw new InputError(
       `${label(sources, "coordinator-timeout")} must be longer than ${label(sources, "answer-timeout")}`,
-      sources.use === "scenario" ? sources.where : where("coordinator-timeout"),
+      sources.use === "scenario" ? sources.where : where("coordinator-timeout", "answer-timeout"),
     )
   return timing
 }

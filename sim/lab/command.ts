@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { checkMembers, InputError, parseIdList, parseInteger, parseNumber } from "../cluster"
+import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../cluster"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
 import { readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
@@ -78,7 +78,7 @@ function parseTransport(text: string): "bus" | "mqtt" {
 function hostNodes(flags: LabFlags, ids: number[]): number[] {
   if (flags.hostNodes === undefined) return []
   if (flags.transport !== "mqtt") throw new InputError("host nodes join over MQTT: add --transport mqtt", "--host-nodes")
-  const hosts = parseIdList(flags.hostNodes, "--host-nodes")
+  const hosts = parseIdArgument(flags.hostNodes, "--host-nodes")
   checkMembers(hosts, ids, "--host-nodes")
   return hosts
 }

@@ -2,7 +2,7 @@
 
 import { existsSync, readFileSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { TRANSPORT_MQTT } from "../../src/firmware/config"
+import { type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { checkMembers, InputError, parseInteger } from "../cluster"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
@@ -47,17 +47,44 @@ export function checkBroker(url: string | undefined, where: string): string {
   return url
 }
 
+function manifestOf(flags: NodeFlags) {
+  const file = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
+  return file ? { file, manifest: readManifest(file) } : null
+}
+
+/** What a host node runs with: its id, and the cluster resolved from the manifest and the flags. */
+export function nodeConfig(flags: NodeFlags, broker: string): FirmwareConfig {
+  if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
+  const id = parseInteger(flags.id, "--id", 0, 0xfffe)
+  const spec = resolveCluster({ use: "node", given: givenFlags(flags, "node"), manifest: manifestOf(flags), network: "wifi" })
+  checkMembers([id], spec.ids, "--id")
+  return {
+    nodeId: id,
+    ids: spec.ids,
+    algorithm: spec.algorithm,
+    group: spec.group,
+    timing: spec.timing,
+    buttonPin: -1,
+    suitability: spec.suitability?.[spec.ids.indexOf(id)] ?? 0,
+    transport: TRANSPORT_MQTT,
+    mqttHost: broker,
+    mqttPort: 0,
+    topicPrefix: flags.prefix || DEFAULT_TOPIC_PREFIX,
+    authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
+    mqttUser: flags.mqttUser,
+    mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
+  }
+}
+
 export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   if (flags.transport !== "mqtt")
     throw new InputError(`a host node joins over mqtt only (the bus needs a Jacdac bridge), got '${flags.transport}'`, "--transport")
   const broker = checkBroker(flags.broker, "--broker")
-  const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
-  const manifest = manifestFile ? { file: manifestFile, manifest: readManifest(manifestFile) } : null
-  // the observer needs only the group
-  const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.manifest.group ?? 1)
-  const prefix = flags.prefix || DEFAULT_TOPIC_PREFIX
   if (flags.observe) {
-    const observer = startObserver({ broker, prefix, group })
+    // the observer needs only the group
+    const manifest = manifestOf(flags)
+    const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.manifest.group ?? 1)
+    const observer = startObserver({ broker, prefix: flags.prefix || DEFAULT_TOPIC_PREFIX, group })
     await new Promise<void>((resolve) => {
       const leave = (): void => void observer.stop().then(resolve)
       process.once("SIGINT", leave)
@@ -65,35 +92,17 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     })
     process.exit(0)
   }
-  if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
-  const id = parseInteger(flags.id, "--id", 0, 0xfffe)
-  const spec = resolveCluster({ use: "node", given: givenFlags(flags, "node"), manifest, network: "wifi" })
-  checkMembers([id], spec.ids, "--id")
+  const config = nodeConfig(flags, broker)
   const node = await startHostNode({
     broker,
     stdinControl: flags.stdinControl,
     // a person at a terminal reads sentences; the lab, the benchmarks and pipes parse the structured lines
     print:
       flags.stdinControl || !process.stdout.isTTY ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
-    config: {
-      nodeId: id,
-      ids: spec.ids,
-      algorithm: spec.algorithm,
-      group: spec.group,
-      timing: spec.timing,
-      buttonPin: -1,
-      suitability: spec.suitability?.[spec.ids.indexOf(id)] ?? 0,
-      transport: TRANSPORT_MQTT,
-      mqttHost: broker,
-      mqttPort: 0,
-      topicPrefix: prefix,
-      authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
-      mqttUser: flags.mqttUser,
-      mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
-    },
+    config,
   })
   process.stderr.write(
-    `node ${id} (${algorithmName(spec.algorithm)}) on ${broker}, ids ${spec.ids.join(",")}, ` +
+    `node ${config.nodeId} (${algorithmName(config.algorithm)}) on ${broker}, ids ${config.ids.join(",")}, ` +
       `${flags.keyFile ? "frames authenticated" : "NO KEY: frames unauthenticated"}; Ctrl-C to leave\n`,
   )
   await new Promise<void>((resolve) => {

@@ -5,13 +5,13 @@ import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
 import { parseAlgorithm } from "../core/frame"
 import { defaultTiming } from "../core/timing"
-import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
+import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, parseWholeNumber, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
 import { DEFAULT_TOPIC_PREFIX } from "./topics"
 
 async function numberSetting(key: string, fallback: number): Promise<number> {
     const v = await readSetting<number | string>(key, fallback)
-    const n = typeof v === "number" ? v : parseIdList("" + v)[0]
-    return n === undefined ? fallback : n
+    const n = typeof v === "number" ? v : parseWholeNumber("" + v)
+    return n < 0 ? fallback : n
 }
 
 export async function readFirmwareConfig(): Promise<FirmwareConfig> {
