@@ -4,6 +4,7 @@ import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
 import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../cluster"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
+import { median, nearestRank } from "../stats"
 import { readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { boardRoleName, type BoardState } from "./board-state"
@@ -120,18 +121,12 @@ function stats(records: Failover[]): Stats {
   return {
     count: records.length,
     medianMs: median(durations),
-    minMs: durations.length ? durations[0] : null,
-    maxMs: durations.length ? durations[durations.length - 1] : null,
-    p90Ms: durations.length ? durations[Math.min(durations.length - 1, Math.ceil(0.9 * durations.length) - 1)] : null,
+    minMs: nearestRank(durations, 0),
+    maxMs: nearestRank(durations, 1),
+    p90Ms: nearestRank(durations, 0.9),
     medianElectionFrames: median(records.map((f) => f.electionFrames)),
     medianBusFrames: median(records.map((f) => f.busFrames)),
   }
-}
-
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 export function summarize(lab: Lab): LabSummary {

@@ -16,6 +16,10 @@ import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } fro
 import { BusHub, HUB_PORT } from "./hub"
 import { writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
+import { sleep } from "../wait"
+
+/** (re-exported: lab scripts and tests pause with it) */
+export { sleep }
 
 export interface LabOptions {
   ids: number[]
@@ -530,9 +534,6 @@ export class Lab {
 }
 
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
 
 /** A role as the firmware logs it ("follower", "electing", ...) back to the core's Role; an unknown one counts as not settled. */
 export function roleFromName(name: string): Role {
