@@ -17,7 +17,7 @@ import {
   parseNumberList,
 } from "./cluster"
 import { clusterOption, givenFlags, resolveCluster } from "./config/cluster-config"
-import { parseLinkFaults, parsePartition } from "./faults"
+import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
 import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
@@ -129,15 +129,15 @@ export function simCommands(flags: SimFlags): ScenarioCommand[] {
 /** The fault flags as scenario commands, checked here so errors name the flag. */
 function faultCommands(flags: SimFlags, ids: number[]): ScenarioCommand[] {
   const commands: ScenarioCommand[] = []
-  const links: string[] = []
-  if (flags.duplicate !== undefined) links.push(`duplicate=${parseNumber(flags.duplicate, "--duplicate", 0, 1)}`)
-  if (flags.reorder !== undefined) links.push(`reorder=${parseNumber(flags.reorder, "--reorder", 0, 1e9)}`)
+  const faults = noLinkFaults()
+  if (flags.duplicate !== undefined) faults.duplicate = parseNumber(flags.duplicate, "--duplicate", 0, 1)
+  if (flags.reorder !== undefined) faults.reorder = parseNumber(flags.reorder, "--reorder", 0, 1e9)
   if (flags.spike !== undefined) {
-    links.push(`spike=${parseNumber(flags.spike, "--spike", 0, 1)}`)
+    faults.spike = parseNumber(flags.spike, "--spike", 0, 1)
     if (flags.spikeDelay === undefined) throw new InputError("--spike needs --spike-delay (how long a spike adds)", "--spike")
   }
-  if (flags.spikeDelay !== undefined) links.push(`spike-delay=${parseNumber(flags.spikeDelay, "--spike-delay", 0, 1e9)}`)
-  if (links.length) commands.push({ verb: "faults", faults: parseLinkFaults(links, "sim") })
+  if (flags.spikeDelay !== undefined) faults.spikeDelay = parseNumber(flags.spikeDelay, "--spike-delay", 0, 1e9)
+  if (hasLinkFaults(faults)) commands.push({ verb: "faults", faults })
   if (flags.partition !== undefined)
     commands.push({ verb: "partition", cuts: parsePartition(flags.partition, ids, "--partition"), text: flags.partition })
   if (flags.freeze !== undefined) {
@@ -338,6 +338,7 @@ export function buildProgram(): Command {
     .addOption(clusterOption("boards"))
     .addOption(clusterOption("ids"))
     .addOption(clusterOption("algorithm"))
+    .addOption(clusterOption("suitability"))
     .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
     .addOption(clusterOption("heartbeat"))
     .addOption(clusterOption("failure-timeout"))

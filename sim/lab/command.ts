@@ -28,6 +28,8 @@ export interface LabFlags {
   /** Port of the live web page; "0" turns it off. */
   web?: string
   failureDetector?: string
+  /** bid-ring: each board's suitability in the order of the ids (default: the manifest's). */
+  suitability?: string
   /** Timing (ms); default: the manifest's, or the bus's or WiFi's row of src/core/timing.ts. */
   heartbeat?: string
   failTimeout?: string
