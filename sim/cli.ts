@@ -16,7 +16,8 @@ import {
   parseNumber,
   parseNumberList,
 } from "./cluster"
-import { clusterOption, givenFlags, resolveCluster } from "./config/cluster-config"
+import { clusterOption } from "./config/cli-options"
+import { givenFlags, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
 import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"

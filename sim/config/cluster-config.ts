@@ -1,9 +1,10 @@
 // One resolver for a cluster: the manifest, command-line flags or a scenario's `cluster` line,
 // and the defaults (src/core/timing.ts) become one typed ClusterSpec. `sim`, scenario files,
 // `lab` and `node` all come through here. An option is one entry of CLUSTER_OPTIONS: its
-// scenario key, its flag, where the manifest keeps it, and how its text is read.
+// scenario key, its flag, who takes it, how its text is read, where the manifest keeps it,
+// and (for an option nothing else depends on) where it goes in the spec. (No commander here:
+// the web replay bundles the scenario runner for the browser; see cli-options.ts.)
 
-import { Option } from "commander"
 import { descriptorOf } from "../../src/core/algorithms"
 import { algorithmNames } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
@@ -34,30 +35,10 @@ export type ClusterUse = "sim" | "scenario" | "lab" | "node"
 interface Sourced<T> {
   value: T
   where: string
+  fromManifest: boolean
 }
 
-/** Every option read so far, typed; `resolveCluster` checks them together. */
-interface Draft {
-  algorithm?: Sourced<number>
-  ids?: Sourced<number[]>
-  count?: Sourced<number>
-  network?: Sourced<NetworkName>
-  seed?: Sourced<number>
-  group?: Sourced<number>
-  loss?: Sourced<number>
-  answerTimeout?: Sourced<number>
-  coordinatorTimeout?: Sourced<number>
-  heartbeat?: Sourced<number>
-  failureTimeout?: Sourced<number>
-  detector?: Sourced<string>
-  topology?: Sourced<string>
-  /** Each process's suitability, once the ids are known. */
-  suitability?: Sourced<(ids: number[]) => number[]>
-  messageBudget?: Sourced<number>
-  instantEvents?: Sourced<number>
-}
-
-interface ClusterOption {
+interface ClusterOption<T> {
   /** The key in a scenario's `cluster` line. */
   key: string
   /** The command-line flag, with its argument's name. */
@@ -66,173 +47,186 @@ interface ClusterOption {
   help: string
   /** Who may give it. */
   uses: ClusterUse[]
-  /** Reads the value from a manifest into the draft; `at(path)` names the place. */
-  manifest?: (m: Manifest, draft: Draft, at: (path: string) => string) => void
-  /** Reads the value as the command line or a scenario gives it. */
-  read: (draft: Draft, text: string, where: string) => void
+  /** Reads the value as the command line or a scenario gives it; errors name `where`. */
+  parse: (text: string, where: string) => T
+  /** The manifest's value and its path there (absent: the manifest has none). */
+  manifest?: (m: Manifest) => { value: T; path: string } | undefined
+  /** Where the value goes in the spec, for an option nothing else depends on (the others: resolveCluster). */
+  apply?: (spec: ClusterSpec, value: T) => void
 }
+
+/** Each process's suitability, once the ids are known. */
+type Suitability = (ids: number[]) => number[]
 
 const ALL: ClusterUse[] = ["sim", "scenario", "lab", "node"]
-/** A manifest's timing field (already checked by the manifest's schema). */
-function fromTiming(field: "heartbeatMs" | "failureTimeoutMs" | "answerTimeoutMs" | "coordinatorTimeoutMs", key: keyof Draft) {
-  return (m: Manifest, d: Draft, at: (path: string) => string) => {
-    ;(d[key] as Sourced<number>) = { value: m.timing[field], where: at(`timing.${field}`) }
-  }
-}
+const TIMED: ClusterUse[] = ["scenario", "lab", "node"]
+const option = <T>(o: ClusterOption<T>) => o as ClusterOption<unknown>
+const time = (text: string, where: string) => parseNumber(text, where, 0.001, 1e9)
+const period = (text: string, where: string) => parseNumber(text, where, 0, 1e9)
+const timingField = (field: "heartbeatMs" | "failureTimeoutMs" | "answerTimeoutMs" | "coordinatorTimeoutMs") => (m: Manifest) => ({
+  value: m.timing[field],
+  path: `timing.${field}`,
+})
 
-export const CLUSTER_OPTIONS: ClusterOption[] = [
-  {
+export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
+  option({
     key: "algorithm",
     flag: "--algorithm",
     arg: "name",
     help: `election algorithm: ${algorithmNames().join(", ")} (default: the manifest's; else bully in sim, improved-bully in lab and node)`,
     uses: ALL,
-    manifest: (m, d, at) => (d.algorithm = { value: parseAlgorithmName(m.algorithm, at("algorithm")), where: at("algorithm") }),
-    read: (d, text, where) => (d.algorithm = { value: parseAlgorithmName(text, where), where }),
-  },
-  {
+    parse: parseAlgorithmName,
+    manifest: (m) => ({ value: parseAlgorithmName(m.algorithm), path: "algorithm" }),
+  }),
+  option({
     key: "nodes",
     flag: "--nodes",
     arg: "n",
     help: `processes with ids 1..n (${MIN_NODES}..${MAX_NODES})`,
     uses: ["sim", "scenario"],
-    read: (d, text, where) => (d.count = { value: parseInteger(text, where, MIN_NODES, MAX_NODES), where }),
-  },
-  {
+    parse: (text, where) => parseInteger(text, where, MIN_NODES, MAX_NODES),
+  }),
+  option({
     key: "boards",
     flag: "--boards",
     arg: "n",
     help: "number of boards, ids 1..n (default: the manifest's boards, or 5)",
     uses: ["lab"],
-    read: (d, text, where) => (d.count = { value: parseInteger(text, where, MIN_NODES, MAX_BOARDS), where }),
-  },
-  {
+    parse: (text, where) => parseInteger(text, where, MIN_NODES, MAX_BOARDS),
+  }),
+  option({
     key: "ids",
     flag: "--ids",
     arg: "list",
     help: "explicit ids in ring order, e.g. 3,9,4 or 0..7 (default: the manifest's)",
     uses: ALL,
-    manifest: (m, d, at) => (d.ids = { value: m.boards.map((b) => b.nodeId), where: at("boards") }),
-    read: (d, text, where) => (d.ids = { value: parseIdArgument(text, where), where }),
-  },
-  {
+    parse: parseIdArgument,
+    manifest: (m) => ({ value: m.boards.map((b) => b.nodeId), path: "boards" }),
+  }),
+  option({
     key: "network",
     flag: "--network",
     arg: "name",
     help: `${NETWORK_NAMES.join(" | ")} (default: ideal)`,
     uses: ["sim", "scenario"],
-    read: (d, text, where) => (d.network = { value: parseNetworkName(text, where), where }),
-  },
-  {
+    parse: parseNetworkName,
+  }),
+  option({
     key: "seed",
     flag: "--seed",
     arg: "s",
     help: "seed for the network's random choices (default: 1)",
     uses: ["sim", "scenario"],
-    read: (d, text, where) => (d.seed = { value: parseInteger(text, where, 0, 2 ** 32 - 1), where }),
-  },
-  {
+    parse: (text, where) => parseInteger(text, where, 0, 2 ** 32 - 1),
+    apply: (spec, seed) => (spec.seed = seed),
+  }),
+  option({
     key: "group",
     flag: "--group",
     arg: "g",
     help: "election group (default: the manifest's, or 1)",
     uses: ["scenario", "lab", "node"],
-    manifest: (m, d, at) => (d.group = { value: m.group, where: at("group") }),
-    read: (d, text, where) => (d.group = { value: parseInteger(text, where, 0, 255), where }),
-  },
-  {
+    parse: (text, where) => parseInteger(text, where, 0, 255),
+    manifest: (m) => ({ value: m.group, path: "group" }),
+    apply: (spec, group) => (spec.group = group),
+  }),
+  option({
     key: "loss",
     flag: "--loss",
     arg: "p",
     help: "probability that a message is lost (0..1, default 0)",
     uses: ["sim", "scenario"],
-    read: (d, text, where) => (d.loss = { value: parseNumber(text, where, 0, 1), where }),
-  },
-  {
+    parse: (text, where) => parseNumber(text, where, 0, 1),
+    apply: (spec, loss) => (spec.loss = loss),
+  }),
+  option({
     key: "answer-timeout",
     flag: "--answer-timeout",
     arg: "t",
     help: "T: how long to wait for an answer",
-    uses: ["scenario", "lab", "node"],
-    manifest: fromTiming("answerTimeoutMs", "answerTimeout"),
-    read: (d, text, where) => (d.answerTimeout = { value: parseNumber(text, where, 0.001, 1e9), where }),
-  },
-  {
+    uses: TIMED,
+    parse: time,
+    manifest: timingField("answerTimeoutMs"),
+  }),
+  option({
     key: "coordinator-timeout",
     flag: "--coordinator-timeout",
     arg: "t",
     help: "T': after an answer, how long to wait for COORDINATOR",
-    uses: ["scenario", "lab", "node"],
-    manifest: fromTiming("coordinatorTimeoutMs", "coordinatorTimeout"),
-    read: (d, text, where) => (d.coordinatorTimeout = { value: parseNumber(text, where, 0.001, 1e9), where }),
-  },
-  {
+    uses: TIMED,
+    parse: time,
+    manifest: timingField("coordinatorTimeoutMs"),
+  }),
+  option({
     key: "heartbeat",
     flag: "--heartbeat",
     arg: "t",
     help: "coordinator heartbeat period",
-    uses: ["scenario", "lab", "node"],
-    manifest: fromTiming("heartbeatMs", "heartbeat"),
-    read: (d, text, where) => (d.heartbeat = { value: parseNumber(text, where, 0, 1e9), where }),
-  },
-  {
+    uses: TIMED,
+    parse: period,
+    manifest: timingField("heartbeatMs"),
+  }),
+  option({
     key: "failure-timeout",
     flag: "--fail-timeout",
     arg: "t",
     help: "silence after which the coordinator is suspected",
-    uses: ["scenario", "lab", "node"],
-    manifest: fromTiming("failureTimeoutMs", "failureTimeout"),
-    read: (d, text, where) => (d.failureTimeout = { value: parseNumber(text, where, 0, 1e9), where }),
-  },
-  {
+    uses: TIMED,
+    parse: period,
+    manifest: timingField("failureTimeoutMs"),
+  }),
+  option({
     key: "failure-detector",
     flag: "--failure-detector",
     arg: "name",
     help: "fixed (suspect after the failure timeout) or adaptive (learn the heartbeats); default: the manifest's, or fixed",
     uses: ALL,
-    manifest: (m, d, at) => (d.detector = { value: m.timing.failureDetector, where: at("timing.failureDetector") }),
-    read: (d, text, where) => (d.detector = { value: parseDetectorName(text, where), where }),
-  },
-  {
+    parse: parseDetectorName,
+    manifest: (m) => ({ value: m.timing.failureDetector, path: "timing.failureDetector" }),
+  }),
+  option({
     key: "topology",
     flag: "--topology",
     arg: "t",
     help: "echo's graph: ring | complete | grid:RxC | FILE (edge list: one 'a b' pair per line; default complete)",
     uses: ["sim", "scenario"],
-    read: (d, text, where) => (d.topology = { value: text, where }),
-  },
-  {
+    // read with the ids and the scenario's folder known
+    parse: (text) => text,
+  }),
+  option<Suitability>({
     key: "suitability",
     flag: "--suitability",
     arg: "list",
     help: "bid-ring: each process's suitability (0..65535), in the order of the ids (default: the manifest's boards', or 0)",
-    uses: ["sim", "scenario", "lab", "node"],
-    // by node id: it follows the ids whatever gives them
-    manifest: (m, d, at) => {
-      if (m.boards.some((b) => b.suitability !== undefined))
-        d.suitability = { value: (ids) => ids.map((id) => m.boards.find((b) => b.nodeId === id)?.suitability ?? 0), where: at("boards.*.suitability") }
-    },
-    read: (d, text, where) => {
+    uses: ALL,
+    parse: (text, where) => {
       const list = parseNumberList(text, where, 0, 65535)
-      d.suitability = { value: () => list, where }
+      return () => list
     },
-  },
-  {
+    // by node id: it follows the ids whatever gives them
+    manifest: (m) =>
+      m.boards.some((b) => b.suitability !== undefined)
+        ? { value: (ids) => ids.map((id) => m.boards.find((b) => b.nodeId === id)?.suitability ?? 0), path: "boards.*.suitability" }
+        : undefined,
+  }),
+  option({
     key: "message-budget",
     flag: "--message-budget",
     arg: "n",
     help: "more election messages than this in the run is a storm (a violation)",
     uses: ["scenario"],
-    read: (d, text, where) => (d.messageBudget = { value: parseInteger(text, where, 1, 1e12), where }),
-  },
-  {
+    parse: (text, where) => parseInteger(text, where, 1, 1e12),
+    apply: (spec, budget) => (spec.messageBudget = budget),
+  }),
+  option({
     key: "instant-events",
     flag: "--instant-events",
     arg: "n",
     help: "more events than this at one instant stops the run (simulated time stalls)",
     uses: ["scenario"],
-    read: (d, text, where) => (d.instantEvents = { value: parseInteger(text, where, 1, 1e12), where }),
-  },
+    parse: (text, where) => parseInteger(text, where, 1, 1e12),
+    apply: (spec, events) => (spec.instantEvents = events),
+  }),
 ]
 
 interface UseRules {
@@ -299,7 +293,7 @@ function label(sources: ClusterSources, key: string): string {
   return sources.use === "scenario" ? key : optionNamed(key).flag
 }
 
-function optionNamed(key: string): ClusterOption {
+export function optionNamed(key: string): ClusterOption<unknown> {
   const option = CLUSTER_OPTIONS.find((o) => o.key === key)
   if (!option) throw new Error(`no cluster option '${key}'`)
   return option
@@ -308,12 +302,6 @@ function optionNamed(key: string): ClusterOption {
 /** The option keys `use` takes. */
 export function optionKeys(use: ClusterUse): string[] {
   return CLUSTER_OPTIONS.filter((o) => o.uses.includes(use)).map((o) => o.key)
-}
-
-/** A commander Option for a cluster option (the same flag and help on every command). */
-export function clusterOption(key: string): Option {
-  const o = optionNamed(key)
-  return new Option(`${o.flag} <${o.arg}>`, o.help)
 }
 
 /** The attribute commander stores a flag's value in: --fail-timeout → failTimeout. */
@@ -344,58 +332,57 @@ export function givenScenario(kv: Map<string, string>, where: string): Given {
   return given
 }
 
+/** Every option read so far, by key: the manifest's first, the command's over them. */
+class Draft {
+  private values = new Map<string, Sourced<unknown>>()
+  set(key: string, value: Sourced<unknown>) {
+    this.values.set(key, value)
+  }
+  get<T>(key: string): Sourced<T> | undefined {
+    return this.values.get(key) as Sourced<T> | undefined
+  }
+  entries() {
+    return this.values.entries()
+  }
+}
+
 /** Manifest, then the command's values, then the checks between them: one typed spec. */
 export function resolveCluster(sources: ClusterSources): ClusterSpec {
   const rules = USE_RULES[sources.use]
+  const draft = new Draft()
   const manifest = sources.manifest ?? null
-  const draft: Draft = {}
   if (manifest)
-    for (const o of CLUSTER_OPTIONS)
-      if (o.uses.includes(sources.use)) o.manifest?.(manifest.manifest, draft, (path) => `${manifest.file}: ${path}`)
-  const fromManifest = { ...draft }
+    for (const o of CLUSTER_OPTIONS) {
+      const found = o.uses.includes(sources.use) ? o.manifest?.(manifest.manifest) : undefined
+      if (found) draft.set(o.key, { value: found.value, where: `${manifest.file}: ${found.path}`, fromManifest: true })
+    }
   const given = sources.given
   if (given.has("ids") && (given.has("nodes") || given.has("boards")))
     throw new InputError(`give ${label(sources, given.has("nodes") ? "nodes" : "boards")} or ${label(sources, "ids")}, not both`, sources.where)
-  for (const [key, value] of given) {
+  for (const [key, { text, where }] of given) {
     const o = optionNamed(key)
-    if (!o.uses.includes(sources.use)) throw new InputError(`not an option of ${sources.use}`, value.where)
-    o.read(draft, value.text, value.where)
+    if (!o.uses.includes(sources.use)) throw new InputError(`not an option of ${sources.use}`, where)
+    draft.set(key, { value: o.parse(text, where), where, fromManifest: false })
   }
 
-  const algorithmSource = draft.algorithm ?? { value: parseAlgorithmName(rules.algorithm), where: "" }
-  const algorithm = algorithmSource.value
+  const algorithm = draft.get<number>("algorithm")?.value ?? parseAlgorithmName(rules.algorithm)
   const descriptor = descriptorOf(algorithm)
-
-  let ids: number[]
-  let idsWhere: string
-  if (given.has("nodes") || given.has("boards")) {
-    ids = Array.from({ length: draft.count!.value }, (_, i) => i + 1)
-    idsWhere = draft.count!.where
-  } else if (draft.ids) {
-    ids = draft.ids.value
-    idsWhere = draft.ids.where
-  } else if (rules.ids) {
-    ids = rules.ids
-    idsWhere = "boards"
-  } else throw new InputError(rules.missingIds, sources.use === "node" ? "--ids" : sources.where)
-  checkIds(ids, idsWhere)
-  if (ids.length > rules.maxNodes) throw new InputError(`${rules.tooMany}, got ${ids.length}`, idsWhere)
-
-  const network = draft.network?.value ?? sources.network ?? "ideal"
-  const timing = resolveTiming(sources, draft, fromManifest, network)
-
+  const ids = resolveIds(sources, draft)
+  const network = draft.get<NetworkName>("network")?.value ?? sources.network ?? "ideal"
   const spec: ClusterSpec = {
     algorithm,
     ids,
     network,
-    seed: draft.seed?.value ?? 1,
-    group: draft.group?.value ?? 1,
-    timing,
-    loss: draft.loss?.value ?? 0,
-    messageBudget: draft.messageBudget?.value ?? 0,
-    instantEvents: draft.instantEvents?.value ?? 0,
+    seed: 1,
+    group: 1,
+    timing: resolveTiming(sources, draft, network),
+    loss: 0,
+    messageBudget: 0,
+    instantEvents: 0,
   }
-  const topology = draft.topology
+  for (const [key, value] of draft.entries()) optionNamed(key).apply?.(spec, value.value)
+
+  const topology = draft.get<string>("topology")
   if (topology) {
     const t = parseTopology(topology.value, topology.where, sources.baseDir)
     // every algorithm runs on the complete graph; only a graph algorithm takes another
@@ -406,9 +393,9 @@ export function resolveCluster(sources: ClusterSources): ClusterSpec {
       spec.topology = describeTopology(t)
     }
   }
-  const suitability = draft.suitability
-  // a manifest's suitability serves bid-ring only; given explicitly for another algorithm it is a mistake
-  if (suitability && (descriptor.usesSuitability || suitability !== fromManifest.suitability)) {
+  const suitability = draft.get<Suitability>("suitability")
+  // a manifest's suitability serves bid-ring only; given for another algorithm it is a mistake
+  if (suitability && (descriptor.usesSuitability || !suitability.fromManifest)) {
     if (!descriptor.usesSuitability) throw new InputError("applies to bid-ring only", suitability.where)
     const list = suitability.value(ids)
     if (list.length !== ids.length)
@@ -418,37 +405,52 @@ export function resolveCluster(sources: ClusterSources): ClusterSpec {
   return spec
 }
 
-function resolveTiming(sources: ClusterSources, draft: Draft, fromManifest: Draft, network: NetworkName): Timing {
+function resolveIds(sources: ClusterSources, draft: Draft): number[] {
+  const rules = USE_RULES[sources.use]
+  const count = draft.get<number>("nodes") ?? draft.get<number>("boards")
+  const listed = draft.get<number[]>("ids")
+  let ids: number[]
+  let where: string
+  if (count) [ids, where] = [Array.from({ length: count.value }, (_, i) => i + 1), count.where]
+  else if (listed) [ids, where] = [listed.value, listed.where]
+  else if (rules.ids) [ids, where] = [rules.ids, "boards"]
+  else throw new InputError(rules.missingIds, sources.use === "node" ? "--ids" : sources.where)
+  checkIds(ids, where)
+  if (ids.length > rules.maxNodes) throw new InputError(`${rules.tooMany}, got ${ids.length}`, where)
+  return ids
+}
+
+function resolveTiming(sources: ClusterSources, draft: Draft, network: NetworkName): Timing {
   const rules = USE_RULES[sources.use]
   const withDetector = rules.detector === "always" || (rules.detector === "on request" && !!sources.detector)
   const base = withDetector ? defaultTiming(network) : withoutDetector(defaultTiming(network))
-  // the manifest's times are milliseconds: the ideal network counts in ticks
-  const manifest = network === "ideal" ? {} : fromManifest
-  const given = (key: string, field: keyof Draft): number | undefined =>
-    sources.given.has(key) ? (draft[field] as Sourced<number>).value : undefined
-  const fromFile = (field: keyof Draft): number | undefined => (manifest[field] as Sourced<number> | undefined)?.value
+  /** A timing value: given beats the manifest (milliseconds: not for the ideal network's ticks; the detector's only when it runs). */
+  const value = <T>(key: string, detectorOnly: boolean): T | undefined => {
+    const v = draft.get<T>(key)
+    if (!v) return undefined
+    if (v.fromManifest && (network === "ideal" || (detectorOnly && !withDetector))) return undefined
+    return v.value
+  }
   const timing: Timing = {
-    answerTimeout: given("answer-timeout", "answerTimeout") ?? fromFile("answerTimeout") ?? base.answerTimeout,
-    coordinatorTimeout: given("coordinator-timeout", "coordinatorTimeout") ?? fromFile("coordinatorTimeout") ?? base.coordinatorTimeout,
-    heartbeatInterval: given("heartbeat", "heartbeat") ?? (withDetector ? fromFile("heartbeat") : undefined) ?? base.heartbeatInterval,
-    failureTimeout: given("failure-timeout", "failureTimeout") ?? (withDetector ? fromFile("failureTimeout") : undefined) ?? base.failureTimeout,
+    answerTimeout: value<number>("answer-timeout", false) ?? base.answerTimeout,
+    coordinatorTimeout: value<number>("coordinator-timeout", false) ?? base.coordinatorTimeout,
+    heartbeatInterval: value<number>("heartbeat", true) ?? base.heartbeatInterval,
+    failureTimeout: value<number>("failure-timeout", true) ?? base.failureTimeout,
   }
   const detector = sources.given.get("failure-detector")
   if (detector && rules.detector === "on request" && !sources.detector)
     throw new InputError("needs --detector (the heartbeat failure detector)", detector.where)
-  const detectorName = detector ? draft.detector!.value : withDetector ? (manifest.detector?.value ?? base.failureDetector) : undefined
+  const detectorName = value<string>("failure-detector", true) ?? (withDetector ? base.failureDetector : undefined)
   if (detectorName !== undefined) timing.failureDetector = detectorName
   // the place: the option given that breaks the rule (either side), else the command
-  const where = (key: string, other: string) => sources.given.get(key)?.where ?? sources.given.get(other)?.where ?? sources.where
+  const where = (key: string, other: string) =>
+    sources.use === "scenario" ? sources.where : (sources.given.get(key)?.where ?? sources.given.get(other)?.where ?? sources.where)
   if (timing.heartbeatInterval > 0 && !(timing.failureTimeout > timing.heartbeatInterval))
-    throw new InputError(
-      `${label(sources, "failure-timeout")} must be longer than ${label(sources, "heartbeat")}`,
-      sources.use === "scenario" ? sources.where : where("failure-timeout", "heartbeat"),
-    )
+    throw new InputError(`${label(sources, "failure-timeout")} must be longer than ${label(sources, "heartbeat")}`, where("failure-timeout", "heartbeat"))
   if (!(timing.coordinatorTimeout > timing.answerTimeout))
     throw new InputError(
       `${label(sources, "coordinator-timeout")} must be longer than ${label(sources, "answer-timeout")}`,
-      sources.use === "scenario" ? sources.where : where("coordinator-timeout", "answer-timeout"),
+      where("coordinator-timeout", "answer-timeout"),
     )
   return timing
 }
