@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs"
 import { ALGORITHMS, descriptorNamed } from "../src/core/algorithms"
 import { Engine } from "../src/core/engine"
-import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
+import { MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
 import { idealTiming, type Timing } from "../src/core/node"
 import { makeNetwork, NETWORK_NAMES, type NetworkName } from "./networks"
 import { FaultyNetwork } from "./faults"

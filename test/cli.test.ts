@@ -4,9 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { type ClusterSpec, InputError } from "../sim/cluster"
-import { readScenario, type ScenarioCommand, ScenarioRunner, parseScenario } from "../sim/scenario"
+import { InputError } from "../sim/cluster"
+import { readScenario, ScenarioRunner, parseScenario } from "../sim/scenario"
 import { parseAlgorithm } from "../src/core/frame"
+import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 
@@ -16,13 +17,6 @@ function electlab(args: string[]) {
 }
 
 const base = { algorithm: "bully", topology: "complete", network: "ideal", seed: "1", loss: "0", chart: true }
-
-/** The cluster spec of the first command (`cluster`). */
-function clusterOf(commands: ScenarioCommand[]): ClusterSpec {
-  const first = commands[0]
-  if (first.verb !== "cluster") throw new Error(`the first command is ${first.verb}`)
-  return first.spec
-}
 
 function rejects(flags: Record<string, unknown>, message: RegExp) {
   expect(() => simCommands({ ...base, ...flags } as never)).toThrow(InputError)

@@ -7,16 +7,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import type { ClusterSpec } from "../sim/cluster"
 import { resolveCluster, givenFlags } from "../sim/config/cluster-config"
 import { labOptions } from "../sim/lab/command"
 import { entrySource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
 import { nodeConfig } from "../sim/node/command"
-import { parseScenario, type ScenarioCommand, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { Algorithm } from "../src/core/frame"
 import { idealTiming } from "../src/core/node"
 import { defaultTiming } from "../src/core/timing"
+import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 
@@ -36,12 +36,6 @@ function manifestFile(extra: Record<string, unknown> = {}, boards?: unknown[]): 
   }
   writeFileSync(file, JSON.stringify(manifest))
   return file
-}
-
-function clusterOf(commands: ScenarioCommand[]): ClusterSpec {
-  const first = commands[0]
-  if (first.verb !== "cluster") throw new Error(`the first command is ${first.verb}`)
-  return first.spec
 }
 
 const labFlags = { loss: "0", delay: "0", seed: "1", transport: "bus" }

@@ -5,9 +5,10 @@ import { join } from "node:path"
 import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { type ClusterSpec, InputError } from "../sim/cluster"
-import { parseScenario, type ScenarioCommand, ScenarioRunner } from "../sim/scenario"
+import { InputError } from "../sim/cluster"
+import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { neighborsFor, parseTopology } from "../sim/topology"
+import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 const base = { algorithm: "echo", topology: "complete", network: "ideal", seed: "1", loss: "0", chart: true }
@@ -16,13 +17,6 @@ function edgeFile(body: string): string {
   const file = join(mkdtempSync(join(tmpdir(), "electlab-")), "graph.edges")
   writeFileSync(file, body)
   return file
-}
-
-/** The cluster spec of the first command (`cluster`). */
-function clusterOf(commands: ScenarioCommand[]): ClusterSpec {
-  const first = commands[0]
-  if (first.verb !== "cluster") throw new Error(`the first command is ${first.verb}`)
-  return first.spec
 }
 
 function runText(text: string) {
