@@ -281,7 +281,11 @@ export function buildProgram(): Command {
       const lines = [
         `${file}: group ${m.group}, ${m.algorithm} over ${m.transport}, ${m.boards.length} boards`,
         `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms (${m.timing.failureDetector} detector), T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
-        ...m.boards.map((b) => `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}`),
+        ...m.boards.map(
+          (b) =>
+            `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}` +
+            (b.suitability !== undefined ? ` suitability ${b.suitability}` : ""),
+        ),
       ]
       process.stdout.write(lines.join("\n") + "\n")
     })

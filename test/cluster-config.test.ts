@@ -12,6 +12,8 @@ import { labOptions } from "../sim/lab/command"
 import { entrySource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
 import { nodeConfig } from "../sim/node/command"
+import { liveScenario } from "../sim/web/export"
+import { runReplay } from "../sim/web/replay"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { Algorithm } from "../src/core/frame"
 import { idealTiming } from "../src/core/node"
@@ -87,6 +89,15 @@ describe("the manifest's suitability reaches every driver", () => {
     expect(nodeConfig({ ...flags, id: "2" }, "mqtt://127.0.0.1:1883").suitability).toBe(0)
     expect(nodeConfig({ ...flags, id: "3", ids: "1,2,3", suitability: "0,0,7" }, "mqtt://127.0.0.1:1883").suitability).toBe(7)
     expect(nodeConfig({ ...flags, id: "1" }, "mqtt://127.0.0.1:1883")).toMatchObject({ group: 3, algorithm: Algorithm.BidRing, ids: [1, 2, 3] })
+  })
+
+  test("the live view's export: the lab's suitability and detector go into the scenario, which elects the same board", () => {
+    const timing = { ...defaultTiming("bus"), failureDetector: "adaptive" }
+    const text = liveScenario({ algorithm: "bid-ring", ids: [1, 2, 3], transport: "bus", timing, suitability: [5, 0, 0] }, [], 3000)
+    expect(text).toContain(" failure-detector=adaptive suitability=5,0,0\n")
+    const run = runReplay({ name: "live", text })
+    expect(run.error).toBeNull()
+    expect(run.summaries[0].actual).toMatch(/^coordinator 1 · agreement yes/)
   })
 })
 
