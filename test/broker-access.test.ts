@@ -8,8 +8,8 @@ import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { aclText, nodeUser, OBSERVER_USER } from "../sim/lab/broker-access"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
+import { sleep } from "../sim/wait"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const PREFIX = "electlab"
 const ids = [1, 2, 3]
 

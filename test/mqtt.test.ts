@@ -6,15 +6,12 @@ import { Role } from "../src/core/node"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
+import { sleep, until as waitUntil } from "../sim/wait"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
+/** Waits until `check` holds; the ms it took. */
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
   const t0 = Date.now()
-  while (!check()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`)
-    await sleep(10)
-  }
+  await waitUntil(what, () => (check() ? true : null), timeoutMs, 10)
   return Date.now() - t0
 }
 
