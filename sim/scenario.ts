@@ -1,6 +1,8 @@
 // Scenario files: commands, each optionally followed by `----` and its expected output
 // (the model is etcd raft's testdata/*.txt). The CLI runs them (`--scenario`), the golden
 // tests run them and compare, and `npm run golden:update` rewrites the expected parts.
+// Each line is read into a typed ScenarioCommand (`parseCommand`; the `cluster` keys by the
+// one resolver, sim/config/cluster-config.ts); `electlab sim` builds the same commands from flags.
 //
 //   # comment
 //   cluster algorithm=bully ids=0..7        set up; every process knows the highest is coordinator
@@ -270,7 +272,7 @@ export class ScenarioRunner {
   /** Runs one typed command; `where` names it in errors found while running (a time in the past). */
   execute(command: ScenarioCommand, where: string): string[] {
     this.output = []
-    if (command.verb === "cluster") this.cluster(command.spec)
+    if (command.verb === "cluster") this.cluster(command.spec, where)
     else {
       const engine = this.engine
       if (!engine) throw new InputError(`'${command.verb}' before 'cluster': the first command must set up the cluster`, where)
@@ -312,8 +314,8 @@ export class ScenarioRunner {
     return this.output
   }
 
-  private cluster(spec: ClusterSpec) {
-    if (this.engine) throw new InputError("a scenario has one 'cluster' command")
+  private cluster(spec: ClusterSpec, where: string) {
+    if (this.engine) throw new InputError("a scenario has one 'cluster' command", where)
     let about = ""
     if (spec.topology !== undefined) about = ` on ${spec.topology}`
     if (spec.suitability) about = `, suitability ${spec.suitability.join(",")}`
