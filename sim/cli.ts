@@ -1,27 +1,26 @@
 // The `electlab` command line. `sim` is a contract (see ../shared/DESIGN.md): flags,
 // --json fields and message kind names are relied on by tests and users' scripts.
 
-import { Command, CommanderError, Option } from "commander"
+import { Command, CommanderError } from "commander"
 import { countsByKindName } from "../src/core/chart"
-import { Algorithm, algorithmName, algorithmNames } from "../src/core/frame"
+import { Algorithm, algorithmName } from "../src/core/frame"
 import { NO_NODE } from "../src/core/node"
 import {
-  checkIds,
   checkMembers,
   InputError,
   MAX_NODES,
   MIN_NODES,
   parseAlgorithmName,
-  parseIdList,
+  parseIdArgument,
   parseInteger,
-  parseNetworkName,
   parseNumber,
   parseNumberList,
 } from "./cluster"
-import { NETWORK_NAMES } from "./networks"
-import { parsePartition } from "./faults"
+import { clusterOption } from "./config/cli-options"
+import { givenFlags, resolveCluster } from "./config/cluster-config"
+import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
-import { readScenario, ScenarioRunner } from "./scenario"
+import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
 import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
@@ -31,28 +30,27 @@ import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
 import { runViewCommand } from "./web/command"
 import { boardSettings, envText, writeBoardSettings } from "./settings"
-import { manifestTiming, readManifest } from "./manifest"
-import { parseDetectorName } from "./detector-option"
+import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
 import { readdirSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 
 const GOLDEN_DIR = join(import.meta.dirname, "..", "test", "scenarios")
 
 interface SimFlags {
-  algorithm: string
+  algorithm?: string
   nodes?: string
   ids?: string
   crash?: string
   detect?: string
-  topology: string
+  topology?: string
   suitability?: string
-  network: string
-  seed: string
+  network?: string
+  seed?: string
   scenario?: string
   json?: boolean
-  loss: string
+  loss?: string
   detector?: boolean
   failureDetector?: string
   until?: string
@@ -65,8 +63,6 @@ interface SimFlags {
   spikeDelay?: string
   partition?: string
   freeze?: string
-  /** Set when --algorithm came from its default rather than the command line. */
-  algorithmDefaulted?: boolean
 }
 
 /** What `electlab sim --json` prints (the contract's fields, then extras). */
@@ -87,8 +83,8 @@ export interface SimReport {
   endTime: number
 }
 
-/** Turns the `sim` flags into scenario commands, checking each flag by name. */
-export function simCommands(flags: SimFlags): string[] {
+/** The `sim` flags as typed scenario commands, each flag checked by name. */
+export function simCommands(flags: SimFlags): ScenarioCommand[] {
   const scenarioOnly = ["nodes", "ids", "crash", "detect", "detector", "until", "manifest", "suitability", "duplicate", "reorder", "spike", "spikeDelay", "partition", "freeze"] as const
   if (flags.scenario) {
     for (const key of scenarioOnly)
@@ -96,114 +92,61 @@ export function simCommands(flags: SimFlags): string[] {
         throw new InputError(`--${key} cannot be combined with --scenario; put it in the file`)
     return []
   }
-  const manifest = flags.manifest ? readManifest(flags.manifest) : null
-  if (manifest && (flags.nodes !== undefined || flags.ids !== undefined))
-    throw new InputError("--manifest gives the node ids; drop --nodes/--ids")
-  const algorithmName_ = manifest && flags.algorithmDefaulted ? manifest.algorithm : flags.algorithm
-  const algorithm = parseAlgorithmName(algorithmName_, flags.algorithmDefaulted && manifest ? flags.manifest : "--algorithm")
-  const network = parseNetworkName(flags.network, "--network")
-  const seed = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1)
-  const loss = parseNumber(flags.loss, "--loss", 0, 1)
-  const topology = parseTopology(flags.topology, "--topology")
-  let ids: number[]
-  if (flags.nodes !== undefined && flags.ids !== undefined)
-    throw new InputError("give --nodes or --ids, not both")
-  if (manifest) {
-    ids = manifest.boards.map((b) => b.nodeId)
-  } else if (flags.nodes !== undefined) {
-    const n = parseInteger(flags.nodes, "--nodes", MIN_NODES, MAX_NODES)
-    ids = Array.from({ length: n }, (_, i) => i + 1)
-  } else if (flags.ids !== undefined) {
-    ids = parseIdList(flags.ids, "--ids")
-  } else throw new InputError("give --nodes N or --ids a,b,c (or --scenario FILE)")
-  checkIds(ids, manifest ? flags.manifest! : flags.ids !== undefined ? "--ids" : "--nodes")
-  const crashed = flags.crash !== undefined ? parseIdList(flags.crash, "--crash") : []
+  const spec = resolveCluster({
+    use: "sim",
+    given: givenFlags(flags, "sim"),
+    manifest: flags.manifest ? { file: flags.manifest, manifest: readManifest(flags.manifest) } : null,
+    detector: !!flags.detector,
+  })
+  const ids = spec.ids
+  const crashed = flags.crash !== undefined ? parseIdArgument(flags.crash, "--crash") : []
   checkMembers(crashed, ids, "--crash")
-  let detect: string | null = null
+  let detect: number[] | "all" | null = null
   if (flags.detect !== undefined) {
     if (flags.detect === "all") detect = "all"
     else {
-      const d = parseIdList(flags.detect, "--detect")
-      checkMembers(d, ids, "--detect")
-      for (const id of d)
+      detect = parseIdArgument(flags.detect, "--detect")
+      checkMembers(detect, ids, "--detect")
+      for (const id of detect)
         if (crashed.includes(id))
           throw new InputError(`process ${id} is crashed (--crash) and cannot notice anything`, "--detect")
-      detect = d.join(",")
     }
   }
   if (crashed.length === ids.length) throw new InputError("every process is crashed", "--crash")
-  const echo = algorithm === Algorithm.Echo
-  if (flags.topology !== "complete" && !echo)
-    throw new InputError(`applies to echo only (${algorithmName(algorithm)} does not use a graph)`, "--topology")
-  if (echo) neighborsFor(topology, ids, "--topology")
-  let suitability: number[] | null = null
-  if (flags.suitability !== undefined) {
-    if (algorithm !== Algorithm.BidRing) throw new InputError("applies to bid-ring only", "--suitability")
-    suitability = parseNumberList(flags.suitability, "--suitability", 0, 65535)
-    if (suitability.length !== ids.length)
-      throw new InputError(`${suitability.length} values for ${ids.length} processes (one per id, in the order of the ids)`, "--suitability")
-  }
 
-  const ideal = network === "ideal"
-  const clusterArgs = [
-    `algorithm=${algorithmName(algorithm)}`,
-    `ids=${ids.join(",")}`,
-    `network=${network}`,
-    `seed=${seed}`,
-  ]
-  if (loss > 0) clusterArgs.push(`loss=${loss}`)
-  if (echo && flags.topology !== "complete")
-    clusterArgs.push(`topology=${topology.kind === "file" ? resolve(topology.file) : flags.topology}`)
-  if (suitability) clusterArgs.push(`suitability=${suitability.join(",")}`)
-  if (manifest) {
-    clusterArgs.push(`group=${manifest.group}`)
-    if (!ideal) {
-      const t = manifestTiming(manifest)
-      clusterArgs.push(`answer-timeout=${t.answerTimeout}`, `coordinator-timeout=${t.coordinatorTimeout}`)
-      if (flags.detector) clusterArgs.push(`heartbeat=${t.heartbeatInterval}`, `failure-timeout=${t.failureTimeout}`)
-    }
-  }
-  if (flags.detector && !(manifest && !ideal))
-    clusterArgs.push(ideal ? "heartbeat=10 failure-timeout=25" : "heartbeat=250 failure-timeout=800")
-  if (flags.failureDetector !== undefined) {
-    if (!flags.detector) throw new InputError("needs --detector (the heartbeat failure detector)", "--failure-detector")
-    clusterArgs.push(`failure-detector=${parseDetectorName(flags.failureDetector, "--failure-detector")}`)
-  } else if (flags.detector && manifest && !ideal) clusterArgs.push(`failure-detector=${manifest.timing.failureDetector}`)
-  const commands = [`cluster ${clusterArgs.join(" ")}`, ...faultCommands(flags, ids)]
-  if (crashed.length) commands.push(`crash ${crashed.join(",")}`)
-  if (detect) commands.push(`detect ${detect}`)
+  const commands: ScenarioCommand[] = [{ verb: "cluster", spec }, ...faultCommands(flags, ids)]
+  if (crashed.length) commands.push({ verb: "crash", ids: crashed })
+  if (detect) commands.push({ verb: "detect", ids: detect })
   if (flags.detector || flags.until !== undefined) {
-    const until = flags.until !== undefined ? parseNumber(flags.until, "--until", 0, 1e12) : ideal ? 200 : 10000
-    commands.push(`run until=${until}`)
+    const until = flags.until !== undefined ? parseNumber(flags.until, "--until", 0, 1e12) : spec.network === "ideal" ? 200 : 10000
+    commands.push({ verb: "run", until })
   } else {
-    commands.push(flags.maxEvents ? `settle max-events=${flags.maxEvents}` : "settle")
+    commands.push({ verb: "settle", maxEvents: flags.maxEvents ? parseInteger(flags.maxEvents, "--max-events", 1, 1e12) : null })
   }
-  commands.push("summary")
+  commands.push({ verb: "summary" })
   return commands
 }
 
 /** The fault flags as scenario commands, checked here so errors name the flag. */
-function faultCommands(flags: SimFlags, ids: number[]): string[] {
-  const commands: string[] = []
-  const links: string[] = []
-  if (flags.duplicate !== undefined) links.push(`duplicate=${parseNumber(flags.duplicate, "--duplicate", 0, 1)}`)
-  if (flags.reorder !== undefined) links.push(`reorder=${parseNumber(flags.reorder, "--reorder", 0, 1e9)}`)
+function faultCommands(flags: SimFlags, ids: number[]): ScenarioCommand[] {
+  const commands: ScenarioCommand[] = []
+  const faults = noLinkFaults()
+  if (flags.duplicate !== undefined) faults.duplicate = parseNumber(flags.duplicate, "--duplicate", 0, 1)
+  if (flags.reorder !== undefined) faults.reorder = parseNumber(flags.reorder, "--reorder", 0, 1e9)
   if (flags.spike !== undefined) {
-    links.push(`spike=${parseNumber(flags.spike, "--spike", 0, 1)}`)
+    faults.spike = parseNumber(flags.spike, "--spike", 0, 1)
     if (flags.spikeDelay === undefined) throw new InputError("--spike needs --spike-delay (how long a spike adds)", "--spike")
   }
-  if (flags.spikeDelay !== undefined) links.push(`spike-delay=${parseNumber(flags.spikeDelay, "--spike-delay", 0, 1e9)}`)
-  if (links.length) commands.push(`faults ${links.join(" ")}`)
-  if (flags.partition !== undefined) {
-    parsePartition(flags.partition, ids, "--partition")
-    commands.push(`partition ${flags.partition}`)
-  }
+  if (flags.spikeDelay !== undefined) faults.spikeDelay = parseNumber(flags.spikeDelay, "--spike-delay", 0, 1e9)
+  if (hasLinkFaults(faults)) commands.push({ verb: "faults", faults })
+  if (flags.partition !== undefined)
+    commands.push({ verb: "partition", cuts: parsePartition(flags.partition, ids, "--partition"), text: flags.partition })
   if (flags.freeze !== undefined) {
     const m = /^([^:]+):(.+)$/.exec(flags.freeze)
     if (!m) throw new InputError(`expected ID:DURATION, e.g. 5:300, got '${flags.freeze}'`, "--freeze")
-    const frozen = parseIdList(m[1], "--freeze")
+    const frozen = parseIdArgument(m[1], "--freeze")
     checkMembers(frozen, ids, "--freeze")
-    commands.push(`freeze ${frozen.join(",")} for=${parseNumber(m[2], "--freeze", 0.001, 1e12)}`)
+    commands.push({ verb: "freeze", ids: frozen, duration: parseNumber(m[2], "--freeze", 0.001, 1e12) })
   }
   return commands
 }
@@ -219,7 +162,7 @@ function runSim(flags: SimFlags): number {
       for (const line of runner.runCommand("summary", `${flags.scenario}: end`)) lines.push(line)
     }
   } else {
-    for (const command of simCommands(flags)) for (const line of runner.runCommand(command, "sim")) lines.push(line)
+    for (const command of simCommands(flags)) for (const line of runner.execute(command, "sim")) lines.push(line)
   }
   const s = runner.lastSummary!
   const engine = runner.engine!
@@ -302,18 +245,16 @@ export function buildProgram(): Command {
   program
     .command("sim")
     .description("run one election scenario in the deterministic simulator")
-    .addOption(
-      new Option("--algorithm <name>", `election algorithm: ${algorithmNames().join(", ")}`).default("bully"),
-    )
-    .option("--nodes <n>", `processes with ids 1..n (${MIN_NODES}..${MAX_NODES})`)
-    .option("--ids <list>", "explicit ids in ring order, e.g. 3,9,4 or 0..7")
+    .addOption(clusterOption("algorithm"))
+    .addOption(clusterOption("nodes"))
+    .addOption(clusterOption("ids"))
     .option("--crash <list>", "processes down at time 0")
     .option("--detect <list>", "processes that notice the coordinator's failure at time 0, or 'all'")
-    .option("--topology <t>", "echo's graph: ring | complete | grid:RxC | FILE (edge list: one 'a b' pair per line)", "complete")
-    .option("--suitability <list>", "bid-ring: each process's suitability (0..65535), in the order of the ids")
-    .option("--network <name>", `${NETWORK_NAMES.join(" | ")}`, "ideal")
-    .option("--seed <s>", "seed for the network's random choices", "1")
-    .option("--loss <p>", "probability that a message is lost (0..1)", "0")
+    .addOption(clusterOption("topology"))
+    .addOption(clusterOption("suitability"))
+    .addOption(clusterOption("network"))
+    .addOption(clusterOption("seed"))
+    .addOption(clusterOption("loss"))
     .option("--duplicate <p>", "probability that a message arrives twice (0..1)")
     .option("--reorder <d>", "extra delay drawn from [0, d) per message, so messages overtake each other")
     .option("--spike <p>", "probability of a delay spike (0..1); with --spike-delay")
@@ -321,15 +262,14 @@ export function buildProgram(): Command {
     .option("--partition <spec>", "cut links from time 0: 1,2|3,4,5 (both ways) or 1,2->3 (one way)")
     .option("--freeze <id:d>", "process id is up but neither hears nor sends for d from time 0, e.g. 5:300")
     .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
-    .option("--failure-detector <name>", "with --detector: fixed (the failure timeout) or adaptive (learns the heartbeats)")
+    .addOption(clusterOption("failure-detector"))
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")
     .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
     .option("--manifest <file>", "take node ids, algorithm, group and timing from a lab manifest (devicescript.json)")
     .option("--json", "print one JSON object instead of the chart")
     .option("--no-chart", "print only the summary line")
-    .action((flags: SimFlags, command: Command) => {
-      flags.algorithmDefaulted = command.getOptionValueSource("algorithm") === "default"
+    .action((flags: SimFlags) => {
       process.exitCode = runSim(flags)
     })
   program
@@ -341,7 +281,11 @@ export function buildProgram(): Command {
       const lines = [
         `${file}: group ${m.group}, ${m.algorithm} over ${m.transport}, ${m.boards.length} boards`,
         `timing: heartbeat ${m.timing.heartbeatMs} ms, failure timeout ${m.timing.failureTimeoutMs} ms (${m.timing.failureDetector} detector), T ${m.timing.answerTimeoutMs} ms, T' ${m.timing.coordinatorTimeoutMs} ms`,
-        ...m.boards.map((b) => `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}`),
+        ...m.boards.map(
+          (b) =>
+            `  node ${b.nodeId}: ${b.name}${b.board ? ` (${b.board})` : ""}${b.deviceId ? ` device ${b.deviceId}` : ""}` +
+            (b.suitability !== undefined ? ` suitability ${b.suitability}` : ""),
+        ),
       ]
       process.stdout.write(lines.join("\n") + "\n")
     })
@@ -351,16 +295,17 @@ export function buildProgram(): Command {
     .option("--transport <name>", "mqtt (the only transport a host node has)", "mqtt")
     .option("--broker <url>", "mqtt://HOST:PORT")
     .option("--id <n>", "this node's id")
-    .option("--ids <list>", "every node id of the lab (default: the manifest's)")
-    .option("--algorithm <name>", "election algorithm (default: the manifest's)")
-    .option("--group <g>", "election group (default: the manifest's, or 1)")
+    .addOption(clusterOption("ids"))
+    .addOption(clusterOption("algorithm"))
+    .addOption(clusterOption("group"))
     .option("--prefix <p>", "topic prefix", "electlab")
     .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
-    .option("--heartbeat <ms>", "coordinator heartbeat period")
-    .option("--fail-timeout <ms>", "silence after which the coordinator is suspected")
-    .option("--answer-timeout <ms>", "T")
-    .option("--coordinator-timeout <ms>", "T'")
-    .option("--failure-detector <name>", "fixed (suspect after --fail-timeout) or adaptive (learn the heartbeats; default: the manifest's, or fixed)")
+    .addOption(clusterOption("heartbeat"))
+    .addOption(clusterOption("failure-timeout"))
+    .addOption(clusterOption("answer-timeout"))
+    .addOption(clusterOption("coordinator-timeout"))
+    .addOption(clusterOption("failure-detector"))
+    .addOption(clusterOption("suitability"))
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
     .option("--key-file <file>", "the group key (electlab keygen): authenticate every frame")
@@ -395,10 +340,15 @@ export function buildProgram(): Command {
   program
     .command("lab")
     .description("the virtual lab: DeviceScript VMs running the firmware on one local bus")
-    .option("--boards <n>", "number of boards, ids 1..n (default: the manifest's boards, or 5)")
-    .option("--ids <list>", "board node ids")
-    .option("--algorithm <name>", "election algorithm (default: the manifest's)")
+    .addOption(clusterOption("boards"))
+    .addOption(clusterOption("ids"))
+    .addOption(clusterOption("algorithm"))
+    .addOption(clusterOption("suitability"))
     .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
+    .addOption(clusterOption("heartbeat"))
+    .addOption(clusterOption("failure-timeout"))
+    .addOption(clusterOption("answer-timeout"))
+    .addOption(clusterOption("coordinator-timeout"))
     .option("--loss <p>", "probability that the bus loses a frame copy", "0")
     .option("--delay <ms>", "delay the bus adds to every frame", "0")
     .option("--seed <s>", "seed of the bus faults", "1")
@@ -408,7 +358,7 @@ export function buildProgram(): Command {
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
-    .option("--failure-detector <name>", "fixed or adaptive (default: the manifest's, or fixed)")
+    .addOption(clusterOption("failure-detector"))
     .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .action(async (flags: LabFlags) => {

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs"
 import { ALGORITHMS, descriptorNamed } from "../src/core/algorithms"
 import { Engine } from "../src/core/engine"
-import { algorithmName, algorithmNames, MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
+import { MAX_NODE_ID, parseAlgorithm } from "../src/core/frame"
 import { idealTiming, type Timing } from "../src/core/node"
 import { makeNetwork, NETWORK_NAMES, type NetworkName } from "./networks"
 import { FaultyNetwork } from "./faults"
@@ -44,11 +44,10 @@ export interface ClusterSpec {
   topology?: string
   /** bid-ring: suitability prefix of each process's bid, aligned with `ids` (absent: all 0). */
   suitability?: number[]
-}
-
-/** Board timing (ms) used for the bus and WiFi models; the ideal network counts in ticks. */
-export function boardTiming(): Timing {
-  return { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 0, failureTimeout: 0 }
+  /** More election messages than this is a storm (0: no budget). */
+  messageBudget: number
+  /** More events than this at one instant stops the run (0: the engine's default). */
+  instantEvents: number
 }
 
 export function parseAlgorithmName(name: string, where?: string): number {
@@ -84,8 +83,12 @@ export function parseNumberList(text: string, where: string, min: number, max: n
   })
 }
 
-/** "1,2,5" or "0..7" or "1..3,9": ids in the order given. */
-export function parseIdList(text: string, where: string): number[] {
+/**
+ * An id list as a user gives it (flag, scenario): "1,2,5", "0..7" or "1..3,9", in the order
+ * given; anything else is an error naming `where`. (A board's settings are read leniently by
+ * src/firmware/config.ts parseIdList.)
+ */
+export function parseIdArgument(text: string, where: string): number[] {
   const ids: number[] = []
   for (const part of text.split(",")) {
     const item = part.trim()
@@ -143,6 +146,8 @@ export function defaultSpec(): ClusterSpec {
     group: 1,
     timing: idealTiming(),
     loss: 0,
+    messageBudget: 0,
+    instantEvents: 0,
   }
 }
 
@@ -158,6 +163,8 @@ export function buildEngine(spec: ClusterSpec): Engine {
     network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
   })
   engine.duplication = engine.network as FaultyNetwork
+  engine.messageBudget = spec.messageBudget
+  if (spec.instantEvents > 0) engine.maxEventsPerInstant = spec.instantEvents
   engine.start()
   return engine
 }

@@ -6,7 +6,7 @@
 
 import type { DuplicationModel, NetworkModel } from "../src/core/engine"
 import type { Frame } from "../src/core/frame"
-import { InputError, keyValues, parseIdList, parseNumber } from "./cluster"
+import { InputError, keyValues, parseIdArgument, parseNumber } from "./cluster"
 import { Rng } from "./rng"
 
 /** Link fault rates; all zero means a healthy network. */
@@ -172,14 +172,14 @@ export function parsePartition(text: string, members: number[], where: string): 
   if (text.includes("->")) {
     const sides = text.split("->")
     if (sides.length !== 2) throw new InputError(`expected FROM->TO, got '${text}'`, where)
-    const from = parseIdList(sides[0], where)
-    const to = parseIdList(sides[1], where)
+    const from = parseIdArgument(sides[0], where)
+    const to = parseIdArgument(sides[1], where)
     check(from)
     check(to)
     for (const id of from) if (to.includes(id)) throw new InputError(`process ${id} is on both sides`, where)
     return [{ from, to }]
   }
-  const groups = text.split("|").map((g) => parseIdList(g, where))
+  const groups = text.split("|").map((g) => parseIdArgument(g, where))
   const named = new Set<number>()
   for (const g of groups) {
     check(g)

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import AjvModule from "ajv"
 import type { DetectorName } from "../src/core/failure-detector"
 import type { Timing } from "../src/core/node"
+import { defaultTiming } from "../src/core/timing"
 import { InputError, readInputFile } from "./cluster"
 
 export interface ManifestBoard {
@@ -34,12 +35,16 @@ interface ManifestTiming {
   failureDetector?: DetectorName
 }
 
-export const DEFAULT_TIMING = {
-  heartbeatMs: 250,
-  failureTimeoutMs: 800,
-  answerTimeoutMs: 200,
-  coordinatorTimeoutMs: 400,
-  failureDetector: "fixed" as DetectorName,
+/** A manifest's timing when it gives none: the transport's row of the defaults table. */
+export function defaultManifestTiming(transport: Manifest["transport"]): Manifest["timing"] {
+  const t = defaultTiming(transport)
+  return {
+    heartbeatMs: t.heartbeatInterval,
+    failureTimeoutMs: t.failureTimeout,
+    answerTimeoutMs: t.answerTimeout,
+    coordinatorTimeoutMs: t.coordinatorTimeout,
+    failureDetector: t.failureDetector as DetectorName,
+  }
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -59,7 +64,7 @@ export function checkManifest(data: unknown, file: string): Manifest {
     throw new InputError(problems.join("; "), file)
   }
   const m = data as Omit<Manifest, "timing"> & { timing?: ManifestTiming }
-  const timing = { ...DEFAULT_TIMING, ...(m.timing ?? {}) }
+  const timing = { ...defaultManifestTiming(m.transport), ...(m.timing ?? {}) }
   const seenNode = new Map<number, number>()
   const seenDevice = new Map<string, number>()
   m.boards.forEach((b, i) => {

@@ -1,6 +1,8 @@
 // Scenario files: commands, each optionally followed by `----` and its expected output
 // (the model is etcd raft's testdata/*.txt). The CLI runs them (`--scenario`), the golden
 // tests run them and compare, and `npm run golden:update` rewrites the expected parts.
+// Each line is read into a typed ScenarioCommand (`parseCommand`; the `cluster` keys by the
+// one resolver, sim/config/cluster-config.ts); `electlab sim` builds the same commands from flags.
 //
 //   # comment
 //   cluster algorithm=bully ids=0..7        set up; every process knows the highest is coordinator
@@ -27,34 +29,25 @@
 import { type Engine, type Summary } from "../src/core/engine"
 import type { TraceRecord } from "../src/core/trace"
 import { formatStatus } from "../src/core/chart"
+import { descriptorOf } from "../src/core/algorithms"
+import { algorithmName } from "../src/core/frame"
 import {
-  boardTiming,
   buildEngine,
-  checkIds,
   checkMembers,
   type ClusterSpec,
-  defaultSpec,
   describeIds,
   InputError,
   keyValues,
   readInputFile,
-  MAX_NODES,
-  MIN_NODES,
-  parseAlgorithmName,
-  parseIdList,
+  parseIdArgument,
   parseInteger,
-  parseNetworkName,
   parseNumber,
-  parseNumberList,
 } from "./cluster"
+import { givenScenario, resolveCluster } from "./config/cluster-config"
 import { formatRecord, formatSummary, formatTime } from "./msc"
-import { Algorithm, algorithmName } from "../src/core/frame"
-import type { DetectorName } from "../src/core/failure-detector"
-import { parseDetectorName } from "./detector-option"
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
-import { neighborsFor, parseTopology, describeTopology } from "./topology"
-import { type FaultyNetwork, parseLinkFaults, parsePartition } from "./faults"
+import { type Cut, type FaultyNetwork, type LinkFaults, parseLinkFaults, parsePartition } from "./faults"
 import { Rng } from "./rng"
 
 export interface Block {
@@ -126,6 +119,133 @@ export interface RunOptions {
 
 const DEFAULT_MAX_EVENTS = 50_000_000
 
+/** Commands that `at TIME` can schedule. */
+export type TimedCommand =
+  | { verb: "crash" | "recover" | "detect"; ids: number[] }
+  | { verb: "faults"; faults: LinkFaults }
+  | { verb: "partition"; cuts: Cut[]; text: string }
+  | { verb: "heal" }
+  | { verb: "freeze"; ids: number[]; duration: number }
+
+/** One scenario command, checked and typed: what a scenario line or the `sim` flags turn into. */
+export type ScenarioCommand =
+  | { verb: "cluster"; spec: ClusterSpec }
+  | { verb: "crash" | "recover"; ids: number[] }
+  | { verb: "detect"; ids: number[] | "all" }
+  | { verb: "at"; time: number; command: TimedCommand }
+  | { verb: "faults"; faults: LinkFaults }
+  | { verb: "partition"; cuts: Cut[]; text: string }
+  | { verb: "heal" }
+  | { verb: "freeze"; ids: number[]; duration: number }
+  | { verb: "storm"; span: number; crashes: number; down: number | null }
+  | { verb: "settle"; maxEvents: number | null }
+  | { verb: "run"; until: number } | { verb: "run"; for: number }
+  | { verb: "status" }
+  | { verb: "summary" }
+  | { verb: "check"; stableSince: number | null }
+
+const VERBS = "cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check"
+
+/**
+ * Reads one scenario line into a typed command. `spec`: the cluster set up so far (null
+ * before `cluster`), against which ids are checked; `baseDir`: where relative files are.
+ */
+export function parseCommand(command: string, where: string, spec: ClusterSpec | null, baseDir?: string): ScenarioCommand {
+  const [verb, ...args] = command.split(/\s+/)
+  if (verb === "cluster") {
+    if (spec) throw new InputError("a scenario has one 'cluster' command", where)
+    const given = givenScenario(keyValues(args, where), where)
+    return { verb, spec: resolveCluster({ use: "scenario", given, baseDir, where }) }
+  }
+  if (!spec) {
+    if (!VERBS.split(", ").includes(verb)) throw new InputError(`unknown command '${verb}'; known: ${VERBS}`, where)
+    throw new InputError(`'${verb}' before 'cluster': the first command must set up the cluster`, where)
+  }
+  switch (verb) {
+    case "crash":
+    case "recover":
+      return { verb, ids: idList(args, where, spec) }
+    case "detect":
+      return { verb, ids: args.length === 1 && args[0] === "all" ? "all" : idList(args, where, spec) }
+    case "at":
+      return parseAt(args, where, spec)
+    case "faults":
+    case "partition":
+    case "heal":
+    case "freeze":
+      return parseFault(verb, args, where, spec)
+    case "storm": {
+      const kv = keyValues(args, where)
+      for (const key of kv.keys())
+        if (!["for", "crashes", "down"].includes(key)) throw new InputError(`unknown key '${key}'; known: for, crashes, down`, where)
+      if (!kv.has("for") || !kv.has("crashes")) throw new InputError("expected: storm for=DURATION crashes=N [down=MAX]", where)
+      return {
+        verb,
+        span: parseNumber(kv.get("for")!, `${where}: for`, 0.001, 1e12),
+        crashes: parseInteger(kv.get("crashes")!, `${where}: crashes`, 1, 100000),
+        down: kv.has("down") ? parseNumber(kv.get("down")!, `${where}: down`, 0.001, 1e12) : null,
+      }
+    }
+    case "settle": {
+      const kv = keyValues(args, where)
+      for (const key of kv.keys()) if (key !== "max-events") throw new InputError(`unknown key '${key}'; known: max-events`, where)
+      return { verb, maxEvents: kv.has("max-events") ? parseInteger(kv.get("max-events")!, where, 1, 1e12) : null }
+    }
+    case "run": {
+      const kv = keyValues(args, where)
+      if (kv.size !== 1 || !(kv.has("until") || kv.has("for"))) throw new InputError("expected: run until=TIME or run for=DURATION", where)
+      return kv.has("until")
+        ? { verb, until: parseNumber(kv.get("until")!, where, 0, 1e12) }
+        : { verb, for: parseNumber(kv.get("for")!, where, 0, 1e12) }
+    }
+    case "status":
+    case "summary":
+      return { verb }
+    case "check": {
+      const kv = keyValues(args, where)
+      for (const key of kv.keys()) if (key !== "stable-since") throw new InputError(`unknown key '${key}'; known: stable-since`, where)
+      return { verb, stableSince: kv.has("stable-since") ? parseNumber(kv.get("stable-since")!, `${where}: stable-since`, 0, 1e12) : null }
+    }
+    default:
+      throw new InputError(`unknown command '${verb}'; known: ${VERBS}`, where)
+  }
+}
+
+function idList(args: string[], where: string, spec: ClusterSpec): number[] {
+  if (args.length !== 1) throw new InputError("expected one id list, such as 3 or 1,2", where)
+  const ids = parseIdArgument(args[0], where)
+  checkMembers(ids, spec.ids, where)
+  return ids
+}
+
+function parseAt(args: string[], where: string, spec: ClusterSpec): ScenarioCommand {
+  const usage = "expected: at TIME crash|recover|detect IDS, or at TIME faults|partition|heal|freeze ..."
+  if (args.length < 2) throw new InputError(usage, where)
+  const time = parseNumber(args[0], where, 0, 1e12)
+  const verb = args[1]
+  if (verb === "faults" || verb === "partition" || verb === "heal" || verb === "freeze")
+    return { verb: "at", time, command: parseFault(verb, args.slice(2), where, spec) }
+  if (args.length !== 3) throw new InputError(usage, where)
+  const ids = idList([args[2]], where, spec)
+  if (verb !== "crash" && verb !== "recover" && verb !== "detect")
+    throw new InputError(`cannot schedule '${verb}'; use crash, recover or detect`, where)
+  return { verb: "at", time, command: { verb, ids } }
+}
+
+function parseFault(verb: "faults" | "partition" | "heal" | "freeze", args: string[], where: string, spec: ClusterSpec): TimedCommand {
+  if (verb === "faults") return { verb, faults: parseLinkFaults(args, where) }
+  if (verb === "partition") {
+    if (args.length !== 1) throw new InputError("expected: partition 1,2|3,4 or partition 1,2->3", where)
+    return { verb, cuts: parsePartition(args[0], spec.ids, where), text: args[0] }
+  }
+  if (verb === "heal") {
+    if (args.length !== 0) throw new InputError("heal takes no arguments", where)
+    return { verb }
+  }
+  if (args.length !== 2 || !args[1].startsWith("for=")) throw new InputError("expected: freeze IDS for=DURATION", where)
+  return { verb, ids: idList([args[0]], where, spec), duration: parseNumber(args[1].slice(4), `${where}: for`, 0.001, 1e12) }
+}
+
 /** Runs scenario commands one by one, collecting what each one printed. */
 export class ScenarioRunner {
   engine: Engine | null = null
@@ -133,6 +253,8 @@ export class ScenarioRunner {
   private output: string[] = []
   /** The last summary taken (for --json). */
   lastSummary: Summary | null = null
+  /** Last verdict of `check`: the violations, stability included. */
+  lastCheck: string[] | null = null
 
   constructor(
     private file: string,
@@ -143,164 +265,65 @@ export class ScenarioRunner {
     return blocks.map((b) => this.runCommand(b.command, `${this.file}:${b.line}`))
   }
 
+  /** Reads a scenario line and runs it. */
   runCommand(command: string, where: string): string[] {
+    return this.execute(parseCommand(command, where, this.spec, this.baseDir()), where)
+  }
+
+  /** Runs one typed command; `where` names it in errors found while running (a time in the past). */
+  execute(command: ScenarioCommand, where: string): string[] {
     this.output = []
-    const [verb, ...args] = command.split(/\s+/)
-    if (verb !== "cluster" && !this.engine)
-      throw new InputError(`'${verb}' before 'cluster': the first command must set up the cluster`, where)
-    switch (verb) {
-      case "cluster":
-        this.cluster(args, where)
-        break
-      case "crash":
-      case "recover":
-      case "detect":
-        this.act(verb, this.ids(args, where, verb === "detect"), where)
-        break
-      case "at":
-        this.schedule(args, where)
-        break
-      case "faults":
-      case "partition":
-      case "heal":
-      case "freeze":
-        this.fault(verb, args, this.engine!.now, where)
-        break
-      case "storm":
-        this.storm(args, where)
-        break
-      case "settle":
-        this.settle(args, where)
-        break
-      case "run":
-        this.runFor(args, where)
-        break
-      case "status":
-        this.status()
-        break
-      case "summary":
-        this.summary()
-        break
-      case "check":
-        this.check(args, where)
-        break
-      default:
-        throw new InputError(
-          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check`,
-          where,
-        )
+    if (command.verb === "cluster") this.cluster(command.spec, where)
+    else {
+      const engine = this.engine
+      if (!engine) throw new InputError(`'${command.verb}' before 'cluster': the first command must set up the cluster`, where)
+      switch (command.verb) {
+        case "crash":
+        case "recover":
+        case "detect":
+        case "faults":
+        case "partition":
+        case "heal":
+        case "freeze":
+          this.timed(command.verb === "detect" && command.ids === "all" ? { verb: "detect", ids: this.liveIds() } : (command as TimedCommand), engine.now, false, where)
+          break
+        case "at":
+          if (command.time < engine.now) throw new InputError(`time ${command.time} is in the past (now ${engine.now})`, where)
+          this.timed(command.command, command.time, true, where)
+          break
+        case "storm":
+          this.storm(command.span, command.crashes, command.down ?? command.span / 4)
+          break
+        case "settle":
+          this.settle(command.maxEvents ?? this.options.maxEvents ?? DEFAULT_MAX_EVENTS)
+          break
+        case "run":
+          engine.runUntil("until" in command ? command.until : engine.now + command.for)
+          if (engine.stalled) this.output.push(`simulated time stalls: ${engine.stalled}`)
+          break
+        case "status":
+          this.status()
+          break
+        case "summary":
+          this.summary()
+          break
+        case "check":
+          this.check(command.stableSince)
+          break
+      }
     }
     return this.output
   }
 
-  private cluster(args: string[], where: string) {
+  private cluster(spec: ClusterSpec, where: string) {
     if (this.engine) throw new InputError("a scenario has one 'cluster' command", where)
-    const spec = defaultSpec()
-    const kv = keyValues(args, where)
-    let timingSet = false
-    let topology: string | null = null
-    let suitability: string | null = null
-    let messageBudget = 0
-    let instantEvents = 0
-    let detector: DetectorName | null = null
-    for (const [key, value] of kv) {
-      const at = `${where}: ${key}`
-      switch (key) {
-        case "algorithm":
-          spec.algorithm = parseAlgorithmName(value, at)
-          break
-        case "ids":
-          spec.ids = parseIdList(value, at)
-          break
-        case "nodes": {
-          const n = parseInteger(value, at, MIN_NODES, MAX_NODES)
-          spec.ids = Array.from({ length: n }, (_, i) => i + 1)
-          break
-        }
-        case "network":
-          spec.network = parseNetworkName(value, at)
-          if (!timingSet && spec.network !== "ideal") spec.timing = boardTiming()
-          break
-        case "seed":
-          spec.seed = parseInteger(value, at, 0, 2 ** 32 - 1)
-          break
-        case "group":
-          spec.group = parseInteger(value, at, 0, 255)
-          break
-        case "loss":
-          spec.loss = parseNumber(value, at, 0, 1)
-          break
-        case "answer-timeout":
-          spec.timing.answerTimeout = parseNumber(value, at, 0.001, 1e9)
-          timingSet = true
-          break
-        case "coordinator-timeout":
-          spec.timing.coordinatorTimeout = parseNumber(value, at, 0.001, 1e9)
-          timingSet = true
-          break
-        case "heartbeat":
-          spec.timing.heartbeatInterval = parseNumber(value, at, 0, 1e9)
-          timingSet = true
-          break
-        case "failure-timeout":
-          spec.timing.failureTimeout = parseNumber(value, at, 0, 1e9)
-          timingSet = true
-          break
-        case "failure-detector":
-          detector = parseDetectorName(value, at)
-          break
-        case "topology":
-          topology = value
-          break
-        case "suitability":
-          suitability = value
-          break
-        case "message-budget":
-          messageBudget = parseInteger(value, at, 1, 1e12)
-          break
-        case "instant-events":
-          instantEvents = parseInteger(value, at, 1, 1e12)
-          break
-        default:
-          throw new InputError(
-            `unknown key '${key}'; known: algorithm, ids, nodes, network, seed, group, loss, answer-timeout, coordinator-timeout, heartbeat, failure-timeout, failure-detector, topology, suitability, message-budget, instant-events`,
-            where,
-          )
-      }
-    }
-    // after the loop: network= may replace the timing
-    if (detector) spec.timing.failureDetector = detector
-    if (!kv.has("ids") && !kv.has("nodes")) throw new InputError("cluster needs ids= or nodes=", where)
-    if (kv.has("ids") && kv.has("nodes")) throw new InputError("give ids= or nodes=, not both", where)
-    checkIds(spec.ids, `${where}: ${kv.has("ids") ? "ids" : "nodes"}`)
-    if (spec.timing.heartbeatInterval > 0 && !(spec.timing.failureTimeout > spec.timing.heartbeatInterval))
-      throw new InputError("failure-timeout must be longer than heartbeat", where)
     let about = ""
-    if (topology !== null) {
-      const at = `${where}: topology`
-      if (spec.algorithm !== Algorithm.Echo)
-        throw new InputError("applies to echo only (ring algorithms follow the order of the ids, the bullies reach everybody)", at)
-      const t = parseTopology(topology, at, this.baseDir())
-      spec.neighbors = neighborsFor(t, spec.ids, at)
-      spec.topology = describeTopology(t)
-      about = ` on ${spec.topology}`
-    }
-    if (suitability !== null) {
-      const at = `${where}: suitability`
-      if (spec.algorithm !== Algorithm.BidRing) throw new InputError("applies to bid-ring only", at)
-      const list = parseNumberList(suitability, at, 0, 65535)
-      if (list.length !== spec.ids.length)
-        throw new InputError(`${list.length} values for ${spec.ids.length} processes (one per id, in the order of the ids)`, at)
-      spec.suitability = list
-      about = `, suitability ${list.join(",")}`
-    }
+    if (spec.topology !== undefined) about = ` on ${spec.topology}`
+    if (spec.suitability) about = `, suitability ${spec.suitability.join(",")}`
     const ascending = spec.ids.every((id, i) => i === 0 || id > spec.ids[i - 1])
-    if (!ascending && spec.algorithm >= Algorithm.Ring && spec.algorithm <= Algorithm.BidRing)
-      about = ` in ring order ${spec.ids.join(",")}` + about
+    if (!ascending && descriptorOf(spec.algorithm).usesRingOrder) about = ` in ring order ${spec.ids.join(",")}` + about
     this.spec = spec
     this.engine = buildEngine(spec)
-    this.engine.messageBudget = messageBudget
-    if (instantEvents > 0) this.engine.maxEventsPerInstant = instantEvents
     if (!this.options.quiet) this.engine.tracer = (r) => this.trace(r)
     else this.engine.digesting = false
     const top = Math.max(...spec.ids)
@@ -314,45 +337,37 @@ export class ScenarioRunner {
     return existsSync(this.file) ? dirname(this.file) : undefined
   }
 
-  private ids(args: string[], where: string, allowAll: boolean): number[] {
-    if (args.length !== 1) throw new InputError("expected one id list, such as 3 or 1,2", where)
-    const spec = this.spec!
-    if (allowAll && args[0] === "all") return this.engine!.nodes.filter((n) => !n.crashed).map((n) => n.id)
-    const ids = parseIdList(args[0], where)
-    checkMembers(ids, spec.ids, where)
-    return ids
+  private liveIds(): number[] {
+    return this.engine!.nodes.filter((n) => !n.crashed).map((n) => n.id)
   }
 
-  private act(verb: string, ids: number[], where: string) {
+  /** A command now (`time` is the engine's clock) or scheduled for later. */
+  private timed(command: TimedCommand, time: number, later: boolean, where: string) {
     const engine = this.engine!
-    for (const id of ids) {
-      const node = engine.node(id)!
-      if (verb === "detect" && node.crashed)
-        throw new InputError(`process ${id} is crashed and cannot notice anything`, where)
-      if (verb === "crash") engine.crash(id)
-      else if (verb === "recover") engine.recover(id)
-      else engine.detect(id)
-    }
-  }
-
-  private schedule(args: string[], where: string) {
-    const usage = "expected: at TIME crash|recover|detect IDS, or at TIME faults|partition|heal|freeze ..."
-    if (args.length < 2) throw new InputError(usage, where)
-    const engine = this.engine!
-    const time = parseNumber(args[0], where, 0, 1e12)
-    if (time < engine.now) throw new InputError(`time ${time} is in the past (now ${engine.now})`, where)
-    const verb = args[1]
-    if (verb === "faults" || verb === "partition" || verb === "heal" || verb === "freeze") {
-      this.fault(verb, args.slice(2), time, where)
-      return
-    }
-    if (args.length !== 3) throw new InputError(usage, where)
-    const ids = this.ids([args[2]], where, false)
-    for (const id of ids) {
-      if (verb === "crash") engine.scheduleCrash(time, id)
-      else if (verb === "recover") engine.scheduleRecover(time, id)
-      else if (verb === "detect") engine.scheduleDetect(time, id)
-      else throw new InputError(`cannot schedule '${verb}'; use crash, recover or detect`, where)
+    switch (command.verb) {
+      case "crash":
+      case "recover":
+      case "detect":
+        for (const id of command.ids) {
+          if (command.verb === "detect" && !later && engine.node(id)!.crashed)
+            throw new InputError(`process ${id} is crashed and cannot notice anything`, where)
+          if (command.verb === "crash") later ? engine.scheduleCrash(time, id) : engine.crash(id)
+          else if (command.verb === "recover") later ? engine.scheduleRecover(time, id) : engine.recover(id)
+          else later ? engine.scheduleDetect(time, id) : engine.detect(id)
+        }
+        break
+      case "faults":
+        this.faultLayer.at({ time, type: "links", faults: command.faults })
+        break
+      case "partition":
+        this.faultLayer.at({ time, type: "partition", cuts: command.cuts, text: command.text })
+        break
+      case "heal":
+        this.faultLayer.at({ time, type: "heal" })
+        break
+      case "freeze":
+        for (const id of command.ids) engine.scheduleFreeze(time, id, command.duration)
+        break
     }
   }
 
@@ -361,36 +376,9 @@ export class ScenarioRunner {
     return this.engine!.network as FaultyNetwork
   }
 
-  private fault(verb: string, args: string[], time: number, where: string) {
+  /** Random crash/recover pairs over the next `span` time units, drawn from the cluster's seed. */
+  private storm(span: number, crashes: number, down: number) {
     const engine = this.engine!
-    if (verb === "faults") {
-      this.faultLayer.at({ time, type: "links", faults: parseLinkFaults(args, where) })
-    } else if (verb === "partition") {
-      if (args.length !== 1) throw new InputError("expected: partition 1,2|3,4 or partition 1,2->3", where)
-      this.faultLayer.at({ time, type: "partition", cuts: parsePartition(args[0], this.spec!.ids, where), text: args[0] })
-    } else if (verb === "heal") {
-      if (args.length !== 0) throw new InputError("heal takes no arguments", where)
-      this.faultLayer.at({ time, type: "heal" })
-    } else {
-      if (args.length !== 2 || !args[1].startsWith("for="))
-        throw new InputError("expected: freeze IDS for=DURATION", where)
-      const ids = this.ids([args[0]], where, false)
-      const duration = parseNumber(args[1].slice(4), `${where}: for`, 0.001, 1e12)
-      for (const id of ids) engine.scheduleFreeze(time, id, duration)
-    }
-  }
-
-  /** Random crash/recover pairs over the next `for` time units, drawn from the cluster's seed. */
-  private storm(args: string[], where: string) {
-    const kv = keyValues(args, where)
-    for (const key of kv.keys())
-      if (!["for", "crashes", "down"].includes(key))
-        throw new InputError(`unknown key '${key}'; known: for, crashes, down`, where)
-    if (!kv.has("for") || !kv.has("crashes")) throw new InputError("expected: storm for=DURATION crashes=N [down=MAX]", where)
-    const engine = this.engine!
-    const span = parseNumber(kv.get("for")!, `${where}: for`, 0.001, 1e12)
-    const crashes = parseInteger(kv.get("crashes")!, `${where}: crashes`, 1, 100000)
-    const down = kv.has("down") ? parseNumber(kv.get("down")!, `${where}: down`, 0.001, 1e12) : span / 4
     const rng = new Rng((this.spec!.seed * 2654435761 + engine.now * 1000 + crashes) >>> 0)
     const ids = this.spec!.ids
     for (let k = 0; k < crashes; k++) {
@@ -401,44 +389,19 @@ export class ScenarioRunner {
     }
   }
 
-  private settle(args: string[], where: string) {
-    const kv = keyValues(args, where)
-    for (const key of kv.keys())
-      if (key !== "max-events") throw new InputError(`unknown key '${key}'; known: max-events`, where)
-    const max = kv.has("max-events")
-      ? parseInteger(kv.get("max-events")!, where, 1, 1e12)
-      : (this.options.maxEvents ?? DEFAULT_MAX_EVENTS)
+  private settle(max: number) {
     if (!this.engine!.settle(max)) {
       if (this.engine!.stalled) this.output.push(`simulated time stalls: ${this.engine!.stalled}`)
       else this.output.push(`not settled after ${max} events (t=${formatTime(this.engine!.now)})`)
     }
   }
 
-  private runFor(args: string[], where: string) {
-    const kv = keyValues(args, where)
-    const engine = this.engine!
-    if (kv.size !== 1 || !(kv.has("until") || kv.has("for")))
-      throw new InputError("expected: run until=TIME or run for=DURATION", where)
-    const until = kv.has("until")
-      ? parseNumber(kv.get("until")!, where, 0, 1e12)
-      : engine.now + parseNumber(kv.get("for")!, where, 0, 1e12)
-    engine.runUntil(until)
-    if (engine.stalled) this.output.push(`simulated time stalls: ${engine.stalled}`)
-  }
-
-  /** Last verdict of `check`: the violations, stability included. */
-  lastCheck: string[] | null = null
-
-  private check(args: string[], where: string) {
-    const kv = keyValues(args, where)
-    for (const key of kv.keys())
-      if (key !== "stable-since") throw new InputError(`unknown key '${key}'; known: stable-since`, where)
+  private check(stableSince: number | null) {
     const engine = this.engine!
     const violations = engine.summary().violations
-    if (kv.has("stable-since")) {
-      const since = parseNumber(kv.get("stable-since")!, `${where}: stable-since`, 0, 1e12)
+    if (stableSince !== null) {
       const last = engine.lastChange()
-      if (last > since) violations.push(`the state changed at t=${formatTime(last)}, after t=${formatTime(since)}`)
+      if (last > stableSince) violations.push(`the state changed at t=${formatTime(last)}, after t=${formatTime(stableSince)}`)
     }
     this.lastCheck = violations
     this.output.push(`check: ${violations.length ? violations.join("; ") : "ok"}`)

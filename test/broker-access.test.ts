@@ -1,7 +1,6 @@
 // The WiFi lab's mosquitto with a password per node and per-client topic rights
 // (sim/lab/broker-access.ts), with host nodes that log in and a rogue client that tries not to.
 import mqtt from "mqtt"
-import { setTimeout as sleep } from "node:timers/promises"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
@@ -9,6 +8,7 @@ import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { aclText, nodeUser, OBSERVER_USER } from "../sim/lab/broker-access"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
+import { sleep } from "../sim/wait"
 
 const PREFIX = "electlab"
 const ids = [1, 2, 3]

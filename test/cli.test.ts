@@ -6,6 +6,8 @@ import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/cluster"
 import { readScenario, ScenarioRunner, parseScenario } from "../sim/scenario"
+import { parseAlgorithm } from "../src/core/frame"
+import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 
@@ -95,7 +97,7 @@ describe("electlab sim: every rejection path", () => {
   test("unknown algorithm", () => rejects({ algorithm: "paxos", nodes: "3" }, /--algorithm: unknown algorithm 'paxos'/))
   test("every algorithm of the design is implemented", () => {
     for (const algorithm of ["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo"])
-      expect(simCommands({ ...base, algorithm, nodes: "3" } as never)[0]).toContain(`algorithm=${algorithm}`)
+      expect(clusterOf(simCommands({ ...base, algorithm, nodes: "3" } as never)).algorithm).toBe(parseAlgorithm(algorithm))
   })
   test("unknown network", () => rejects({ network: "lora", nodes: "3" }, /--network: unknown network 'lora'/))
   test("n below range", () => rejects({ nodes: "1" }, /--nodes: 1 is out of range 2\.\.10000/))

@@ -17,6 +17,7 @@ import { LiveFeed } from "../sim/web/live"
 import { runReplay } from "../sim/web/replay"
 import { startWebServer, type WebServer } from "../sim/web/server"
 import { authLabSuites } from "./auth-lab"
+import { suitabilityLabSuite } from "./suitability-lab"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
@@ -325,3 +326,4 @@ describe("live web view: five boards in the browser", () => {
 })
 
 authLabSuites()
+suitabilityLabSuite()

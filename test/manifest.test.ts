@@ -2,6 +2,8 @@ import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { checkManifest, manifestTiming, readManifest } from "../sim/manifest"
+import { parseAlgorithm } from "../src/core/frame"
+import { idealTiming } from "../src/core/node"
 
 const root = join(import.meta.dirname, "..")
 const good = () => ({
@@ -59,17 +61,24 @@ describe("lab manifest", () => {
 
   test("sim --manifest takes ids, algorithm and group from the file", () => {
     const commands = simCommands({
-      algorithm: "bully",
-      algorithmDefaulted: true,
-      topology: "complete",
-      network: "ideal",
-      seed: "1",
-      loss: "0",
       chart: true,
       manifest: join(root, "devicescript.json"),
       crash: "5",
       detect: "1",
     })
-    expect(commands[0]).toBe("cluster algorithm=improved-bully ids=1,2,3,4,5 network=ideal seed=1 group=1")
+    expect(commands[0]).toEqual({
+      verb: "cluster",
+      spec: {
+        algorithm: parseAlgorithm("improved-bully"),
+        ids: [1, 2, 3, 4, 5],
+        network: "ideal",
+        seed: 1,
+        group: 1,
+        timing: idealTiming(),
+        loss: 0,
+        messageBudget: 0,
+        instantEvents: 0,
+      },
+    })
   })
 })

@@ -1,17 +1,17 @@
 // Host nodes over a real mosquitto started by the test (no mock broker). The mixed cluster of
 // VMs and a host node is in lab.test.ts, which owns the bus port.
-import { setTimeout as sleep } from "node:timers/promises"
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
+import { sleep, until as waitUntil } from "../sim/wait"
 
-/** Waits until `check` holds (polling every 10 ms); the time it took, in ms. */
+/** Waits until `check` holds; the ms it took. */
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
   const t0 = Date.now()
-  await vi.waitFor(() => expect(check(), what).toBe(true), { timeout: timeoutMs, interval: 10 })
+  await waitUntil(what, () => (check() ? true : null), timeoutMs, 10)
   return Date.now() - t0
 }
 

@@ -8,6 +8,7 @@ import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/cluster"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { neighborsFor, parseTopology } from "../sim/topology"
+import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 const base = { algorithm: "echo", topology: "complete", network: "ideal", seed: "1", loss: "0", chart: true }
@@ -69,9 +70,13 @@ describe("topologies", () => {
 
 describe("sim flags and cluster keys", () => {
   test("--topology reaches the cluster for echo (a file as an absolute path)", () => {
-    expect(simCommands({ ...base, nodes: "9", topology: "grid:3x3" } as never)[0]).toContain("topology=grid:3x3")
+    const grid = clusterOf(simCommands({ ...base, nodes: "9", topology: "grid:3x3" } as never))
+    expect(grid.topology).toBe("grid:3x3")
+    expect(grid.neighbors![4]).toEqual([2, 4, 6, 8])
     const file = edgeFile("1 2\n2 3\n")
-    expect(simCommands({ ...base, nodes: "3", topology: file } as never)[0]).toContain(`topology=${file}`)
+    const fromFile = clusterOf(simCommands({ ...base, nodes: "3", topology: file } as never))
+    expect(fromFile.topology).toBe(file)
+    expect(fromFile.neighbors).toEqual([[2], [1, 3], [2]])
   })
 
   test("--topology is refused for the other algorithms, and checked against the cluster", () => {
@@ -83,7 +88,7 @@ describe("sim flags and cluster keys", () => {
 
   test("--suitability: one value per id, bid-ring only", () => {
     const bid = { ...base, algorithm: "bid-ring", ids: "1,2,3" }
-    expect(simCommands({ ...bid, suitability: "5,0,0" } as never)[0]).toContain("suitability=5,0,0")
+    expect(clusterOf(simCommands({ ...bid, suitability: "5,0,0" } as never)).suitability).toEqual([5, 0, 0])
     expect(() => simCommands({ ...bid, suitability: "5,0" } as never)).toThrow("--suitability: 2 values for 3 processes")
     expect(() => simCommands({ ...bid, suitability: "5,0,70000" } as never)).toThrow("--suitability: 70000 is out of range 0..65535")
     expect(() => simCommands({ ...base, algorithm: "ring", ids: "1,2,3", suitability: "1,1,1" } as never)).toThrow(

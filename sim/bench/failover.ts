@@ -18,6 +18,8 @@ import { Rng } from "../rng"
 import { checkCluster } from "../../src/core/checker"
 import { roleFromName } from "../lab/lab"
 import type { DetectorName } from "../../src/core/failure-detector"
+import { median, nearestRank } from "../stats"
+import { sleep, until } from "../wait"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -34,9 +36,7 @@ export interface Stats {
 
 export function stats(samples: number[]): Stats {
   const s = [...samples].sort((a, b) => a - b)
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]
-  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-  return { trials: s.length, minMs: round(s[0]), medianMs: round(median), p90Ms: round(at(0.9)), samples: s.map(round) }
+  return { trials: s.length, minMs: round(s[0]), medianMs: round(median(s)!), p90Ms: round(nearestRank(s, 0.9)!), samples: s.map(round) }
 }
 
 const round = (x: number) => Math.round(x * 10) / 10
@@ -46,18 +46,6 @@ function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => child.once("exit", () => resolve()))
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-async function until<T>(what: string, probe: () => Promise<T | null> | T | null, timeoutMs: number, everyMs = 2): Promise<T> {
-  const t0 = performance.now()
-  for (;;) {
-    const v = await probe()
-    if (v !== null) return v
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`)
-    await sleep(everyMs)
-  }
-}
-
 // ---------------------------------------------------------------- etcd
 
 interface EtcdMember {

@@ -8,10 +8,11 @@ import { performance } from "node:perf_hooks"
 import { Algorithm } from "../../src/core/frame"
 import type { LogEvent } from "../lab/board-vm"
 import { Lab, sleep } from "../lab/lab"
+import { defaultTiming } from "../../src/core/timing"
 
 const transport = (process.argv[2] ?? "mqtt") as "bus" | "mqtt"
 const rounds = Number(process.argv[3] ?? 5)
-const timing = { heartbeatInterval: 250, failureTimeout: 800, answerTimeout: 200, coordinatorTimeout: 400 }
+const timing = defaultTiming(transport === "mqtt" ? "wifi" : "bus")
 const lab = new Lab({ ids: [1, 2, 3, 4, 5], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport })
 const asked = new Map<string, number>()
 const answers: Record<string, number[]> = { OK: [], TABLE: [] }

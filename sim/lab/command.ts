@@ -2,10 +2,10 @@
 
 import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { MAX_BOARDS } from "../../src/firmware/bus-limits"
-import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
-import { parseDetectorName } from "../detector-option"
-import { DEFAULT_TIMING, manifestTiming, readManifest } from "../manifest"
+import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../cluster"
+import { givenFlags, resolveCluster } from "../config/cluster-config"
+import { median, nearestRank } from "../stats"
+import { readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
 import { boardRoleName, type BoardState } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
@@ -28,6 +28,13 @@ export interface LabFlags {
   /** Port of the live web page; "0" turns it off. */
   web?: string
   failureDetector?: string
+  /** bid-ring: each board's suitability in the order of the ids (default: the manifest's). */
+  suitability?: string
+  /** Timing (ms); default: the manifest's, or the bus's or WiFi's row of src/core/timing.ts. */
+  heartbeat?: string
+  failTimeout?: string
+  answerTimeout?: string
+  coordinatorTimeout?: string
   /** false with --no-auth */
   auth?: boolean
   hub?: string
@@ -35,38 +42,22 @@ export interface LabFlags {
 
 export function labOptions(flags: LabFlags): LabOptions {
   const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
-  const manifest = manifestFile ? readManifest(manifestFile) : null
-  let ids: number[]
-  if (flags.boards !== undefined && flags.ids !== undefined) throw new InputError("give --boards or --ids, not both")
-  if (flags.boards !== undefined) {
-    const n = parseInteger(flags.boards, "--boards", 2, MAX_BOARDS)
-    ids = Array.from({ length: n }, (_, i) => i + 1)
-  } else if (flags.ids !== undefined) ids = parseIdList(flags.ids, "--ids")
-  else if (manifest) ids = manifest.boards.map((b) => b.nodeId)
-  else ids = [1, 2, 3, 4, 5]
-  checkIds(ids, flags.ids !== undefined ? "--ids" : flags.boards !== undefined ? "--boards" : (manifestFile ?? "boards"))
-  if (ids.length > MAX_BOARDS)
-    throw new InputError(`the firmware joins labs of at most ${MAX_BOARDS} boards, got ${ids.length}`, "--ids")
-  const algorithmText = flags.algorithm ?? manifest?.algorithm ?? "improved-bully"
-  const algorithm = parseAlgorithmName(algorithmText, flags.algorithm ? "--algorithm" : manifestFile)
-  const timing = manifest
-    ? manifestTiming(manifest)
-    : {
-        answerTimeout: DEFAULT_TIMING.answerTimeoutMs,
-        coordinatorTimeout: DEFAULT_TIMING.coordinatorTimeoutMs,
-        heartbeatInterval: DEFAULT_TIMING.heartbeatMs,
-        failureTimeout: DEFAULT_TIMING.failureTimeoutMs,
-        failureDetector: DEFAULT_TIMING.failureDetector,
-      }
-  if (flags.failureDetector !== undefined) timing.failureDetector = parseDetectorName(flags.failureDetector, "--failure-detector")
+  const transport = parseTransport(flags.transport)
+  const spec = resolveCluster({
+    use: "lab",
+    given: givenFlags(flags, "lab"),
+    manifest: manifestFile ? { file: manifestFile, manifest: readManifest(manifestFile) } : null,
+    network: transport === "mqtt" ? "wifi" : "bus",
+  })
   return {
-    ids,
-    algorithm,
-    group: manifest?.group ?? 1,
-    timing,
-    transport: parseTransport(flags.transport),
+    ids: spec.ids,
+    algorithm: spec.algorithm,
+    group: spec.group,
+    timing: spec.timing,
+    suitability: spec.suitability,
+    transport,
     hub: parseHub(flags),
-    hostNodes: hostNodes(flags, ids),
+    hostNodes: hostNodes(flags, spec.ids),
     loss: parseNumber(flags.loss, "--loss", 0, 0.9),
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
@@ -90,7 +81,7 @@ function parseTransport(text: string): "bus" | "mqtt" {
 function hostNodes(flags: LabFlags, ids: number[]): number[] {
   if (flags.hostNodes === undefined) return []
   if (flags.transport !== "mqtt") throw new InputError("host nodes join over MQTT: add --transport mqtt", "--host-nodes")
-  const hosts = parseIdList(flags.hostNodes, "--host-nodes")
+  const hosts = parseIdArgument(flags.hostNodes, "--host-nodes")
   checkMembers(hosts, ids, "--host-nodes")
   return hosts
 }
@@ -132,18 +123,12 @@ function stats(records: Failover[]): Stats {
   return {
     count: records.length,
     medianMs: median(durations),
-    minMs: durations.length ? durations[0] : null,
-    maxMs: durations.length ? durations[durations.length - 1] : null,
-    p90Ms: durations.length ? durations[Math.min(durations.length - 1, Math.ceil(0.9 * durations.length) - 1)] : null,
+    minMs: nearestRank(durations, 0),
+    maxMs: nearestRank(durations, 1),
+    p90Ms: nearestRank(durations, 0.9),
     medianElectionFrames: median(records.map((f) => f.electionFrames)),
     medianBusFrames: median(records.map((f) => f.busFrames)),
   }
-}
-
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 export function summarize(lab: Lab): LabSummary {

@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
 import { Role, roleName, type Timing } from "../../src/core/node"
 import { checkCluster } from "../../src/core/checker"
+import { makeBid } from "../../src/core/bid-ring"
 import { join } from "node:path"
 import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
 import { type BoardState, boardRoleName, emptyBoard, isLive, parseRole } from "./board-state"
@@ -15,12 +16,18 @@ import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } fro
 import { BusHub, HUB_PORT } from "./hub"
 import { writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
+import { sleep } from "../wait"
+
+/** (re-exported: lab scripts and tests pause with it) */
+export { sleep }
 
 export interface LabOptions {
   ids: number[]
   algorithm: number
   group: number
   timing: Timing
+  /** bid-ring: each board's suitability, aligned with `ids` (absent: all 0). */
+  suitability?: number[]
   /** Bus faults injected by the hub. */
   loss?: number
   delayMs?: number
@@ -132,6 +139,7 @@ export class Lab {
       ids: o.ids,
       group: o.group,
       timing: o.timing,
+      suitability: o.suitability,
       mqtt: this.broker ? { host: "127.0.0.1", port: this.broker.port, prefix: "electlab" } : undefined,
       authKey: this.authKey ?? undefined,
     })
@@ -231,6 +239,7 @@ export class Lab {
       "--failure-detector", t.failureDetector ?? "fixed",
       "--answer-timeout", String(t.answerTimeout),
       "--coordinator-timeout", String(t.coordinatorTimeout),
+      ...(o.suitability ? ["--suitability", o.suitability.join(",")] : []),
       "--stdin-control",
       ...(this.authKey ? ["--key-file", this.keyFile()] : []),
     ]
@@ -271,7 +280,7 @@ export class Lab {
     if ([...this.boards.values()].some((b) => b.powered && !b.booted)) return { agreed: false, coordinator: null }
     const live = new Set(this.liveBoards())
     if (live.size === 0) return { agreed: false, coordinator: null }
-    // the core's checker; every lab board runs with suitability 0, so bids rank as ids do
+    // the core's checker; bid-ring ranks by bid (suitability, then id)
     const verdict = checkCluster(
       [...this.boards.values()].map((b) => ({
         id: b.node,
@@ -279,7 +288,7 @@ export class Lab {
         role: b.role ?? Role.Follower,
         coordinator: b.coordinator,
         epoch: b.epoch,
-        rank: b.node,
+        rank: makeBid(this.options.suitability?.[this.options.ids.indexOf(b.node)] ?? 0, b.node),
         members: this.options.ids,
       })),
     )
@@ -349,6 +358,7 @@ export class Lab {
       ids: o.ids,
       group: o.group,
       timing,
+      suitability: o.suitability,
       mqtt: broker ? { host: "127.0.0.1", port: broker.port, prefix: "electlab" } : undefined,
     })
     this.note(`timing: answer ${timing.answerTimeout} ms, heartbeat ${timing.heartbeatInterval} ms; every board reboots`)
@@ -524,9 +534,6 @@ export class Lab {
 }
 
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
 
 /** A role as the firmware logs it ("follower", "electing", ...) back to the core's Role; an unknown one counts as not settled. */
 export function roleFromName(name: string): Role {

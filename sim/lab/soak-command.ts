@@ -24,11 +24,17 @@ export async function runSoakCommand(flags: SoakFlags): Promise<number> {
   const detector = parseDetectorName(flags.failureDetector, "--failure-detector")
   const reports: SoakReport[] = []
   for (const transport of transports) {
-    const lab = labOptions({ boards: flags.boards, loss: "0", delay: "0", seed: "1", transport, failureDetector: detector })
-    const heartbeat = flags.heartbeat ? parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6) : lab.timing.heartbeatInterval
-    const failTimeout = flags.failTimeout ? parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6) : lab.timing.failureTimeout
-    if (!(failTimeout > heartbeat)) throw new InputError("must be longer than the heartbeat", "--fail-timeout")
-    lab.timing = { ...lab.timing, heartbeatInterval: heartbeat, failureTimeout: failTimeout }
+    const lab = labOptions({
+      boards: flags.boards,
+      loss: "0",
+      delay: "0",
+      seed: "1",
+      transport,
+      failureDetector: detector,
+      heartbeat: flags.heartbeat,
+      failTimeout: flags.failTimeout,
+    })
+    const { heartbeatInterval: heartbeat, failureTimeout: failTimeout } = lab.timing
     process.stderr.write(`soak over ${transport}: ${lab.ids.length} boards, ${detector} detector, heartbeat ${heartbeat} ms, timeout ${failTimeout} ms, ${burners} CPU burners, ${flags.minutes} min\n`)
     const report = await runSoak({ lab, durationMs, burners }, (line) => process.stderr.write(`  ${transport} ${line}\n`))
     reports.push(report)

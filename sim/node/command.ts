@@ -2,11 +2,11 @@
 
 import { existsSync, readFileSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { TRANSPORT_MQTT } from "../../src/firmware/config"
+import { type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
-import { checkIds, checkMembers, InputError, parseAlgorithmName, parseIdList, parseInteger, parseNumber } from "../cluster"
-import { parseDetectorName } from "../detector-option"
-import { DEFAULT_TIMING, readManifest } from "../manifest"
+import { checkMembers, InputError, parseInteger } from "../cluster"
+import { givenFlags, resolveCluster } from "../config/cluster-config"
+import { readManifest } from "../manifest"
 import { startHostNode } from "./host-node"
 import { startObserver } from "./observe"
 import { readKeyFile } from "../auth/keys"
@@ -25,6 +25,7 @@ export interface NodeFlags {
   answerTimeout?: string
   coordinatorTimeout?: string
   failureDetector?: string
+  suitability?: string
   observe?: boolean
   stdinControl?: boolean
   keyFile?: string
@@ -46,16 +47,44 @@ export function checkBroker(url: string | undefined, where: string): string {
   return url
 }
 
+function manifestOf(flags: NodeFlags) {
+  const file = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
+  return file ? { file, manifest: readManifest(file) } : null
+}
+
+/** What a host node runs with: its id, and the cluster resolved from the manifest and the flags. */
+export function nodeConfig(flags: NodeFlags, broker: string): FirmwareConfig {
+  if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
+  const id = parseInteger(flags.id, "--id", 0, 0xfffe)
+  const spec = resolveCluster({ use: "node", given: givenFlags(flags, "node"), manifest: manifestOf(flags), network: "wifi" })
+  checkMembers([id], spec.ids, "--id")
+  return {
+    nodeId: id,
+    ids: spec.ids,
+    algorithm: spec.algorithm,
+    group: spec.group,
+    timing: spec.timing,
+    buttonPin: -1,
+    suitability: spec.suitability?.[spec.ids.indexOf(id)] ?? 0,
+    transport: TRANSPORT_MQTT,
+    mqttHost: broker,
+    mqttPort: 0,
+    topicPrefix: flags.prefix || DEFAULT_TOPIC_PREFIX,
+    authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
+    mqttUser: flags.mqttUser,
+    mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
+  }
+}
+
 export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   if (flags.transport !== "mqtt")
     throw new InputError(`a host node joins over mqtt only (the bus needs a Jacdac bridge), got '${flags.transport}'`, "--transport")
   const broker = checkBroker(flags.broker, "--broker")
-  const manifestFile = flags.manifest ?? (existsSync("devicescript.json") ? "devicescript.json" : undefined)
-  const manifest = manifestFile ? readManifest(manifestFile) : null
-  const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.group ?? 1)
-  const prefix = flags.prefix || DEFAULT_TOPIC_PREFIX
   if (flags.observe) {
-    const observer = startObserver({ broker, prefix, group })
+    // the observer needs only the group
+    const manifest = manifestOf(flags)
+    const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.manifest.group ?? 1)
+    const observer = startObserver({ broker, prefix: flags.prefix || DEFAULT_TOPIC_PREFIX, group })
     await new Promise<void>((resolve) => {
       const leave = (): void => void observer.stop().then(resolve)
       process.once("SIGINT", leave)
@@ -63,48 +92,17 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     })
     process.exit(0)
   }
-  if (flags.id === undefined) throw new InputError("--id N is needed (or --observe)", "--id")
-  const id = parseInteger(flags.id, "--id", 0, 0xfffe)
-  const ids = flags.ids !== undefined ? parseIdList(flags.ids, "--ids") : (manifest?.boards.map((b) => b.nodeId) ?? [])
-  if (ids.length === 0) throw new InputError("--ids is needed: every node id of the lab, this one included", "--ids")
-  checkIds(ids, "--ids")
-  checkMembers([id], ids, "--id")
-  const algorithm = parseAlgorithmName(flags.algorithm ?? manifest?.algorithm ?? "improved-bully", flags.algorithm ? "--algorithm" : manifestFile)
-  const t = manifest?.timing ?? DEFAULT_TIMING
-  const timing = {
-    heartbeatInterval: flags.heartbeat ? parseNumber(flags.heartbeat, "--heartbeat", 1, 1e6) : t.heartbeatMs,
-    failureTimeout: flags.failTimeout ? parseNumber(flags.failTimeout, "--fail-timeout", 1, 1e6) : t.failureTimeoutMs,
-    answerTimeout: flags.answerTimeout ? parseNumber(flags.answerTimeout, "--answer-timeout", 1, 1e6) : t.answerTimeoutMs,
-    coordinatorTimeout: flags.coordinatorTimeout
-      ? parseNumber(flags.coordinatorTimeout, "--coordinator-timeout", 1, 1e6)
-      : t.coordinatorTimeoutMs,
-    failureDetector: flags.failureDetector ? parseDetectorName(flags.failureDetector, "--failure-detector") : t.failureDetector,
-  }
+  const config = nodeConfig(flags, broker)
   const node = await startHostNode({
     broker,
     stdinControl: flags.stdinControl,
     // a person at a terminal reads sentences; the lab, the benchmarks and pipes parse the structured lines
     print:
       flags.stdinControl || !process.stdout.isTTY ? undefined : (line: string) => process.stdout.write(readableLine(line, broker) + "\n"),
-    config: {
-      nodeId: id,
-      ids,
-      algorithm,
-      group,
-      timing,
-      buttonPin: -1,
-      suitability: 0,
-      transport: TRANSPORT_MQTT,
-      mqttHost: broker,
-      mqttPort: 0,
-      topicPrefix: prefix,
-      authKey: flags.keyFile ? readKeyFile(flags.keyFile, "--key-file") : undefined,
-      mqttUser: flags.mqttUser,
-      mqttPassword: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
-    },
+    config,
   })
   process.stderr.write(
-    `node ${id} (${algorithmName(algorithm)}) on ${broker}, ids ${ids.join(",")}, ` +
+    `node ${config.nodeId} (${algorithmName(config.algorithm)}) on ${broker}, ids ${config.ids.join(",")}, ` +
       `${flags.keyFile ? "frames authenticated" : "NO KEY: frames unauthenticated"}; Ctrl-C to leave\n`,
   )
   await new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
 import { performance } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import mqtt from "mqtt"
+import { Backoff, FIRST_BACKOFF_MS } from "../../src/firmware/backoff"
 import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
 import { groupTopic, leaveTopic, nodeTopic } from "../../src/firmware/topics"
@@ -18,9 +19,6 @@ export interface HostNodeOptions {
   stdinControl?: boolean
   print?: (line: string) => void
 }
-
-const FIRST_BACKOFF_MS = 250
-const MAX_BACKOFF_MS = 8000
 
 class MqttJsTransport implements FrameTransport {
   constructor(
@@ -72,13 +70,13 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   })
   driver.transport = new MqttJsTransport(client, driver)
   let started = false
-  let backoff = FIRST_BACKOFF_MS
+  const backoff = new Backoff()
   client.on("connect", () => {
     // small frames must not wait for Nagle's algorithm
     const stream = client.stream as { setNoDelay?: (on: boolean) => void }
     stream.setNoDelay?.(true)
-    backoff = FIRST_BACKOFF_MS
-    client.options.reconnectPeriod = backoff
+    backoff.reset()
+    client.options.reconnectPeriod = backoff.next
     driver.log("mqtt", `n=${nodeId} state=connected`)
     client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopic(prefix, group)])
     if (!started) {
@@ -88,8 +86,8 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   })
   client.on("close", () => {
     // reconnection with exponential backoff
-    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)
-    client.options.reconnectPeriod = backoff
+    backoff.failed()
+    client.options.reconnectPeriod = backoff.next
     driver.log("mqtt", `n=${nodeId} state=closed`)
   })
   client.on("error", (e) => {

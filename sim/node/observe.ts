@@ -4,6 +4,7 @@
 import mqtt from "mqtt"
 import { CodecError, codecErrorName, decodeFrame } from "../../src/core/codec"
 import { BROADCAST, Kind, kindName } from "../../src/core/frame"
+import { Backoff as ReconnectBackoff } from "../../src/firmware/backoff"
 import { leaveTopic } from "../../src/firmware/topics"
 
 export interface ObserverOptions {
@@ -15,9 +16,6 @@ export interface ObserverOptions {
   forgetMs?: number
   now?: () => number
 }
-
-const FIRST_BACKOFF_MS = 500
-const MAX_BACKOFF_MS = 8000
 
 /** Who was heard from lately: a last will or a long silence takes a node off. */
 export class HeardFrom {
@@ -35,16 +33,10 @@ export class HeardFrom {
   }
 }
 
-/** Reconnection delays: 0.5 s doubling to 8 s, back to 0.5 s once connected. */
-export class Backoff {
-  next = FIRST_BACKOFF_MS
-  failed(): number {
-    const wait = this.next
-    this.next = Math.min(this.next * 2, MAX_BACKOFF_MS)
-    return wait
-  }
-  reset() {
-    this.next = FIRST_BACKOFF_MS
+/** Reconnection delays: 0.5 s doubling to 8 s, back to 0.5 s once connected (a watcher is in no hurry). */
+export class Backoff extends ReconnectBackoff {
+  constructor() {
+    super(500)
   }
 }
 

@@ -8,11 +8,12 @@ import { Lab } from "../lab/lab"
 import { launchChromium } from "./browser"
 import { LiveFeed } from "./live"
 import { startWebServer } from "./server"
+import { defaultTiming } from "../../src/core/timing"
 
 async function main() {
   const transport = (process.argv[2] ?? "bus") as "bus" | "mqtt"
   const rounds = Number(process.argv[3] ?? 10)
-  const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
+  const timing = defaultTiming(transport === "mqtt" ? "wifi" : "bus")
   const lab = new Lab({ ids: [1, 2, 3, 4, 5], algorithm: Algorithm.Bully, group: 1, timing, transport })
   const chromium = await launchChromium()
   try {

@@ -85,7 +85,9 @@ export interface LiveSetup {
   algorithm: string
   ids: number[]
   transport: "bus" | "mqtt"
-  timing: { answerTimeout: number; coordinatorTimeout: number; heartbeatInterval: number; failureTimeout: number }
+  timing: { answerTimeout: number; coordinatorTimeout: number; heartbeatInterval: number; failureTimeout: number; failureDetector?: string }
+  /** bid-ring: each board's suitability, aligned with `ids`. */
+  suitability?: number[]
 }
 
 /**
@@ -100,7 +102,9 @@ export function liveScenario(setup: LiveSetup, actions: LiveAction[], endMs: num
   const out = [
     `# exported from the ElectLab live view (${setup.transport}); times in ms since the boards first agreed`,
     `cluster algorithm=${setup.algorithm} ids=${setup.ids.join(",")} network=${network} answer-timeout=${t.answerTimeout} ` +
-      `coordinator-timeout=${t.coordinatorTimeout} heartbeat=${t.heartbeatInterval} failure-timeout=${t.failureTimeout}`,
+      `coordinator-timeout=${t.coordinatorTimeout} heartbeat=${t.heartbeatInterval} failure-timeout=${t.failureTimeout}` +
+      (t.failureDetector ? ` failure-detector=${t.failureDetector}` : "") +
+      (setup.suitability ? ` suitability=${setup.suitability.join(",")}` : ""),
   ]
   for (const a of actions) {
     if (a.at < 0) continue

@@ -99,6 +99,7 @@ export class LiveFeed {
       ids: o.ids,
       transport: o.transport ?? "bus",
       timing: o.timing,
+      suitability: o.suitability,
       normalTiming: this.normalTiming,
       slow: this.slow,
       slowFactor: SLOW_FACTOR,

@@ -11,6 +11,7 @@ import { Lab } from "../lab/lab"
 import { launchChromium } from "./browser"
 import { LiveFeed } from "./live"
 import { startWebServer } from "./server"
+import { defaultTiming } from "../../src/core/timing"
 
 async function main() {
   const chromium = await launchChromium()
@@ -21,7 +22,7 @@ async function main() {
   await page.screenshot({ path: join(ROOT, "docs", "web-replay.png"), fullPage: true })
   await replay.close()
 
-  const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
+  const timing = defaultTiming("bus")
   const lab = new Lab({ ids: [1, 2, 3, 4, 5], algorithm: Algorithm.Bully, group: 1, timing })
   try {
     await lab.start()

@@ -9,6 +9,7 @@
 import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
+import { defaultTiming, withoutDetector } from "./timing"
 
 /** What a board's LED shows. */
 export enum Role {
@@ -91,7 +92,7 @@ export interface Timing {
 
 /** Timing for the ideal network (delay 1): T above a round trip, T' above T + 1. */
 export function idealTiming(): Timing {
-    return { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 0, failureTimeout: 0 }
+    return withoutDetector(defaultTiming("ideal"))
 }
 
 export interface NodeConfig {

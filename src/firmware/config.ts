@@ -62,21 +62,26 @@ export function nodeIdFromDeviceId(deviceId: string): number {
     return v > 0xfffe ? 0xfffe : v
 }
 
-/** "1,2,3" → [1, 2, 3]; invalid entries are dropped. */
+/** "250" → 250; -1 when the text is not a whole number (settings arrive as text). */
+export function parseWholeNumber(text: string): number {
+    const t = text.trim()
+    if (t.length === 0) return -1
+    let v = 0
+    for (let j = 0; j < t.length; j++) {
+        const d = "0123456789".indexOf(t.charAt(j))
+        if (d < 0) return -1
+        v = v * 10 + d
+    }
+    return v
+}
+
+/** A setting's or a frame's id list, "1,2,3" → [1, 2, 3]: entries that are not ids are dropped (the host's strict reader is sim/cluster.ts parseIdArgument). */
 export function parseIdList(text: string): number[] {
     const out: number[] = []
     const parts = text.split(",")
     for (let i = 0; i < parts.length; i++) {
-        const p = parts[i].trim()
-        if (p.length === 0) continue
-        let v = 0
-        let ok = true
-        for (let j = 0; j < p.length; j++) {
-            const d = "0123456789".indexOf(p.charAt(j))
-            if (d < 0) ok = false
-            v = v * 10 + d
-        }
-        if (ok && v <= 0xfffe && out.indexOf(v) < 0) out.push(v)
+        const v = parseWholeNumber(parts[i])
+        if (v >= 0 && v <= 0xfffe && out.indexOf(v) < 0) out.push(v)
     }
     return out
 }

@@ -2,19 +2,17 @@
 // group, and a last will that makes the broker announce a board whose connection drops.
 // One MQTT connection is the board's only socket (a DeviceScript board has one).
 
+import { Backoff } from "./backoff"
 import { parseIdList } from "./config"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 import { MqttLink } from "./mqtt-link"
 import { groupTopic, leaveTopic, nodeTopic } from "./topics"
 
-const FIRST_BACKOFF_MS = 250
-const MAX_BACKOFF_MS = 8000
-
 export class MqttTransport implements FrameTransport {
     private client: MqttLink
     connected = false
-    private backoff = FIRST_BACKOFF_MS
+    private backoff = new Backoff()
     private reconnecting = false
 
     constructor(private driver: NodeDriver) {}
@@ -56,7 +54,7 @@ export class MqttTransport implements FrameTransport {
         const n = this.driver.config.nodeId
         if (await this.client.open()) {
             this.connected = true
-            this.backoff = FIRST_BACKOFF_MS
+            this.backoff.reset()
             log("mqtt", "n=" + n + " state=connected")
         } else await this.reconnectLater()
     }
@@ -64,8 +62,7 @@ export class MqttTransport implements FrameTransport {
     private async reconnectLater() {
         if (this.reconnecting) return
         this.reconnecting = true
-        const wait = this.backoff
-        this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS)
+        const wait = this.backoff.failed()
         const self = this
         setTimeout(async () => {
             self.reconnecting = false

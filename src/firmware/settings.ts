@@ -4,13 +4,14 @@
 import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
 import { parseAlgorithm } from "../core/frame"
-import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
+import { defaultTiming } from "../core/timing"
+import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, parseWholeNumber, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
 import { DEFAULT_TOPIC_PREFIX } from "./topics"
 
 async function numberSetting(key: string, fallback: number): Promise<number> {
     const v = await readSetting<number | string>(key, fallback)
-    const n = typeof v === "number" ? v : parseIdList("" + v)[0]
-    return n === undefined ? fallback : n
+    const n = typeof v === "number" ? v : parseWholeNumber("" + v)
+    return n < 0 ? fallback : n
 }
 
 export async function readFirmwareConfig(): Promise<FirmwareConfig> {
@@ -18,21 +19,23 @@ export async function readFirmwareConfig(): Promise<FirmwareConfig> {
     const nodeId = nodeSetting >= 0 ? nodeSetting : nodeIdFromDeviceId(ds.deviceIdentifier("self"))
     const ids = parseIdList("" + (await readSetting<string>("NODE_IDS", "")))
     const algorithm = parseAlgorithm("" + (await readSetting<string>("ALGORITHM", "improved-bully")))
+    const transport = ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
+    const defaults = defaultTiming(transport === TRANSPORT_MQTT ? "wifi" : "bus")
     return {
         nodeId: nodeId,
         ids: ids,
         algorithm: algorithm,
         group: await numberSetting("GROUP", 1),
         timing: {
-            answerTimeout: await numberSetting("ANSWER_MS", 200),
-            coordinatorTimeout: await numberSetting("COORD_MS", 400),
-            heartbeatInterval: await numberSetting("HEARTBEAT_MS", 250),
-            failureTimeout: await numberSetting("FAIL_MS", 800),
-            failureDetector: "" + (await readSetting<string>("FAIL_DETECTOR", "fixed")),
+            answerTimeout: await numberSetting("ANSWER_MS", defaults.answerTimeout),
+            coordinatorTimeout: await numberSetting("COORD_MS", defaults.coordinatorTimeout),
+            heartbeatInterval: await numberSetting("HEARTBEAT_MS", defaults.heartbeatInterval),
+            failureTimeout: await numberSetting("FAIL_MS", defaults.failureTimeout),
+            failureDetector: "" + (await readSetting<string>("FAIL_DETECTOR", defaults.failureDetector)),
         },
         buttonPin: await numberSetting("BUTTON_PIN", -1),
         suitability: await numberSetting("SUITABILITY", 0),
-        transport: ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS,
+        transport: transport,
         mqttHost: "" + (await readSetting<string>("MQTT_HOST", "")),
         mqttPort: await numberSetting("MQTT_PORT", 1883),
         topicPrefix: "" + (await readSetting<string>("MQTT_PREFIX", DEFAULT_TOPIC_PREFIX)),
