@@ -21,6 +21,7 @@ import {
 import { NETWORK_NAMES } from "./networks"
 import { parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
+import { registerCheckCommand } from "./check/command"
 import { readScenario, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
@@ -459,6 +460,7 @@ export function buildProgram(): Command {
     .action(async (flags: CampaignFlags) => {
       process.exitCode = await runCampaignCommand(flags)
     })
+  registerCheckCommand(program)
   program
     .command("bench:failover")
     .description("failover time of a 3-member etcd cluster against our improved Bully over MQTT")

@@ -21,6 +21,8 @@
 //   run until=100 | run for=50               run for a while (needed with heartbeats on)
 //   status                                   each process's role and coordinator
 //   summary                                  totals since the last summary; then reset them
+//   script delays=1.5,x,0.25+2               the n-th message sent from now on takes the n-th delay
+//                                            (x: lost; A+B: and a copy after B); see sim/check/script.ts
 //   ----
 //   expected output, up to a blank line
 
@@ -55,6 +57,7 @@ import { dirname } from "node:path"
 import { neighborsFor, parseTopology, describeTopology } from "./topology"
 import { type FaultyNetwork, parseLinkFaults, parsePartition } from "./faults"
 import { Rng } from "./rng"
+import { applyScript } from "./check/script"
 
 export interface Block {
   /** 1-based line of the command. */
@@ -183,9 +186,12 @@ export class ScenarioRunner {
       case "check":
         this.check(args, where)
         break
+      case "script":
+        applyScript(this.engine!, args, where)
+        break
       default:
         throw new InputError(
-          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check`,
+          `unknown command '${verb}'; known: cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check, script`,
           where,
         )
     }

@@ -109,9 +109,8 @@ export interface StepRecord {
   copyUid: number
   /** Messages created: uid each. */
   sent: number[]
-  /** Timers set (node, timer, delay) and cancelled (node, timer) by this step. */
-  set: { node: number; timer: number; delay: number }[]
-  cancelled: { node: number; timer: number }[]
+  /** Timers set (delay) and armed timers cancelled (delay -1) by this step, in order. */
+  timerOps: { node: number; timer: number; delay: number }[]
 }
 
 /** Fields of a node that never change after construction, or that only count (not state). */
@@ -416,10 +415,10 @@ function applyActions(s: State, i: number, out: Action[], rec: StepRecord | null
       }
     } else if (action.type === ActionType.SetTimer) {
       s.deadlines[i * MAX_TIMERS + action.timer] = clock + action.delay
-      if (rec) rec.set.push({ node: i, timer: action.timer, delay: action.delay })
+      if (rec) rec.timerOps.push({ node: i, timer: action.timer, delay: action.delay })
     } else if (action.type === ActionType.CancelTimer) {
       const slot = i * MAX_TIMERS + action.timer
-      if (rec && s.deadlines[slot] >= 0) rec.cancelled.push({ node: i, timer: action.timer })
+      if (rec && s.deadlines[slot] >= 0) rec.timerOps.push({ node: i, timer: action.timer, delay: -1 })
       s.deadlines[slot] = -1
     } else if (action.type === ActionType.RoleChange) {
       if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0)
@@ -481,7 +480,7 @@ function kindLabel(f: Frame): string {
 /** Applies `e` to `s` in place; returns what happened when `record` is set. */
 export function applyEvent(s: State, e: Event, config: ModelConfig, record: boolean): StepRecord | null {
   const rec: StepRecord | null = record
-    ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], set: [], cancelled: [] }
+    ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], timerOps: [] }
     : null
   const bounded = config.timing === "bounded"
   switch (e.type) {

@@ -224,3 +224,14 @@ export function describeRoles(s: State): string {
     .map((n) => (n.crashed ? `${n.id} crashed` : `${n.id} ${["follower", "coordinator", "electing", "crashed", "misconfigured"][n.role]} of ${n.coordinator}`))
     .join(", ")
 }
+
+/**
+ * What an algorithm promises under a model, the default of `electlab check` (the table in
+ * docs/algorithms.md, "Exhaustive check", each line backed by test/check.test.ts).
+ */
+export function promisedProperties(config: ModelConfig): Property[] {
+  const promised: Property[] = ["valid-coordinator"]
+  if (config.timing === "bounded") promised.unshift("eventual-agreement")
+  if (config.timing === "bounded" && config.recoveries === 0) promised.push("unique-coordinator")
+  return promised
+}
