@@ -76,6 +76,8 @@ export interface State {
   /** Exceptions thrown by nodes, and transient clause breaks seen while applying actions. */
   errors: string[]
   nextUid: number
+  /** owned[i]: node i is this state's own copy (changed in place); else shared, copied before a change. */
+  owned: boolean[]
 }
 
 export enum EventType {
@@ -156,6 +158,7 @@ export function initialState(config: ModelConfig): State {
     duplicates: 0,
     errors: [],
     nextUid: 0,
+    owned: [],
   }
   for (let i = 0; i < ids.length; i++) {
     const node = createNode(config.algorithm, {
@@ -169,6 +172,7 @@ export function initialState(config: ModelConfig): State {
     if (!node) throw new Error(`no such algorithm: ${config.algorithm}`)
     state.nodes.push(node)
     state.clocks.push(0)
+    state.owned.push(true)
     for (let t = 0; t < MAX_TIMERS; t++) state.deadlines.push(-1)
   }
   for (let i = 0; i < state.nodes.length; i++) {
@@ -220,6 +224,7 @@ export function cloneState(s: State): State {
     duplicates: s.duplicates,
     errors: s.errors.slice(0),
     nextUid: s.nextUid,
+    owned: s.nodes.map(() => false),
   }
 }
 
@@ -429,7 +434,10 @@ function applyActions(s: State, i: number, out: Action[], rec: StepRecord | null
 
 function invoke(s: State, i: number, what: (node: ElectionNode, now: number, out: Action[]) => void, rec: StepRecord | null) {
   const out: Action[] = []
-  s.nodes[i] = cloneNode(s.nodes[i])
+  if (!s.owned[i]) {
+    s.nodes[i] = cloneNode(s.nodes[i])
+    s.owned[i] = true
+  }
   try {
     what(s.nodes[i], s.clocks[i], out)
   } catch (e) {

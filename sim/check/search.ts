@@ -133,6 +133,7 @@ export function search(options: SearchOptions): SearchResult {
     return false
   }
 
+  for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
   visited.add(hash53(stateText(root, options.timing)))
   parent.push(-1)
   via.push({ type: EventType.Tick, a: 0, b: 0 })
@@ -173,6 +174,7 @@ export function search(options: SearchOptions): SearchResult {
           stop = true
           break
         }
+        for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
         next.push({ s: t, index: ti })
       }
     }
