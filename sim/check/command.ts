@@ -4,6 +4,7 @@
 import type { Command } from "commander"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { ALGORITHMS } from "../../src/core/algorithms"
 import { algorithmName } from "../../src/core/frame"
 import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
 import { type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
@@ -32,7 +33,7 @@ export function registerCheckCommand(program: Command) {
   program
     .command("check")
     .description("exhaustive search over every interleaving and crash point of a small cluster running the real core")
-    .requiredOption("--algorithm <name>", "the algorithm")
+    .requiredOption("--algorithm <name>", "the algorithm, a comma list, or all")
     .option("--nodes <n>", "processes (ids 1..n)", "3")
     .option("--timing <model>", `${TIMING_MODELS.join(" | ")}: any delay, or every message delivered within one tick`, "bounded")
     .option("--crashes <k>", "most crashes, at any point", "1")
@@ -65,7 +66,21 @@ export function parseProperties(text: string, where: string): Property[] {
   })
 }
 
+/** `--algorithm` takes one name, a comma list, or `all`: one search each, in turn. */
 export function runCheckCommand(flags: CheckFlags): number {
+  const names = flags.algorithm === "all" ? ALGORITHMS.map((d) => d.name) : flags.algorithm.split(",").map((n) => n.trim())
+  for (const name of names) parseAlgorithmName(name, "--algorithm")
+  const jsons: unknown[] = []
+  let code = 0
+  for (const name of names) {
+    const c = checkOne({ ...flags, algorithm: name }, jsons)
+    if (c !== 0) code = c
+  }
+  if (flags.json) process.stdout.write(JSON.stringify(jsons.length === 1 ? jsons[0] : jsons, null, 2) + "\n")
+  return code
+}
+
+function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   const config: ModelConfig = {
     algorithm: parseAlgorithmName(flags.algorithm, "--algorithm"),
     nodes: parseInteger(flags.nodes, "--nodes", 2, 6),
@@ -103,8 +118,8 @@ export function runCheckCommand(flags: CheckFlags): number {
       ...result,
       violations: result.violations.map((v, i) => ({ property: v.property, detail: v.detail, trace: v.trace, scenario: written[i] ?? null })),
     }
-    process.stdout.write(JSON.stringify(json, null, 2) + "\n")
-  } else process.stdout.write(formatResult(result, written) + "\n")
+    jsons.push(json)
+  } else process.stdout.write(formatResult(result, written) + "\n\n")
   return result.violations.length > 0 ? 3 : 0
 }
 

@@ -137,7 +137,8 @@ export function counterexampleScenario(config: ModelConfig, steps: StepRecord[],
     const verb = verbs[r.event.type]
     if (verb) lines.push(`at ${timeText(times[i + 1])} ${verb} ${r.event.a + 1}`)
   })
-  const end = times[times.length - 1]
+  // half a step past the last one: printed times are rounded, the last delivery must land
+  const end = times[times.length - 1] + EPSILON / 2
   lines.push(`run until=${timeText(end)}`, "status", "check")
   return { text: lines.join("\n") + "\n", end }
 }
