@@ -6,6 +6,7 @@
 import type { DuplicationModel, Engine, NetworkModel } from "../../src/core/engine"
 import type { Frame } from "../../src/core/frame"
 import { InputError, keyValues } from "../cluster"
+import { type FaultChange, FaultyNetwork } from "../faults"
 
 export interface ScriptedDelay {
   /** Delay of the message; negative: lost. */
@@ -39,6 +40,12 @@ export class ScriptedNetwork implements NetworkModel, DuplicationModel {
 
   frames(to: number[], frame: Frame): number {
     return this.inner.frames(to, frame)
+  }
+
+  /** Fault commands after `script` still reach the fault layer underneath. */
+  at(change: FaultChange) {
+    if (!(this.inner instanceof FaultyNetwork)) throw new Error("no fault layer under the script")
+    this.inner.at(change)
   }
 }
 

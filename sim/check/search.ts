@@ -17,6 +17,7 @@
 import { describeFrame } from "../../src/core/algorithms"
 import { checkCluster } from "../../src/core/checker"
 import { Algorithm, algorithmName } from "../../src/core/frame"
+import { roleName } from "../../src/core/node"
 import {
   applyEvent,
   cloneState,
@@ -150,7 +151,6 @@ export function search(options: SearchOptions): SearchResult {
         continue
       }
       if (maxEpoch(s) > options.maxEpoch) {
-        if (process.env.CUTTRACE && !limits.has(`epoch cap ${options.maxEpoch}`)) console.log(rebuildTrace(options, pathTo(index, parent, via)).trace.join("\n"))
         limits.add(`epoch cap ${options.maxEpoch}`)
         continue
       }
@@ -222,9 +222,7 @@ export function rebuildTrace(config: ModelConfig, path: Event[]): { trace: strin
 }
 
 export function describeRoles(s: State): string {
-  return s.nodes
-    .map((n) => (n.crashed ? `${n.id} crashed` : `${n.id} ${["follower", "coordinator", "electing", "crashed", "misconfigured"][n.role]} of ${n.coordinator}`))
-    .join(", ")
+  return s.nodes.map((n) => (n.crashed ? `${n.id} crashed` : `${n.id} ${roleName(n.role)} of ${n.coordinator}`)).join(", ")
 }
 
 /**
