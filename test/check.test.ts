@@ -174,6 +174,19 @@ describe("the table: complete searches without a violation of what each algorith
       expect(r.states).toBe(states)
     })
 
+  const fourNodes: [string, number, boolean][] = [
+    ["bully", 71642, true],
+    ["improved-bully", 1416, false],
+  ]
+  for (const [algorithm, states, slow] of fourNodes)
+    test.skipIf(slow && !full)(`${algorithm}, N = 4, bounded, 1 crash: ${states} states, every property`, { timeout: 600_000 }, () => {
+      const c = config(algorithm, "bounded", 1, 0, 0, 4)
+      const r = check(c, promisedProperties(c), true)
+      expect(r.violations).toEqual([])
+      expect(r.complete).toBe(true)
+      expect(r.states).toBe(states)
+    })
+
   const withDuplicate: [string, number][] = [
     ["bully", 1137],
     ["improved-bully", 379],

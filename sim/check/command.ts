@@ -43,7 +43,7 @@ export function registerCheckCommand(program: Command) {
     .option("--property <list>", `${PROPERTIES.join(", ")} (default: what the algorithm promises under the timing model)`)
     .option("--max-depth <n>", "most steps on a path", "200")
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
-    .option("--max-states <n>", "stop after this many states", "3000000")
+    .option("--max-states <n>", "stop after this many states (memory: about 2 kB each)", "1000000")
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
     .option("--json", "print the result as JSON")

@@ -88,7 +88,7 @@ export interface SearchResult {
 }
 
 export function defaultOptions(config: ModelConfig, properties: Property[]): SearchOptions {
-  return { ...config, properties, maxDepth: 200, maxEpoch: 12, maxStates: 3_000_000, continuationSteps: 2000 }
+  return { ...config, properties, maxDepth: 200, maxEpoch: 12, maxStates: 1_000_000, continuationSteps: 2000 }
 }
 
 /** The first broken clause of `property` in state `s`, or "". */
