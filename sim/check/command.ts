@@ -96,6 +96,8 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.maxEpoch = parseInteger(flags.maxEpoch, "--max-epoch", 1, 1e6)
   options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
   options.all = !!flags.all
+  options.progress = (states, depth, seconds) =>
+    process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
   const result = search(options)
   const written: string[] = []
   result.violations.forEach((v, i) => {

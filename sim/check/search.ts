@@ -56,6 +56,8 @@ export interface SearchOptions extends ModelConfig {
   continuationSteps: number
   /** Keep searching after the first violation (one counterexample per property). */
   all?: boolean
+  /** Called every 100,000 states (a long search says how far it got). */
+  progress?: (states: number, depth: number, seconds: number) => void
 }
 
 export interface Violation {
@@ -165,6 +167,8 @@ export function search(options: SearchOptions): SearchResult {
           break
         }
         visited.add(h)
+        if (options.progress && visited.size % 100_000 === 0)
+          options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
         const ti = parent.length
         parent.push(index)
         via.push(e)
