@@ -20,6 +20,7 @@ import { clusterOption } from "./config/cli-options"
 import { givenFlags, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
+import { registerCheckCommand } from "./check/command"
 import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
 import { runBench } from "./bench"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
@@ -409,6 +410,7 @@ export function buildProgram(): Command {
     .action(async (flags: CampaignFlags) => {
       process.exitCode = await runCampaignCommand(flags)
     })
+  registerCheckCommand(program)
   program
     .command("bench:failover")
     .description("failover time of a 3-member etcd cluster against our improved Bully over MQTT")

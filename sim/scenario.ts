@@ -23,6 +23,8 @@
 //   run until=100 | run for=50               run for a while (needed with heartbeats on)
 //   status                                   each process's role and coordinator
 //   summary                                  totals since the last summary; then reset them
+//   script delays=1.5,x,0.25+2               the n-th message sent from now on takes the n-th delay
+//                                            (x: lost; A+B: and a copy after B); see sim/check/script.ts
 //   ----
 //   expected output, up to a blank line
 
@@ -49,6 +51,7 @@ import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { type Cut, type FaultyNetwork, type LinkFaults, parseLinkFaults, parsePartition } from "./faults"
 import { Rng } from "./rng"
+import { applyScript, parseScript, type ScriptedDelay } from "./check/script"
 
 export interface Block {
   /** 1-based line of the command. */
@@ -143,8 +146,9 @@ export type ScenarioCommand =
   | { verb: "status" }
   | { verb: "summary" }
   | { verb: "check"; stableSince: number | null }
+  | { verb: "script"; delays: ScriptedDelay[] }
 
-const VERBS = "cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check"
+const VERBS = "cluster, crash, recover, detect, at, faults, partition, heal, freeze, storm, settle, run, status, summary, check, script"
 
 /**
  * Reads one scenario line into a typed command. `spec`: the cluster set up so far (null
@@ -206,6 +210,8 @@ export function parseCommand(command: string, where: string, spec: ClusterSpec |
       for (const key of kv.keys()) if (key !== "stable-since") throw new InputError(`unknown key '${key}'; known: stable-since`, where)
       return { verb, stableSince: kv.has("stable-since") ? parseNumber(kv.get("stable-since")!, `${where}: stable-since`, 0, 1e12) : null }
     }
+    case "script":
+      return { verb, delays: parseScript(args, where) }
     default:
       throw new InputError(`unknown command '${verb}'; known: ${VERBS}`, where)
   }
@@ -309,6 +315,9 @@ export class ScenarioRunner {
           break
         case "check":
           this.check(command.stableSince)
+          break
+        case "script":
+          applyScript(engine, command.delays)
           break
       }
     }

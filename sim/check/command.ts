@@ -1,0 +1,140 @@
+// The `electlab check` command: flags checked by name, the search, and for a violation
+// its shortest trace printed and written as a scenario file the simulator replays.
+
+import type { Command } from "commander"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { ALGORITHMS } from "../../src/core/algorithms"
+import { algorithmName } from "../../src/core/frame"
+import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
+import { type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
+import { counterexampleScenario } from "./replay"
+import { defaultOptions, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
+
+export interface CheckFlags {
+  algorithm: string
+  nodes: string
+  timing: string
+  crashes: string
+  recoveries: string
+  losses: string
+  duplicates: string
+  property?: string
+  maxDepth: string
+  maxEpoch: string
+  maxStates: string
+  all?: boolean
+  write?: string
+  json?: boolean
+}
+
+/** Registers `check` on the CLI (one call in sim/cli.ts). */
+export function registerCheckCommand(program: Command) {
+  program
+    .command("check")
+    .description("exhaustive search over every interleaving and crash point of a small cluster running the real core")
+    .requiredOption("--algorithm <name>", "the algorithm, a comma list, or all")
+    .option("--nodes <n>", "processes (ids 1..n)", "3")
+    .option("--timing <model>", `${TIMING_MODELS.join(" | ")}: any delay, or every message delivered within one tick`, "bounded")
+    .option("--crashes <k>", "most crashes, at any point", "1")
+    .option("--recoveries <k>", "most recoveries", "1")
+    .option("--losses <l>", "most messages lost", "1")
+    .option("--duplicates <d>", "most messages duplicated", "0")
+    .option("--property <list>", `${PROPERTIES.join(", ")} (default: what the algorithm promises under the timing model)`)
+    .option("--max-depth <n>", "most steps on a path", "200")
+    .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
+    .option("--max-states <n>", "stop after this many states (memory: about 2 kB each)", "1000000")
+    .option("--all", "keep searching after the first violation (one per property)")
+    .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
+    .option("--json", "print the result as JSON")
+    .action((flags: CheckFlags) => {
+      process.exitCode = runCheckCommand(flags)
+    })
+}
+
+export function parseTimingModel(text: string, where: string): TimingModel {
+  if ((TIMING_MODELS as readonly string[]).includes(text)) return text as TimingModel
+  throw new InputError(`unknown timing model '${text}'; known: ${TIMING_MODELS.join(", ")}`, where)
+}
+
+export function parseProperties(text: string, where: string): Property[] {
+  return text.split(",").map((p) => {
+    const name = p.trim()
+    if (!(PROPERTIES as readonly string[]).includes(name))
+      throw new InputError(`unknown property '${name}'; known: ${PROPERTIES.join(", ")}`, where)
+    return name as Property
+  })
+}
+
+/** `--algorithm` takes one name, a comma list, or `all`: one search each, in turn. */
+export function runCheckCommand(flags: CheckFlags): number {
+  const names = flags.algorithm === "all" ? ALGORITHMS.map((d) => d.name) : flags.algorithm.split(",").map((n) => n.trim())
+  for (const name of names) parseAlgorithmName(name, "--algorithm")
+  const jsons: unknown[] = []
+  let code = 0
+  for (const name of names) {
+    const c = checkOne({ ...flags, algorithm: name }, jsons)
+    if (c !== 0) code = c
+  }
+  if (flags.json) process.stdout.write(JSON.stringify(jsons.length === 1 ? jsons[0] : jsons, null, 2) + "\n")
+  return code
+}
+
+function checkOne(flags: CheckFlags, jsons: unknown[]): number {
+  const config: ModelConfig = {
+    algorithm: parseAlgorithmName(flags.algorithm, "--algorithm"),
+    nodes: parseInteger(flags.nodes, "--nodes", 2, 6),
+    timing: parseTimingModel(flags.timing, "--timing"),
+    crashes: parseInteger(flags.crashes, "--crashes", 0, 10),
+    recoveries: parseInteger(flags.recoveries, "--recoveries", 0, 10),
+    losses: parseInteger(flags.losses, "--losses", 0, 10),
+    duplicates: parseInteger(flags.duplicates, "--duplicates", 0, 10),
+  }
+  const properties = flags.property ? parseProperties(flags.property, "--property") : promisedProperties(config)
+  const options = defaultOptions(config, properties)
+  options.maxDepth = parseInteger(flags.maxDepth, "--max-depth", 1, 1e6)
+  options.maxEpoch = parseInteger(flags.maxEpoch, "--max-epoch", 1, 1e6)
+  options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
+  options.all = !!flags.all
+  options.progress = (states, depth, seconds) =>
+    process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
+  const result = search(options)
+  const written: string[] = []
+  result.violations.forEach((v, i) => {
+    if (i > 0 && flags.write) return
+    const file = flags.write ?? join(".electlab", "check", `${algorithmName(config.algorithm)}-${v.property}.txt`)
+    try {
+      const scenario = counterexampleScenario(config, v.steps, [
+        `electlab check --algorithm ${result.algorithm} --nodes ${config.nodes} --timing ${config.timing} --crashes ${config.crashes} --recoveries ${config.recoveries} --losses ${config.losses} --duplicates ${config.duplicates}`,
+        `violates ${v.property}: ${v.detail}`,
+      ])
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, scenario.text)
+      written.push(file)
+    } catch (e) {
+      written.push(`(not written: ${(e as Error).message})`)
+    }
+  })
+  if (flags.json) {
+    const json = {
+      ...result,
+      violations: result.violations.map((v, i) => ({ property: v.property, detail: v.detail, trace: v.trace, scenario: written[i] ?? null })),
+    }
+    jsons.push(json)
+  } else process.stdout.write(formatResult(result, written) + "\n\n")
+  return result.violations.length > 0 ? 3 : 0
+}
+
+export function formatResult(r: SearchResult, written: string[]): string {
+  const lines = [
+    `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
+    `properties: ${r.properties.join(", ")}`,
+    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
+  ]
+  if (r.violations.length === 0) lines.push("no violation")
+  r.violations.forEach((v, i) => {
+    lines.push("", `VIOLATION of ${v.property}: ${v.detail}`, `shortest trace (${v.steps.length} steps):`, ...v.trace.map((t) => "  " + t))
+    if (written[i]) lines.push(`scenario: ${written[i]}`)
+  })
+  return lines.join("\n")
+}

@@ -1,0 +1,639 @@
+// The state model of `electlab check`: a small cluster of the real core's nodes, the
+// messages in flight and the armed timers, with the events that may happen next under a
+// timing model. A state is cloned by its nodes' own fields (no hook in the core) and
+// hashed on a canonical text of them, times taken relative to the clock.
+//
+// Timing models (see docs/algorithms.md, "Exhaustive check"):
+// - arbitrary: any message in flight may be delivered next; a node's timers fire in the
+//   order of its own clock (the armed timer due first, ties in any order), and the clocks
+//   of different nodes are unrelated. A message is handled at its receiver's clock.
+// - bounded: one clock; a message is delivered at most DELAY_BOUND after it was sent; a
+//   timer fires exactly when due; events due at the same instant happen in any order;
+//   time moves on only when nothing is due.
+// Environment: at most K crashes (any live node, any time), K recoveries, L losses and
+// D duplications of a message in flight; a live follower whose coordinator is crashed may
+// notice it at any time ("detect": a perfect failure detector; the check runs without
+// heartbeats). The fault-free continuation also lets a follower of a live process that
+// does not lead notice it, once nothing else is pending (a failure timeout longer than
+// any election).
+
+import { createNode } from "../../src/core/algorithms"
+import { checkCluster, type ProcessView } from "../../src/core/checker"
+import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
+import {
+  type Action,
+  ActionType,
+  type ElectionNode,
+  idealTiming,
+  indexOfSorted,
+  MAX_TIMERS,
+  NO_NODE,
+  Role,
+  type Timing,
+} from "../../src/core/node"
+
+export const TIMING_MODELS = ["arbitrary", "bounded"] as const
+export type TimingModel = (typeof TIMING_MODELS)[number]
+
+/** Bounded model: most time a message spends in flight (the ideal network's one tick). */
+export const DELAY_BOUND = 1
+/** The cluster's seed, as `electlab sim --seed` takes it: decides each node's jitter stream like the engine. */
+export const CHECK_SEED = 1
+export const CHECK_GROUP = 1
+
+export interface ModelConfig {
+  algorithm: number
+  nodes: number
+  timing: TimingModel
+  crashes: number
+  recoveries: number
+  losses: number
+  duplicates: number
+}
+
+export interface Message {
+  /** Index of the destination. */
+  dst: number
+  frame: Frame
+  /** Sender's clock when sent (bounded model: the one clock). */
+  sent: number
+  /** Creation number, for traces only (not hashed). */
+  uid: number
+}
+
+export interface State {
+  nodes: ElectionNode[]
+  /** Per node clock; in the bounded model all equal. */
+  clocks: number[]
+  /** deadlines[i * MAX_TIMERS + t]: when node i's timer t is due, or -1. */
+  deadlines: number[]
+  /** In canonical order (sorted by their text). */
+  messages: Message[]
+  crashes: number
+  recoveries: number
+  losses: number
+  duplicates: number
+  /** Exceptions thrown by nodes, and transient clause breaks seen while applying actions. */
+  errors: string[]
+  nextUid: number
+  /** owned[i]: node i is this state's own copy (changed in place); else shared, copied before a change. */
+  owned: boolean[]
+}
+
+export enum EventType {
+  Deliver = 1,
+  Fire = 2,
+  Crash = 3,
+  Recover = 4,
+  Detect = 5,
+  Lose = 6,
+  Duplicate = 7,
+  Tick = 8,
+}
+
+/** One step. `a`: message position or node index; `b`: timer id. */
+export interface Event {
+  type: EventType
+  a: number
+  b: number
+}
+
+/** What applying one event did, for traces and the scenario writer. */
+export interface StepRecord {
+  event: Event
+  /** Text of the step, e.g. "deliver ELECTION 1->3". */
+  text: string
+  /** The acting node's clock when it acted (bounded: the one clock). */
+  time: number
+  /** uid of the message delivered, lost or duplicated; -1 otherwise. */
+  uid: number
+  /** uid of a duplicate's new copy; -1 otherwise. */
+  copyUid: number
+  /** Messages created: uid each. */
+  sent: number[]
+  /** Timers set (delay) and armed timers cancelled (delay -1) by this step, in order. */
+  timerOps: { node: number; timer: number; delay: number }[]
+}
+
+/** Fields of a node that never change after construction, or that only count (not state). */
+const SKIPPED_FIELDS = new Set([
+  "id",
+  "ids",
+  "index",
+  "ringOrder",
+  "group",
+  "timing",
+  "algorithm",
+  "ringPos",
+  "neighbors",
+  "suitability",
+  "bid",
+  "ignored",
+  // read only by the heartbeat watch, which the check runs without
+  "lastHeardFromCoordinator",
+  "adaptiveDetector",
+])
+/** Fields holding times: hashed relative to the node's clock. */
+const TIME_FIELDS = new Set(["pendingDeadlines", "wonAt"])
+/** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
+const CAPPED_FIELDS: Record<string, number> = { restarts: 2 }
+const SHARED_FIELDS = new Set(["ids", "ringOrder", "timing", "neighbors"])
+
+export function checkTiming(): Timing {
+  return idealTiming()
+}
+
+export function initialState(config: ModelConfig): State {
+  const ids: number[] = []
+  for (let i = 1; i <= config.nodes; i++) ids.push(i)
+  const timing = checkTiming()
+  const state: State = {
+    nodes: [],
+    clocks: [],
+    deadlines: [],
+    messages: [],
+    crashes: 0,
+    recoveries: 0,
+    losses: 0,
+    duplicates: 0,
+    errors: [],
+    nextUid: 0,
+    owned: [],
+  }
+  for (let i = 0; i < ids.length; i++) {
+    const node = createNode(config.algorithm, {
+      id: ids[i],
+      ids,
+      group: CHECK_GROUP,
+      timing,
+      // the engine's seeding, so that a written scenario replays the same draws
+      seed: (CHECK_SEED * 7919 + ids[i]) % 2147483647,
+    })
+    if (!node) throw new Error(`no such algorithm: ${config.algorithm}`)
+    state.nodes.push(node)
+    state.clocks.push(0)
+    state.owned.push(true)
+    for (let t = 0; t < MAX_TIMERS; t++) state.deadlines.push(-1)
+  }
+  for (let i = 0; i < state.nodes.length; i++) {
+    const out: Action[] = []
+    state.nodes[i].start(0, out)
+    applyActions(state, i, out, null)
+  }
+  return state
+}
+
+// ---- cloning ----
+
+function cloneValue(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v
+  if (Array.isArray(v)) {
+    const a = new Array(v.length)
+    for (let i = 0; i < v.length; i++) a[i] = cloneValue(v[i])
+    return a
+  }
+  const src = v as Record<string, unknown>
+  const copy = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>
+  for (const k of Object.keys(src)) copy[k] = cloneValue(src[k])
+  return copy
+}
+
+/** A node by its own fields; configuration that never changes is shared. */
+export function cloneNode(node: ElectionNode): ElectionNode {
+  const src = node as unknown as Record<string, unknown>
+  const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>
+  for (const k of Object.keys(src)) copy[k] = SHARED_FIELDS.has(k) ? src[k] : cloneValue(src[k])
+  return copy as unknown as ElectionNode
+}
+
+export function cloneFrame(f: Frame): Frame {
+  return { ...f, list: f.list.slice(0) }
+}
+
+/** Nodes are shared between states and copied when an event changes one (see invoke). */
+export function cloneState(s: State): State {
+  return {
+    nodes: s.nodes.slice(0),
+    clocks: s.clocks.slice(0),
+    deadlines: s.deadlines.slice(0),
+    // frames in flight are never changed (copied on the way in and out)
+    messages: s.messages.slice(0),
+    crashes: s.crashes,
+    recoveries: s.recoveries,
+    losses: s.losses,
+    duplicates: s.duplicates,
+    errors: s.errors.slice(0),
+    nextUid: s.nextUid,
+    owned: s.nodes.map(() => false),
+  }
+}
+
+// ---- canonical text and hash ----
+
+function timeText(t: number): string {
+  return String(Math.round(t * 1e6) / 1e6)
+}
+
+function valueText(v: unknown, clock: number, isTime: boolean): string {
+  if (v === null || v === undefined) return "_"
+  if (typeof v === "number") return isTime ? (v < 0 ? "n" : timeText(v - clock)) : String(v)
+  if (typeof v === "boolean") return v ? "t" : "f"
+  if (typeof v === "string") return JSON.stringify(v)
+  if (Array.isArray(v)) {
+    let s = "["
+    for (let i = 0; i < v.length; i++) s += (i ? "," : "") + valueText(v[i], clock, isTime)
+    return s + "]"
+  }
+  const o = v as Record<string, unknown>
+  let s = "{"
+  for (const k of Object.keys(o)) s += k + ":" + valueText(o[k], clock, false) + ";"
+  return s + "}"
+}
+
+/** A node's text at a clock; nodes are never changed once shared, so it is kept. */
+const textCache = new WeakMap<ElectionNode, { clock: number; text: string }>()
+
+export function nodeText(node: ElectionNode, clock: number): string {
+  const cached = textCache.get(node)
+  if (cached && cached.clock === clock) return cached.text
+  const text = computeNodeText(node, clock)
+  textCache.set(node, { clock, text })
+  return text
+}
+
+function computeNodeText(node: ElectionNode, clock: number): string {
+  const o = node as unknown as Record<string, unknown>
+  let s = ""
+  for (const k of Object.keys(o)) {
+    if (SKIPPED_FIELDS.has(k)) continue
+    let v = o[k]
+    const cap = CAPPED_FIELDS[k]
+    if (cap !== undefined && typeof v === "number" && v > cap) v = cap
+    s += valueText(v, clock, TIME_FIELDS.has(k)) + "|"
+  }
+  return s
+}
+
+export function frameText(f: Frame): string {
+  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${f.seq},${f.list.join(".")}`
+}
+
+function messageText(m: Message, timing: TimingModel, now: number): string {
+  const base = m.dst + ":" + frameText(m.frame)
+  return timing === "bounded" ? base + "@" + timeText(m.sent - now) : base
+}
+
+/** Puts the messages in canonical order (equal states list them alike). */
+export function sortMessages(s: State, timing: TimingModel) {
+  if (s.messages.length < 2) return
+  const now = s.clocks[0]
+  const keyed = s.messages.map((m) => ({ m, k: messageText(m, timing, now) }))
+  keyed.sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0))
+  s.messages = keyed.map((e) => e.m)
+}
+
+/** The canonical text of a state: equal texts, equal futures. */
+export function stateText(s: State, timing: TimingModel): string {
+  let text = `${s.crashes}${s.recoveries}${s.losses}${s.duplicates}${s.errors.length > 0 ? "E" : ""}#`
+  for (let i = 0; i < s.nodes.length; i++) {
+    const clock = s.clocks[i]
+    text += nodeText(s.nodes[i], clock) + "T"
+    for (let t = 0; t < MAX_TIMERS; t++) {
+      const d = s.deadlines[i * MAX_TIMERS + t]
+      if (d >= 0) text += t + "=" + timeText(d - clock) + ","
+    }
+    text += "#"
+  }
+  const now = s.clocks[0]
+  for (const m of s.messages) text += messageText(m, timing, now) + "/"
+  return text
+}
+
+/** cyrb53: a 53-bit string hash (collisions at 10^6 states: about 1 in 10^4). */
+export function hash53(str: string): number {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i)
+    h1 = Math.imul(h1 ^ ch, 2654435761)
+    h2 = Math.imul(h2 ^ ch, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+// ---- events ----
+
+/**
+ * A live follower whose coordinator is crashed (`quiet`: or, once nothing else is pending,
+ * does not hold the role; a failure timeout longer than any election).
+ */
+function liveFollowerOfAbsent(s: State, i: number, quiet: boolean): boolean {
+  const n = s.nodes[i]
+  if (n.crashed || n.role !== Role.Follower || n.coordinator === NO_NODE || n.coordinator === n.id) return false
+  const c = indexOfSorted(n.ids, n.coordinator)
+  if (c < 0) return false
+  const leader = s.nodes[c]
+  return leader.crashed || (quiet && leader.role !== Role.Coordinator)
+}
+
+function earliestDeadline(s: State, i: number): number {
+  let best = -1
+  for (let t = 0; t < MAX_TIMERS; t++) {
+    const d = s.deadlines[i * MAX_TIMERS + t]
+    if (d >= 0 && (best < 0 || d < best)) best = d
+  }
+  return best
+}
+
+/** Bounded model: the next instant something is due, or -1 when nothing is pending. */
+function nextInstant(s: State): number {
+  let next = -1
+  for (let i = 0; i < s.nodes.length; i++) {
+    const d = earliestDeadline(s, i)
+    if (d >= 0 && (next < 0 || d < next)) next = d
+  }
+  for (const m of s.messages) {
+    const due = m.sent + DELAY_BOUND
+    if (next < 0 || due < next) next = due
+  }
+  return next
+}
+
+/** Every event that may happen next, faults within their budgets. */
+export function enabledEvents(s: State, config: ModelConfig): Event[] {
+  const events: Event[] = []
+  const bounded = config.timing === "bounded"
+  const now = s.clocks[0]
+  for (let m = 0; m < s.messages.length; m++) {
+    // identical copies lead to the same state: one event for each
+    if (m > 0 && sameMessage(s.messages[m - 1], s.messages[m], bounded)) continue
+    events.push({ type: EventType.Deliver, a: m, b: 0 })
+  }
+  for (let i = 0; i < s.nodes.length; i++) {
+    const first = earliestDeadline(s, i)
+    if (first < 0) continue
+    if (bounded && first > now) continue
+    for (let t = 0; t < MAX_TIMERS; t++)
+      if (s.deadlines[i * MAX_TIMERS + t] === first) events.push({ type: EventType.Fire, a: i, b: t })
+  }
+  if (bounded) {
+    let blocked = false
+    for (const m of s.messages) if (m.sent + DELAY_BOUND <= now) blocked = true
+    for (let i = 0; i < s.nodes.length && !blocked; i++) {
+      const d = earliestDeadline(s, i)
+      if (d >= 0 && d <= now) blocked = true
+    }
+    if (!blocked && nextInstant(s) > now) events.push({ type: EventType.Tick, a: 0, b: 0 })
+  }
+  for (let i = 0; i < s.nodes.length; i++) {
+    const n = s.nodes[i]
+    if (!n.crashed && s.crashes < config.crashes) events.push({ type: EventType.Crash, a: i, b: 0 })
+    if (n.crashed && s.recoveries < config.recoveries) events.push({ type: EventType.Recover, a: i, b: 0 })
+    if (liveFollowerOfAbsent(s, i, false)) events.push({ type: EventType.Detect, a: i, b: 0 })
+  }
+  for (let m = 0; m < s.messages.length; m++) {
+    if (m > 0 && sameMessage(s.messages[m - 1], s.messages[m], bounded)) continue
+    if (s.losses < config.losses) events.push({ type: EventType.Lose, a: m, b: 0 })
+    if (s.duplicates < config.duplicates) events.push({ type: EventType.Duplicate, a: m, b: 0 })
+  }
+  return events
+}
+
+function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
+  return a.dst === b.dst && frameText(a.frame) === frameText(b.frame) && (!bounded || a.sent === b.sent)
+}
+
+/** Carries out node i's actions on the state; `rec` collects them for a trace. */
+function applyActions(s: State, i: number, out: Action[], rec: StepRecord | null) {
+  const node = s.nodes[i]
+  const clock = s.clocks[i]
+  for (const action of out) {
+    if (action.type === ActionType.Send) {
+      for (const to of action.to) {
+        const j = indexOfSorted(node.ids, to)
+        const uid = s.nextUid++
+        if (rec) rec.sent.push(uid)
+        if (j < 0) continue
+        s.messages.push({ dst: j, frame: cloneFrame(action.frame), sent: clock, uid })
+      }
+    } else if (action.type === ActionType.SetTimer) {
+      s.deadlines[i * MAX_TIMERS + action.timer] = clock + action.delay
+      if (rec) rec.timerOps.push({ node: i, timer: action.timer, delay: action.delay })
+    } else if (action.type === ActionType.CancelTimer) {
+      const slot = i * MAX_TIMERS + action.timer
+      if (rec && s.deadlines[slot] >= 0) rec.timerOps.push({ node: i, timer: action.timer, delay: -1 })
+      s.deadlines[slot] = -1
+    } else if (action.type === ActionType.RoleChange) {
+      if (action.coordinator !== NO_NODE && indexOfSorted(node.ids, action.coordinator) < 0)
+        s.errors.push(`process ${node.id} followed non-member ${action.coordinator}`)
+    }
+  }
+}
+
+function invoke(s: State, i: number, what: (node: ElectionNode, now: number, out: Action[]) => void, rec: StepRecord | null) {
+  const out: Action[] = []
+  if (!s.owned[i]) {
+    s.nodes[i] = cloneNode(s.nodes[i])
+    s.owned[i] = true
+  }
+  try {
+    what(s.nodes[i], s.clocks[i], out)
+  } catch (e) {
+    s.errors.push(`node ${s.nodes[i].id} threw: ${e}`)
+    return
+  }
+  applyActions(s, i, out, rec)
+}
+
+function removeMessage(s: State, m: number): Message {
+  const msg = s.messages[m]
+  s.messages = s.messages.slice(0, m).concat(s.messages.slice(m + 1))
+  return msg
+}
+
+export function describeEvent(s: State, e: Event): string {
+  const id = (i: number) => s.nodes[i].id
+  switch (e.type) {
+    case EventType.Deliver:
+    case EventType.Lose:
+    case EventType.Duplicate: {
+      const m = s.messages[e.a]
+      const verb = e.type === EventType.Deliver ? "deliver" : e.type === EventType.Lose ? "lose" : "duplicate"
+      return `${verb} ${kindLabel(m.frame)} ${m.frame.src}->${id(m.dst)}`
+    }
+    case EventType.Fire:
+      return `timer '${s.nodes[e.a].timerName(e.b)}' of ${id(e.a)} fires`
+    case EventType.Crash:
+      return `crash ${id(e.a)}`
+    case EventType.Recover:
+      return `recover ${id(e.a)}`
+    case EventType.Detect:
+      return `${id(e.a)} notices that its coordinator ${s.nodes[e.a].coordinator} does not lead`
+    case EventType.Tick:
+      return `time passes`
+  }
+}
+
+let describeFrameFn: ((f: Frame) => string) | null = null
+/** The chart's description of a frame (set by the search, which imports the registry). */
+export function setFrameDescriber(fn: (f: Frame) => string) {
+  describeFrameFn = fn
+}
+function kindLabel(f: Frame): string {
+  return describeFrameFn ? describeFrameFn(f) : String(f.kind)
+}
+
+/** Applies `e` to `s` in place; returns what happened when `record` is set. */
+export function applyEvent(s: State, e: Event, config: ModelConfig, record: boolean): StepRecord | null {
+  const rec: StepRecord | null = record
+    ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], timerOps: [] }
+    : null
+  const bounded = config.timing === "bounded"
+  switch (e.type) {
+    case EventType.Deliver: {
+      const m = removeMessage(s, e.a)
+      if (rec) {
+        rec.uid = m.uid
+        rec.time = s.clocks[m.dst]
+        if (s.nodes[m.dst].crashed) rec.text += " (crashed: dropped)"
+      }
+      if (!s.nodes[m.dst].crashed) invoke(s, m.dst, (n, now, out) => n.receive(cloneFrame(m.frame), now, out), rec)
+      break
+    }
+    case EventType.Fire: {
+      const slot = e.a * MAX_TIMERS + e.b
+      const due = s.deadlines[slot]
+      s.deadlines[slot] = -1
+      if (!bounded && due > s.clocks[e.a]) s.clocks[e.a] = due
+      if (rec) rec.time = s.clocks[e.a]
+      invoke(s, e.a, (n, now, out) => n.timer(e.b, now, out), rec)
+      break
+    }
+    case EventType.Crash:
+      s.crashes++
+      if (rec) rec.time = s.clocks[e.a]
+      invoke(s, e.a, (n, now, out) => n.crash(now, out), rec)
+      break
+    case EventType.Recover:
+      s.recoveries++
+      if (rec) rec.time = s.clocks[e.a]
+      invoke(s, e.a, (n, now, out) => n.recover(now, out), rec)
+      break
+    case EventType.Detect:
+      if (rec) rec.time = s.clocks[e.a]
+      invoke(s, e.a, (n, now, out) => n.suspect(now, out), rec)
+      break
+    case EventType.Lose: {
+      s.losses++
+      const m = removeMessage(s, e.a)
+      if (rec) rec.uid = m.uid
+      break
+    }
+    case EventType.Duplicate: {
+      s.duplicates++
+      const m = s.messages[e.a]
+      const copy = { ...m, uid: s.nextUid++ }
+      s.messages.push(copy)
+      if (rec) {
+        rec.uid = m.uid
+        rec.copyUid = copy.uid
+      }
+      break
+    }
+    case EventType.Tick: {
+      const next = nextInstant(s)
+      for (let i = 0; i < s.clocks.length; i++) s.clocks[i] = next
+      if (rec) rec.time = next
+      break
+    }
+  }
+  sortMessages(s, config.timing)
+  return rec
+}
+
+// ---- judging ----
+
+export function processViews(s: State): ProcessView[] {
+  return s.nodes.map((n) => ({
+    id: n.id,
+    live: !n.crashed,
+    role: n.role,
+    coordinator: n.coordinator,
+    epoch: n.epoch,
+    rank: n.rank(),
+    members: n.ids,
+  }))
+}
+
+export function maxEpoch(s: State): number {
+  let e = 0
+  for (const n of s.nodes) if (n.epoch > e) e = n.epoch
+  return e
+}
+
+/**
+ * The fault-free continuation, in place: every message delivered (oldest first) before
+ * any timer fires, timers in time order on one clock, and a follower of an absent
+ * coordinator noticing it; when all is quiet but the property does not hold, up to
+ * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
+ * state came within `maxSteps`.
+ */
+export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
+  for (let step = 0; step < maxSteps; step++) {
+    if (s.messages.length > 0) {
+      let oldest = 0
+      for (let m = 1; m < s.messages.length; m++) if (s.messages[m].uid < s.messages[oldest].uid) oldest = m
+      const msg = removeMessage(s, oldest)
+      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
+      continue
+    }
+    let best = -1
+    let bestTimer = -1
+    let wait = 0
+    for (let i = 0; i < s.nodes.length; i++)
+      for (let t = 0; t < MAX_TIMERS; t++) {
+        const d = s.deadlines[i * MAX_TIMERS + t]
+        if (d < 0) continue
+        const remaining = d - s.clocks[i]
+        if (best < 0 || remaining < wait) {
+          best = i
+          bestTimer = t
+          wait = remaining
+        }
+      }
+    if (best >= 0) {
+      const w = wait > 0 ? wait : 0
+      for (let i = 0; i < s.clocks.length; i++) s.clocks[i] += w
+      s.deadlines[best * MAX_TIMERS + bestTimer] = -1
+      invoke(s, best, (n, now, out) => n.timer(bestTimer, now, out), null)
+      continue
+    }
+    let noticed = false
+    for (let i = 0; i < s.nodes.length && !noticed; i++)
+      if (liveFollowerOfAbsent(s, i, true)) {
+        invoke(s, i, (n, now, out) => n.suspect(now, out), null)
+        noticed = true
+      }
+    if (noticed) continue
+    if (heartbeatRounds <= 0 || checkCluster(processViews(s)).violations.length === 0) return step
+    // Quiet but not settled: the failure detector's heartbeats are what reconciles two
+    // coordinators (see node.ts, onHeartbeat); one round from every live coordinator.
+    heartbeatRounds--
+    sendHeartbeats(s)
+  }
+  return -1
+}
+
+/** Every live coordinator broadcasts one heartbeat (the frame node.ts's sendHeartbeat makes). */
+export function sendHeartbeats(s: State) {
+  for (let i = 0; i < s.nodes.length; i++) {
+    const n = s.nodes[i]
+    if (n.crashed || n.role !== Role.Coordinator) continue
+    const f = makeFrame(Kind.HEARTBEAT, n.algorithm, n.group, n.epoch, n.id, BROADCAST)
+    f.bid = n.rank()
+    for (let j = 0; j < s.nodes.length; j++)
+      if (j !== i) s.messages.push({ dst: j, frame: f, sent: s.clocks[i], uid: s.nextUid++ })
+  }
+}

@@ -1,0 +1,246 @@
+// Breadth-first search over the reachable states of the model (model.ts), each visited
+// once by its hash, in the manner of DSLabs' search tests: the first violation found is
+// on a shortest path from the initial state, rebuilt from parent links.
+//
+// Properties, judged by the core's one checker (src/core/checker.ts):
+// - unique-coordinator: never two live processes in the coordinator role at once;
+// - valid-coordinator: nobody follows a process outside the membership (not even for a
+//   moment), and no node throws;
+// - eventual-agreement: from every reachable state the fault-free continuation reaches
+//   the campaign's property (one live coordinator, the highest live, all agreeing,
+//   nobody electing): no dead ends.
+//
+// Limits: a depth limit and an epoch cap (epochs only grow). `complete` means no state
+// was left unexpanded because of them: every state reachable within the fault budgets
+// was visited.
+
+import { describeFrame } from "../../src/core/algorithms"
+import { checkCluster } from "../../src/core/checker"
+import { Algorithm, algorithmName } from "../../src/core/frame"
+import { roleName } from "../../src/core/node"
+import {
+  applyEvent,
+  cloneState,
+  continueFaultFree,
+  enabledEvents,
+  type Event,
+  EventType,
+  hash53,
+  initialState,
+  maxEpoch,
+  type ModelConfig,
+  processViews,
+  setFrameDescriber,
+  type State,
+  stateText,
+  type StepRecord,
+} from "./model"
+
+setFrameDescriber(describeFrame)
+
+/** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
+export const HEARTBEAT_ROUNDS = 3
+
+export const PROPERTIES = ["eventual-agreement", "unique-coordinator", "valid-coordinator"] as const
+export type Property = (typeof PROPERTIES)[number]
+
+export interface SearchOptions extends ModelConfig {
+  properties: Property[]
+  /** Most events on a path; deeper states are not expanded. */
+  maxDepth: number
+  /** States with a higher epoch are not expanded. */
+  maxEpoch: number
+  /** Stop after this many states (a guard for the machine's memory). */
+  maxStates: number
+  /** Steps the fault-free continuation may take before it counts as never settling. */
+  continuationSteps: number
+  /** Keep searching after the first violation (one counterexample per property). */
+  all?: boolean
+  /** Called every 100,000 states (a long search says how far it got). */
+  progress?: (states: number, depth: number, seconds: number) => void
+}
+
+export interface Violation {
+  property: Property
+  /** The checker's words. */
+  detail: string
+  /** Shortest trace from the initial state, one line per step. */
+  trace: string[]
+  steps: StepRecord[]
+}
+
+export interface SearchResult {
+  algorithm: string
+  nodes: number
+  timing: string
+  crashes: number
+  recoveries: number
+  losses: number
+  duplicates: number
+  properties: Property[]
+  states: number
+  transitions: number
+  depth: number
+  complete: boolean
+  /** Why the search is not complete (empty when it is). */
+  limits: string[]
+  seconds: number
+  statesPerSecond: number
+  violations: Violation[]
+}
+
+export function defaultOptions(config: ModelConfig, properties: Property[]): SearchOptions {
+  return { ...config, properties, maxDepth: 200, maxEpoch: 12, maxStates: 1_000_000, continuationSteps: 2000 }
+}
+
+/** The first broken clause of `property` in state `s`, or "". */
+function judge(s: State, property: Property, options: SearchOptions): string {
+  if (property === "unique-coordinator") {
+    const v = checkCluster(processViews(s)).violations.find((x) => x.startsWith("more than one coordinator"))
+    return v ?? ""
+  }
+  if (property === "valid-coordinator") {
+    if (s.errors.length > 0) return s.errors[0]
+    return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
+  }
+  const c = cloneState(s)
+  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
+  if (steps < 0) return `the fault-free continuation finds no quiet state in ${options.continuationSteps} steps`
+  const verdict = checkCluster(processViews(c))
+  if (verdict.violations.length === 0) return ""
+  return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
+}
+
+export function search(options: SearchOptions): SearchResult {
+  const started = performance.now()
+  const root = initialState(options)
+  const visited = new Set<number>()
+  const parent: number[] = []
+  const via: Event[] = []
+  const depthOf: number[] = []
+  const violations: Violation[] = []
+  const found = new Set<Property>()
+  const limits = new Set<string>()
+  let transitions = 0
+  let depth = 0
+
+  const consider = (s: State, index: number): boolean => {
+    for (const p of options.properties) {
+      if (found.has(p)) continue
+      const detail = judge(s, p, options)
+      if (detail === "") continue
+      found.add(p)
+      violations.push({ property: p, detail, ...rebuildTrace(options, pathTo(index, parent, via)) })
+      if (!options.all || found.size === options.properties.length) return true
+    }
+    return false
+  }
+
+  for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
+  visited.add(hash53(stateText(root, options.timing)))
+  parent.push(-1)
+  via.push({ type: EventType.Tick, a: 0, b: 0 })
+  depthOf.push(0)
+  let stop = consider(root, 0)
+  let frontier: { s: State; index: number }[] = [{ s: root, index: 0 }]
+  while (frontier.length > 0 && !stop) {
+    const next: { s: State; index: number }[] = []
+    for (const { s, index } of frontier) {
+      if (stop) break
+      const d = depthOf[index]
+      if (d >= options.maxDepth) {
+        limits.add(`depth limit ${options.maxDepth}`)
+        continue
+      }
+      if (maxEpoch(s) > options.maxEpoch) {
+        limits.add(`epoch cap ${options.maxEpoch}`)
+        continue
+      }
+      for (const e of enabledEvents(s, options)) {
+        transitions++
+        const t = cloneState(s)
+        applyEvent(t, e, options, false)
+        const h = hash53(stateText(t, options.timing))
+        if (visited.has(h)) continue
+        if (visited.size >= options.maxStates) {
+          limits.add(`state limit ${options.maxStates}`)
+          break
+        }
+        visited.add(h)
+        if (options.progress && visited.size % 100_000 === 0)
+          options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+        const ti = parent.length
+        parent.push(index)
+        via.push(e)
+        depthOf.push(d + 1)
+        if (d + 1 > depth) depth = d + 1
+        if (consider(t, ti)) {
+          stop = true
+          break
+        }
+        for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
+        next.push({ s: t, index: ti })
+      }
+    }
+    frontier = next
+  }
+  const seconds = (performance.now() - started) / 1000
+  return {
+    algorithm: algorithmName(options.algorithm),
+    nodes: options.nodes,
+    timing: options.timing,
+    crashes: options.crashes,
+    recoveries: options.recoveries,
+    losses: options.losses,
+    duplicates: options.duplicates,
+    properties: options.properties,
+    states: visited.size,
+    transitions,
+    depth,
+    complete: limits.size === 0 && !stop,
+    limits: [...limits],
+    seconds: Math.round(seconds * 1000) / 1000,
+    statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
+    violations,
+  }
+}
+
+function pathTo(index: number, parent: number[], via: Event[]): Event[] {
+  const path: Event[] = []
+  for (let i = index; parent[i] >= 0; i = parent[i]) path.push(via[i])
+  return path.reverse()
+}
+
+/** Replays `path` from the initial state, recording each step for the trace and the scenario writer. */
+export function rebuildTrace(config: ModelConfig, path: Event[]): { trace: string[]; steps: StepRecord[] } {
+  const s = initialState(config)
+  const steps: StepRecord[] = []
+  const trace: string[] = []
+  for (const e of path) {
+    const rec = applyEvent(s, e, config, true)!
+    steps.push(rec)
+    trace.push(`${steps.length}. ${rec.text}`)
+  }
+  trace.push(`then: ${describeRoles(s)}`)
+  return { trace, steps }
+}
+
+export function describeRoles(s: State): string {
+  return s.nodes.map((n) => (n.crashed ? `${n.id} crashed` : `${n.id} ${roleName(n.role)} of ${n.coordinator}`)).join(", ")
+}
+
+/**
+ * What an algorithm promises under a model, the default of `electlab check` (the table in
+ * docs/algorithms.md, "Exhaustive check", each line backed by test/check.test.ts).
+ */
+export function promisedProperties(config: ModelConfig): Property[] {
+  const promised: Property[] = ["valid-coordinator"]
+  // liveness needs delays below the timeouts
+  if (config.timing === "bounded") promised.unshift("eventual-agreement")
+  // a recovered process takes over at once, before the old coordinator hears of it; with
+  // any delay a slow answer looks like a crash; active-list-ring's concurrent elections
+  // assume links that keep their order (the search found two coordinators otherwise)
+  if (config.timing === "bounded" && config.recoveries === 0 && config.algorithm !== Algorithm.ActiveListRing)
+    promised.push("unique-coordinator")
+  return promised
+}
