@@ -162,8 +162,8 @@ describe("the table: complete searches without a violation of what each algorith
     ["bully", 212, false],
     ["improved-bully", 69, false],
     ["ring", 36146, true],
-    ["active-list-ring", 1289, false],
-    ["bid-ring", 6538, false],
+    ["active-list-ring", 1592, false],
+    ["bid-ring", 9817, false],
   ]
   for (const [algorithm, states, slow] of bounded)
     test.skipIf(slow && !full)(`${algorithm}, bounded, 1 crash: ${states} states`, { timeout: 600_000 }, () => {
