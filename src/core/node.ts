@@ -6,7 +6,7 @@
 // draws a random number or touches a transport.
 
 import { AdaptiveDetector } from "./failure-detector"
-import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
+import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 
 /** What a board's LED shows. */
@@ -173,6 +173,8 @@ export abstract class ElectionNode {
     private readonly jitter: Jitter
     /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
     private adaptiveDetector: AdaptiveDetector = null
+    /** Number of the last heartbeat sent: followers tell a late heartbeat from a lost one. */
+    private heartbeatSeq = 0
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -476,6 +478,8 @@ export abstract class ElectionNode {
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
         // the sender's rank, so that conflicts are settled by rank (bids), not by id
         f.bid = this.rank()
+        this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
+        f.seq = this.heartbeatSeq
         out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
     }
 
@@ -567,7 +571,7 @@ export abstract class ElectionNode {
             this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
             if (this.adaptiveDetector) {
-                this.adaptiveDetector.heartbeat(now)
+                this.adaptiveDetector.heartbeat(now, frame.seq)
                 // the suspicion delay just changed: watch from this arrival
                 if (this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
             }
