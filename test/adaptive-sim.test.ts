@@ -81,9 +81,11 @@ const elections = (engine: Engine) => engine.traffic.byKind[Kind.ELECTION] + eng
 const NETWORKS: NetworkName[] = ["bus", "wifi"]
 // The stated conditions: 1 % of messages lost, 1 % delayed by a spike of up to 60 ms.
 const STEADY = { loss: 0.01, spikeChance: 0.01, spikeMs: 60 }
-// what the detector learned by the end, seeds 1..5: 1 % loss asks for patience (3 misses at
-// RISK 1e-6, 4·50 + 25 on the bus); over WiFi the jitter and spikes add to it, up to the ceiling
-const LEARNED: Record<string, number[]> = { bus: [226, 225, 225, 225, 225], wifi: [250, 220, 225, 250, 250] }
+// what the detector learned by the end, seeds 1..5: 1 % loss asks for patience (on the bus
+// 2 misses, 3·50 + 25, where the seed lost 0.8 %; 3 misses, 4·50 + 25, from 1 %); heartbeats
+// are numbered, so a spike is jitter, not a loss, and widens the margin (seeds 1 and 4: 5σ of
+// about 35 ms); over WiFi the jitter and spikes add to it, up to the ceiling
+const LEARNED: Record<string, number[]> = { bus: [235, 175, 225, 235, 225], wifi: [250, 220, 225, 250, 250] }
 
 describe("adaptive detector: no false suspicion at steady state", () => {
   for (const network of NETWORKS)

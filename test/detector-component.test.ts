@@ -6,7 +6,7 @@ describe("failure detector component", () => {
   test("fixed: the failure timeout whatever the heartbeats did", () => {
     const d = new FixedDetector(800)
     d.watch(5)
-    for (let t = 0; t < 5000; t += 250) d.heartbeat(t)
+    for (let t = 0; t < 5000; t += 250) d.heartbeat(t, 0)
     expect(d.delay()).toBe(800)
     expect(d.learns()).toBe(false)
   })
@@ -20,7 +20,7 @@ describe("failure detector component", () => {
     // 100 regular heartbeats: earlier than the ceiling; the loss estimate, (0 + 1/2) / 101,
     // still asks for two misses in a row: 3 periods plus half an interval
     adaptive.watch(3)
-    for (let t = 0; t <= 50 * 100; t += 50) adaptive.heartbeat(t)
+    for (let t = 0; t <= 50 * 100; t += 50) adaptive.heartbeat(t, 0)
     expect(adaptive.delay()).toBe(3 * 50 + 25)
   })
 })

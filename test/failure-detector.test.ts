@@ -3,8 +3,8 @@
 import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
 import { AdaptiveDetector, FLOOR_INTERVALS, LONG_MEMORY_BLOCKS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
-import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_WATCH } from "../src/core/node"
+import { Algorithm, Kind, MAX_SEQ } from "../src/core/frame"
+import { type Action, ActionType, Role, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/node"
 import { frameFrom } from "./helpers"
 
 /** A detector fed heartbeats separated by `gaps`, starting at time 1000. */
@@ -112,6 +112,61 @@ describe("adaptive detector: the suspicion delay", () => {
   })
 })
 
+/** As `fed`, the heartbeats numbered: `steps[i]` is how far the number moves at gap i (default 1). */
+function numbered(gaps: number[], steps: Record<number, number> = {}, first = 1): AdaptiveDetector {
+  const d = new AdaptiveDetector(50, 250)
+  let t = 1000
+  let seq = first
+  d.heartbeat(t, seq)
+  gaps.forEach((g, i) => {
+    seq = ((seq - 1 + (steps[i] ?? 1)) % MAX_SEQ) + 1
+    d.heartbeat((t += g), seq)
+  })
+  return d
+}
+
+describe("adaptive detector: numbered heartbeats tell late from lost", () => {
+  // 600 clean gaps, then one of 95 ms, then 63 more clean ones: the window's last 64 hold the 95
+  const LATE = [...CLEAN, 95, ...repeat(50, 63)]
+
+  test("a late heartbeat is jitter, not a loss: one miss, a wider margin", () => {
+    // unnumbered, 95 ms is 1.9 periods: a loss, (1 + 0.5)/(665 + 1), whose square is 5.1e-6:
+    // 2 misses, 3·50 + 25
+    expect(fed(LATE).lossRate()).toBe(1.5 / 666)
+    expect(fed(LATE).delay()).toBe(175)
+    // numbered, it is the next heartbeat, 45 ms late: no loss, (0 + 0.5)/(664 + 1), squared
+    // 5.7e-7: 1 miss; σ = √(45²/64) = 5.625, margin 5σ = 28.125: 2·50 + 28.125
+    const d = numbered(LATE)
+    expect(d.lossRate()).toBe(0.5 / 665)
+    expect(d.delay()).toBe(128.125)
+  })
+
+  test("a lost numbered heartbeat is a loss", () => {
+    // the number moves by 2 over the 100 ms gap: one lost, as the unnumbered count says
+    const gaps = [...CLEAN, 100, ...repeat(50, 63)]
+    const d = numbered(gaps, { 600: 2 })
+    expect(d.lossRate()).toBe(1.5 / 666)
+    expect(d.delay()).toBe(fed(gaps).delay())
+    expect(d.delay()).toBe(175)
+  })
+
+  test("numbers past MAX_SEQ wrap to 1 and count as one", () => {
+    const d = numbered(LATE, {}, MAX_SEQ - 300)
+    expect(d.lossRate()).toBe(0.5 / 665)
+    expect(d.delay()).toBe(128.125)
+  })
+
+  test("numbers that cannot be right are not believed: the gap decides", () => {
+    // a sender that restarted numbering afresh (back to 1), and one that jumped 10 in 95 ms:
+    // both judged from the gap, as unnumbered heartbeats are
+    const restarted = numbered(LATE, { 600: MAX_SEQ - 1000 })
+    expect(restarted.lossRate()).toBe(1.5 / 666)
+    const jumped = numbered(LATE, { 600: 10 })
+    expect(jumped.lossRate()).toBe(1.5 / 666)
+    expect(jumped.delay()).toBe(175)
+  })
+})
+
 describe("adaptive detector in a node", () => {
   const timing = (failureDetector?: string) => ({
     answerTimeout: 100,
@@ -154,6 +209,15 @@ describe("adaptive detector in a node", () => {
     node.timer(TIMER_WATCH, t + 125, fire)
     expect(node.role).not.toBe(Role.Follower)
     expect(fire.length).toBeGreaterThan(0)
+  })
+
+  test("a coordinator numbers its heartbeats 1, 2, 3, ...", () => {
+    const node = createNode(Algorithm.ImprovedBully, { id: 3, ids: [1, 2, 3], group: 1, timing: timing("adaptive") })
+    const out: Action[] = []
+    node.start(0, out)
+    for (let t = 50; t <= 150; t += 50) node.timer(TIMER_HEARTBEAT, t, out)
+    const seqs = out.flatMap((a) => (a.type === ActionType.Send && a.frame.kind === Kind.HEARTBEAT ? [a.frame.seq] : []))
+    expect(seqs).toEqual([1, 2, 3])
   })
 
   test("a watch that fires early re-arms for the rest of the learned delay", () => {

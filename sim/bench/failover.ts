@@ -20,6 +20,8 @@ import { roleFromName } from "../lab/lab"
 import type { DetectorName } from "../../src/core/failure-detector"
 import { median, nearestRank } from "../stats"
 import { sleep, until } from "../wait"
+import { type Breakdown, type BreakdownSummary, type GapStats, gapStats, summarise, TraceLog } from "./failover-trace"
+import { loadavg } from "node:os"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -177,9 +179,12 @@ interface HostProcess {
   coordinator: number
 }
 
-class ElectLabCluster {
+export class ElectLabCluster {
   nodes: HostProcess[] = [1, 2, 3].map((id): HostProcess => ({ id, child: null, role: "booting", coordinator: -1 }))
   private broker: Broker | null = null
+  /** The nodes' log lines, heartbeats included, on this process's timeline. */
+  readonly trace = new TraceLog()
+  readonly breakdowns: Record<Failure, Breakdown[]> = { kill: [], freeze: [] }
 
   constructor(private detector: DetectorName) {}
 
@@ -205,13 +210,14 @@ class ElectLabCluster {
         "--failure-detector", this.detector,
         "--prefix", "electlab-bench",
       ],
-      { stdio: ["ignore", "pipe", "ignore"] },
+      { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ELECTLAB_TRACE_HEARTBEATS: "1" } },
     )
     n.child = child
     n.role = "booting"
     n.coordinator = -1
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const e = parseLogLine(line, n.id, performance.now())
+      if (e) this.trace.add(e)
       if (e?.event === "role") {
         n.role = e.fields.r
         n.coordinator = Number(e.fields.c)
@@ -239,9 +245,10 @@ class ElectLabCluster {
     const before = await until("agreement before the trial", () => this.agreedOn(this.nodes), 20_000, 10)
     const leader = this.nodes.find((n) => n.id === before)!
     const survivors = this.nodes.filter((n) => n !== leader)
+    this.trace.setSteady(false)
     const t0 = performance.now()
     leader.child!.kill(failure === "kill" ? "SIGKILL" : "SIGSTOP")
-    await until(
+    const after = await until(
       "a new coordinator",
       () => {
         const c = this.agreedOn(survivors)
@@ -250,12 +257,17 @@ class ElectLabCluster {
       10_000,
       1,
     )
-    const ms = performance.now() - t0
+    const seenAt = performance.now()
+    const ms = seenAt - t0
     if (failure === "kill") {
       await exited(leader.child!)
       this.spawn(leader)
     } else leader.child!.kill("SIGCONT")
     await until("all three back", () => (this.agreedOn(this.nodes) === 3 ? true : null), 20_000, 10)
+    this.breakdowns[failure].push(this.trace.breakdown(leader.id, survivors.map((n) => n.id), after, t0, seenAt))
+    // heartbeats sampled again once the restarted or resumed leader has settled
+    await sleep(200)
+    this.trace.setSteady(true)
     return ms
   }
 
@@ -270,6 +282,35 @@ class ElectLabCluster {
 
 // ---------------------------------------------------------------- the run
 
+/** The one-minute load average, sampled every second while a side runs. */
+export interface LoadFigures {
+  mean: number
+  max: number
+}
+
+class LoadSampler {
+  private samples: number[] = []
+  private timer = setInterval(() => this.samples.push(loadavg()[0]), 1000)
+  constructor() {
+    this.samples.push(loadavg()[0])
+  }
+  stop(): LoadFigures {
+    clearInterval(this.timer)
+    const r = (x: number) => Math.round(x * 100) / 100
+    return { mean: r(this.samples.reduce((a, b) => a + b, 0) / this.samples.length), max: r(Math.max(...this.samples)) }
+  }
+}
+
+/** What the host nodes' logs tell of one ElectLab side. */
+export interface ElectLabTrace {
+  /** Gaps between heartbeats as the coordinator sent them and as the followers received them, outside the trials. */
+  sentGaps: GapStats
+  receivedGaps: GapStats
+  /** Medians of each part of the failover. */
+  summary: Record<Failure, BreakdownSummary>
+  breakdowns: Record<Failure, Breakdown[]>
+}
+
 export interface FailoverReport {
   heartbeatMs: number
   electionTimeoutMs: number
@@ -282,6 +323,8 @@ export interface FailoverReport {
   warmupMs: number
   ratios: Record<Failure, { median: number; p90: number }>
   adaptiveRatios: Record<Failure, { median: number; p90: number }>
+  load: { etcd: LoadFigures; electlab: LoadFigures; adaptive: LoadFigures }
+  traces: { electlab: ElectLabTrace; adaptive: ElectLabTrace }
 }
 
 async function measure(cluster: { trial(f: Failure): Promise<number> }, failure: Failure, trials: number, label: string) {
@@ -297,25 +340,36 @@ async function measure(cluster: { trial(f: Failure): Promise<number> }, failure:
   return stats(samples)
 }
 
+export async function measureElectLab(cluster: ElectLabCluster, trials: number, warmupMs: number, label: string) {
+  const load = new LoadSampler()
+  await cluster.start()
+  await sleep(warmupMs)
+  const kill = await measure(cluster, "kill", trials, label)
+  const freeze = await measure(cluster, "freeze", trials, label)
+  await cluster.stop()
+  const trace: ElectLabTrace = {
+    sentGaps: gapStats(cluster.trace.sentGaps, HEARTBEAT_MS),
+    receivedGaps: gapStats(cluster.trace.receivedGaps, HEARTBEAT_MS),
+    summary: { kill: summarise(cluster.breakdowns.kill), freeze: summarise(cluster.breakdowns.freeze) },
+    breakdowns: cluster.breakdowns,
+  }
+  return { kill, freeze, trace, load: load.stop() }
+}
+
 export async function runFailoverBench(trials: number, warmupMs = 30_000): Promise<FailoverReport> {
   const etcd = new EtcdCluster()
   const ours = new ElectLabCluster("fixed")
   const adaptive = new ElectLabCluster("adaptive")
   try {
+    const etcdLoad = new LoadSampler()
     await etcd.start()
     const etcdKill = await measure(etcd, "kill", trials, "etcd")
     const etcdFreeze = await measure(etcd, "freeze", trials, "etcd")
     await etcd.stop()
-    await ours.start()
-    await sleep(warmupMs)
-    const ourKill = await measure(ours, "kill", trials, "electlab")
-    const ourFreeze = await measure(ours, "freeze", trials, "electlab")
-    await ours.stop()
+    const etcdLoadFigures = etcdLoad.stop()
+    const fixedSide = await measureElectLab(ours, trials, warmupMs, "electlab")
     // 30 s at 50 ms: 600 clean heartbeats, enough for the estimate to allow a single miss
-    await adaptive.start()
-    await sleep(warmupMs)
-    const adaptiveKill = await measure(adaptive, "kill", trials, "adaptive")
-    const adaptiveFreeze = await measure(adaptive, "freeze", trials, "adaptive")
+    const adaptiveSide = await measureElectLab(adaptive, trials, warmupMs, "adaptive")
     const ratio = (a: Stats, b: Stats) => ({
       median: Math.round((a.medianMs / b.medianMs) * 1000) / 1000,
       p90: Math.round((a.p90Ms / b.p90Ms) * 1000) / 1000,
@@ -325,11 +379,13 @@ export async function runFailoverBench(trials: number, warmupMs = 30_000): Promi
       electionTimeoutMs: ELECTION_TIMEOUT_MS,
       trials,
       etcd: { kill: etcdKill, freeze: etcdFreeze, splitVotes: etcd.splitVotes },
-      electlab: { kill: ourKill, freeze: ourFreeze },
-      adaptive: { kill: adaptiveKill, freeze: adaptiveFreeze },
+      electlab: { kill: fixedSide.kill, freeze: fixedSide.freeze },
+      adaptive: { kill: adaptiveSide.kill, freeze: adaptiveSide.freeze },
       warmupMs,
-      ratios: { kill: ratio(ourKill, etcdKill), freeze: ratio(ourFreeze, etcdFreeze) },
-      adaptiveRatios: { kill: ratio(adaptiveKill, etcdKill), freeze: ratio(adaptiveFreeze, etcdFreeze) },
+      ratios: { kill: ratio(fixedSide.kill, etcdKill), freeze: ratio(fixedSide.freeze, etcdFreeze) },
+      adaptiveRatios: { kill: ratio(adaptiveSide.kill, etcdKill), freeze: ratio(adaptiveSide.freeze, etcdFreeze) },
+      load: { etcd: etcdLoadFigures, electlab: fixedSide.load, adaptive: adaptiveSide.load },
+      traces: { electlab: fixedSide.trace, adaptive: adaptiveSide.trace },
     }
   } finally {
     await etcd.stop()
@@ -341,6 +397,15 @@ export async function runFailoverBench(trials: number, warmupMs = 30_000): Promi
 export function formatFailoverReport(r: FailoverReport): string {
   const row = (side: string, failure: Failure, s: Stats) =>
     `${side.padEnd(9)} ${failure.padEnd(7)} ${String(s.minMs).padStart(8)} ${String(s.medianMs).padStart(8)} ${String(s.p90Ms).padStart(8)}`
+  const v = (x: number | null) => (x === null ? "-" : String(x))
+  const parts = (side: string, failure: Failure, b: BreakdownSummary) =>
+    `${side.padEnd(9)} ${failure.padEnd(7)} ${v(b.phase).padStart(6)} ${v(b.silence).padStart(8)} ${v(b.delay).padStart(6)} ` +
+    `${v(b.timerLate).padStart(6)} ${v(b.election).padStart(9)} ${v(b.reportLag).padStart(7)}`
+  const gaps = (side: string, t: ElectLabTrace) =>
+    `${side.padEnd(9)} heartbeat gaps sent: median ${t.sentGaps.median}, p99 ${t.sentGaps.p99}, max ${t.sentGaps.max} ms; ` +
+    `received: median ${t.receivedGaps.median}, p99 ${t.receivedGaps.p99}, max ${t.receivedGaps.max} ms ` +
+    `(${t.receivedGaps.overOneAndThreeQuarters} of ${t.receivedGaps.count} at 1.75 periods or more)`
+  const load = (side: string, l: LoadFigures) => `${side} ${l.mean} (max ${l.max})`
   return [
     `failover: heartbeat ${r.heartbeatMs} ms, election/failure timeout ${r.electionTimeoutMs} ms, ${r.trials} trials each`,
     `side      failure      min   median      p90   (ms, failure to a new leader every survivor reports)`,
@@ -354,5 +419,17 @@ export function formatFailoverReport(r: FailoverReport): string {
     `ratios electlab/etcd: kill median ${r.ratios.kill.median}, p90 ${r.ratios.kill.p90}; freeze median ${r.ratios.freeze.median}, p90 ${r.ratios.freeze.p90}`,
     `ratios adaptive/etcd: kill median ${r.adaptiveRatios.kill.median}, p90 ${r.adaptiveRatios.kill.p90}; freeze median ${r.adaptiveRatios.freeze.median}, p90 ${r.adaptiveRatios.freeze.p90}`,
     `(electlab: the fixed failure timeout; adaptive: the adaptive detector, after ${r.warmupMs / 1000} s of heartbeats)`,
+    `load average (1 min) during each side, mean (max): ${load("etcd", r.load.etcd)}; ${load("electlab", r.load.electlab)}; ${load("adaptive", r.load.adaptive)}`,
+    `where ElectLab's time went (medians over the trials, ms; from the nodes' logs):`,
+    `side      failure  phase  silence      D  late  election  report`,
+    parts("electlab", "kill", r.traces.electlab.summary.kill),
+    parts("electlab", "freeze", r.traces.electlab.summary.freeze),
+    parts("adaptive", "kill", r.traces.adaptive.summary.kill),
+    parts("adaptive", "freeze", r.traces.adaptive.summary.freeze),
+    `  phase: failure after the leader's last heartbeat; silence: last heartbeat received to the first suspicion`,
+    `  (kill: the broker's last will); D: the suspicion delay then; late: silence beyond D; election: first`,
+    `  suspicion to the last survivor's report; report: that report to the benchmark reading it`,
+    gaps("electlab", r.traces.electlab),
+    gaps("adaptive", r.traces.adaptive),
   ].join("\n")
 }

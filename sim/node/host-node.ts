@@ -10,6 +10,7 @@ import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/f
 import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
 import { groupTopic, leaveTopic, nodeTopic } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32 } from "../auth/keys"
+import { FRAME_HEADER_BYTES, Kind } from "../../src/core/frame"
 
 export interface HostNodeOptions {
   config: FirmwareConfig
@@ -18,6 +19,13 @@ export interface HostNodeOptions {
   /** Read "crash" and "recover" lines on stdin (the virtual lab drives host nodes so). */
   stdinControl?: boolean
   print?: (line: string) => void
+  /**
+   * Log heartbeats too (sent: "EL hbtx", received: "EL hb" with the suspicion delay that
+   * follows), with 0.1 ms times and a "clock" line that places t=0 on the wall clock, so
+   * the failover benchmark can break a failover down across processes. Also on with
+   * ELECTLAB_TRACE_HEARTBEATS=1 in the environment.
+   */
+  traceHeartbeats?: boolean
 }
 
 class MqttJsTransport implements FrameTransport {
@@ -38,13 +46,22 @@ class MqttJsTransport implements FrameTransport {
     this.publish(groupTopic(this.config.topicPrefix, this.config.group), bytes)
   }
 
+  /** Called with every heartbeat this node publishes (tracing). */
+  onHeartbeatSent: (() => void) | null = null
+
   private publish(topic: string, bytes: Buffer) {
     if (!this.client.connected) {
       this.driver.log("lost", `n=${this.config.nodeId} topic=${topic} why=offline`)
       return
     }
+    if (this.onHeartbeatSent && isHeartbeat(bytes)) this.onHeartbeatSent()
     this.client.publish(topic, Buffer.from(bytes), { qos: 0 })
   }
+}
+
+/** An unsealed frame's kind is its second byte, its sender bytes 8-9 (see codec.ts). */
+function isHeartbeat(bytes: { readonly length: number; [i: number]: number }): boolean {
+  return bytes.length >= FRAME_HEADER_BYTES && bytes[1] === Kind.HEARTBEAT
 }
 
 export interface HostNode {
@@ -68,7 +85,14 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     connectTimeout: 5000,
     will: { topic: leaveTopic(prefix, group), payload: Buffer.from(String(nodeId)), qos: 0, retain: false },
   })
-  driver.transport = new MqttJsTransport(client, driver)
+  const transport = new MqttJsTransport(client, driver)
+  driver.transport = transport
+  const trace = options.traceHeartbeats ?? process.env.ELECTLAB_TRACE_HEARTBEATS === "1"
+  const traceLine = (event: string, t: number, fields: string) => print(`EL ${event} t=${t.toFixed(1)} n=${nodeId} ${fields}`)
+  if (trace) {
+    traceLine("clock", 0, `origin=${(performance.timeOrigin + t0).toFixed(3)}`)
+    transport.onHeartbeatSent = () => traceLine("hbtx", platform.now(), "")
+  }
   let started = false
   const backoff = new Backoff()
   client.on("connect", () => {
@@ -98,6 +122,11 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     if (topic === leaveTopic(prefix, group)) {
       const id = Number(payload.toString())
       if (Number.isInteger(id)) void driver.peerLeft(id)
+    } else if (trace && isHeartbeat(payload) && payload[8] * 256 + payload[9] !== nodeId) {
+      const at = platform.now()
+      void driver.receive(payload).then(() =>
+        traceLine("hb", at, `from=${payload[8] * 256 + payload[9]} d=${driver.node.suspicionDelay().toFixed(1)}`),
+      )
     } else void driver.receive(payload)
   })
   if (options.stdinControl) {

@@ -9,7 +9,8 @@
 //      late: 50 ms configured came every 60 ms from a DeviceScript VM on a loaded machine),
 //   σ  the spread of those gaps round their whole number of periods,
 //   p  the loss rate over the last LONG_MEMORY heartbeats, (lost + 1/2) / (sent + 1):
-//      never zero, and high while the evidence is thin,
+//      never zero, and high while the evidence is thin; heartbeats carry a sequence
+//      number, so a late heartbeat counts as late (jitter, in σ), not as lost,
 // and suspects after   D = (m + 1)·P + max(k·σ, interval/2)
 // where m ≥ 1 is the smallest number of heartbeats in a row whose loss has a chance
 // p^(m+1) ≤ RISK: a lossy path earns more patience, a clean one as little as one missed
@@ -22,6 +23,8 @@
 // Pure and portable: no clock (arrival times come from the driver with the heartbeats),
 // no Map, Math.max with two arguments only.
 
+import { MAX_SEQ } from "./frame"
+
 /** The fixed failure timeout (the default) or the adaptive detector. */
 export type DetectorName = "fixed" | "adaptive"
 
@@ -32,8 +35,8 @@ export type DetectorName = "fixed" | "adaptive"
 export interface FailureDetector {
     /** The coordinator to watch (a new one, or the same again after a false alarm). */
     watch(coordinator: number): void
-    /** A heartbeat from the watched coordinator arrived at `now`. */
-    heartbeat(now: number): void
+    /** A heartbeat from the watched coordinator arrived at `now`, numbered `seq` by its sender (0: unnumbered). */
+    heartbeat(now: number, seq: number): void
     /** Silence after the last heartbeat after which the coordinator is suspected. */
     delay(): number
     /** Forget everything (a process back from a crash has a blank memory). */
@@ -51,7 +54,7 @@ export class FixedDetector implements FailureDetector {
     }
 
     watch(coordinator: number) {}
-    heartbeat(now: number) {}
+    heartbeat(now: number, seq: number) {}
     delay(): number {
         return this.timeout
     }
@@ -93,6 +96,9 @@ export class AdaptiveDetector implements FailureDetector {
     readonly interval: number
     readonly ceiling: number
     private gaps: number[] = []
+    /** Heartbeats sent over each gap, from the sequence numbers; 0: unnumbered, judged from the gap. */
+    private gapSent: number[] = []
+    private lastSeq = 0
     /** The same gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
     private sortedGaps: number[] = []
     /** Where the next gap goes once the window is full. */
@@ -125,11 +131,14 @@ export class AdaptiveDetector implements FailureDetector {
         if (coordinator === this.watched) return
         this.watched = coordinator
         this.lastArrival = -1
+        this.lastSeq = 0
     }
 
     /** Forget everything (a process back from a crash has a blank memory). */
     clear() {
         this.gaps = []
+        this.gapSent = []
+        this.lastSeq = 0
         this.sortedGaps = []
         this.nextSlot = 0
         this.lastArrival = -1
@@ -142,21 +151,41 @@ export class AdaptiveDetector implements FailureDetector {
         this.openPeriods = 0
     }
 
-    /** A heartbeat from the watched coordinator arrived at `now`. */
-    heartbeat(now: number) {
+    /**
+     * A heartbeat from the watched coordinator arrived at `now`, numbered `seq` by its sender
+     * (1 to MAX_SEQ, counting up; 0: unnumbered).
+     */
+    heartbeat(now: number, seq: number = 0) {
         // a silence beyond the ceiling was a failure (or a pause), not a sample of the jitter
         if (this.lastArrival >= 0 && now >= this.lastArrival && now - this.lastArrival <= this.ceiling) {
             const gap = now - this.lastArrival
-            this.remember(gap, periodsIn(gap, this.period()))
-            if (this.gaps.length < WINDOW) this.gaps.push(gap)
-            else {
+            const sent = this.sentSince(gap, seq)
+            this.remember(gap, sent > 0 ? sent : periodsIn(gap, this.period()))
+            if (this.gaps.length < WINDOW) {
+                this.gaps.push(gap)
+                this.gapSent.push(sent)
+            } else {
                 removeSorted(this.sortedGaps, this.gaps[this.nextSlot])
                 this.gaps[this.nextSlot] = gap
+                this.gapSent[this.nextSlot] = sent
                 this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
             }
             insertSorted(this.sortedGaps, gap)
         }
         this.lastArrival = now
+        // an older number (reordered) leaves the count where it was
+        if (seq > 0 && (this.lastSeq === 0 || seqAhead(this.lastSeq, seq) > 0)) this.lastSeq = seq
+    }
+
+    /**
+     * Heartbeats the coordinator sent over a gap, counted by their numbers: a late heartbeat
+     * is one, however long the gap. 0 when the numbers cannot tell (unnumbered, reordered, or
+     * more than the gap leaves time for: a restarted sender numbering afresh).
+     */
+    private sentSince(gap: number, seq: number): number {
+        if (seq === 0 || this.lastSeq === 0) return 0
+        const sent = seqAhead(this.lastSeq, seq)
+        return sent >= 1 && sent <= Math.floor(gap / this.interval) + 1 ? sent : 0
     }
 
     samples(): number {
@@ -183,7 +212,8 @@ export class AdaptiveDetector implements FailureDetector {
         const period = this.period()
         let squares = 0
         for (let i = 0; i < n; i++) {
-            const r = this.gaps[i] - periodsIn(this.gaps[i], period) * period
+            const sent = this.gapSent[i] > 0 ? this.gapSent[i] : periodsIn(this.gaps[i], period)
+            const r = this.gaps[i] - sent * period
             squares += r * r
         }
         const spread = Math.sqrt(squares / n)
@@ -244,6 +274,12 @@ export class AdaptiveDetector implements FailureDetector {
 function periodsIn(gap: number, period: number): number {
     const k = Math.floor(gap / period + 0.25)
     return k < 1 ? 1 : k
+}
+
+/** How far `seq` is ahead of `last` in the 1..MAX_SEQ cycle (0 is never used); behind: 0. */
+function seqAhead(last: number, seq: number): number {
+    const ahead = seq >= last ? seq - last : seq + MAX_SEQ - last
+    return ahead <= MAX_SEQ / 2 ? ahead : 0
 }
 
 /** Inserts `value` into ascending `list` (no splice in DeviceScript: shift by hand). */

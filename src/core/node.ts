@@ -7,7 +7,7 @@
 // draws a random number or touches a transport.
 
 import { FailureDetector, makeFailureDetector } from "./failure-detector"
-import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "./frame"
+import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 import { defaultTiming, withoutDetector } from "./timing"
 
@@ -175,6 +175,8 @@ export abstract class ElectionNode {
     private readonly jitter: Jitter
     /** Decides how long the coordinator may be silent: the fixed timeout, or learned from its heartbeats. */
     private readonly detector: FailureDetector
+    /** Number of the last heartbeat sent: followers tell a late heartbeat from a lost one. */
+    private heartbeatSeq = 0
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -478,6 +480,8 @@ export abstract class ElectionNode {
         const f = this.frame(Kind.HEARTBEAT, BROADCAST)
         // the sender's rank, so that conflicts are settled by rank (bids), not by id
         f.bid = this.rank()
+        this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
+        f.seq = this.heartbeatSeq
         out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
     }
 
@@ -568,7 +572,7 @@ export abstract class ElectionNode {
             // rank, and the rank decides (a recovered process's epoch may lag behind).
             this.lastHeardFromCoordinator = now
             this.coordinatorRank = senderRank
-            this.detector.heartbeat(now)
+            this.detector.heartbeat(now, frame.seq)
             // a learning detector's delay just changed: watch from this arrival
             if (this.detector.learns() && this.role === Role.Follower) this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
             // We outrank the coordinator we follow: contest it, in every algorithm.
