@@ -10,7 +10,6 @@ import {
   FRESH_MS,
   FrameAuth,
   KEY_MISMATCH_MS,
-  LATE_MS,
   KEY_MISMATCH_TAGS,
   MAX_SEALED_LIST_LENGTH,
   type Opened,
@@ -40,11 +39,14 @@ function frame(kind: Kind, src: number, dst = BROADCAST, list: number[] = []): n
   return encodeFrame(f).bytes
 }
 
-/** Delivers what `from` sends to `to` through challenge and proof; returns the frames `to` releases. */
-function exchange(from: FrameAuth, to: FrameAuth, sealed: number[], now: number): number[][] {
+/**
+ * Delivers what `from` sends to `to` through challenge and proof; returns the frames `to` releases.
+ * `fromNow`: the sender's clock when it answers, if not the receiver's.
+ */
+function exchange(from: FrameAuth, to: FrameAuth, sealed: number[], now: number, fromNow = now): number[][] {
   const first = to.open(sealed, now)
   if (!first.reply) return first.frames
-  const proof = from.open(first.reply, now)
+  const proof = from.open(first.reply, fromNow)
   expect(proof.refusal).toBe(AuthRefusal.None)
   const released = to.open(proof.reply!, now)
   expect(released.refusal).toBe(AuthRefusal.None)
@@ -133,14 +135,6 @@ describe("refusals", () => {
     for (const f of [f1, f2, f3]) expect(b.open(f, 14).refusal).toBe(AuthRefusal.Replay)
   })
 
-  test("a frame never seen, below the newest, is refused once LATE_MS has passed since the newest", () => {
-    const missed = a.seal(frame(Kind.COORDINATOR, 3), 15)!
-    const newest = a.seal(frame(Kind.HEARTBEAT, 3), 16)!
-    expect(b.open(newest, 16).frames.length).toBe(1)
-    // the sender falls silent (crashed); the frame b missed is replayed much later
-    expect(b.open(missed, 16 + LATE_MS + 1).refusal).toBe(AuthRefusal.Replay)
-  })
-
   test("a frame older than the window is refused even if never seen", () => {
     const old = a.seal(frame(Kind.COORDINATOR, 3), 20)!
     for (let i = 0; i < REPLAY_WINDOW; i++) b.open(a.seal(frame(Kind.HEARTBEAT, 3), 20)!, 20)
@@ -153,6 +147,101 @@ describe("refusals", () => {
     const proof = a.open(first.reply!, 30).reply!
     expect(c.open(proof, 31).frames.length).toBe(1)
     expect(c.open(proof, 32).refusal).toBe(AuthRefusal.Replay)
+  })
+})
+
+// The counter is the sender's clock; the receiver learns the offset and refuses frames older
+// than FRESH_MS. Sender a's clock starts at its first frame; receiver b's clock runs ahead by 10 000.
+describe("freshness by the sender's clock", () => {
+  const AHEAD = 10_000
+  const DELAY = 5 // the quickest transit
+  function pair() {
+    const a = auth(3)
+    const b = auth(1)
+    // first contact: held, challenged, proven, each leg DELAY on the way
+    const first = b.open(a.seal(frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY)
+    expect(b.open(a.open(first.reply!, 2 * DELAY).reply!, AHEAD + 3 * DELAY).frames.length).toBe(1)
+    // heartbeats every 250 ms, each DELAY on the way: b learns the offset
+    for (let t = 250; t <= 2000; t += 250) expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), t)!, AHEAD + t + DELAY).frames.length).toBe(1)
+    return { a, b }
+  }
+
+  test("the counter is the sender's milliseconds since its first frame, never repeating", () => {
+    const a = auth(3)
+    const counterOf = (sealed: number[]) => Buffer.from(sealed).readUInt32BE(sealed.length - AUTH_TRAILER_BYTES)
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 500)!)).toBe(1) // the clock starts at 1
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 750.6)!)).toBe(251)
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 750.9)!)).toBe(252) // same millisecond: previous + 1
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 2500)!)).toBe(2001)
+  })
+
+  test("a frame b missed, replayed after the sender fell silent, is refused as stale", () => {
+    const { a, b } = pair()
+    const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)! // lost on the way to b
+    // a crashes; the missed frame is newer than any b has, replayed FRESH_MS + 1 later
+    const r = b.open(missed, AHEAD + 2100 + DELAY + FRESH_MS + 1)
+    expect(r.refusal).toBe(AuthRefusal.Stale)
+    expect(r.frames).toEqual([])
+    expect(b.refused[AuthRefusal.Stale]).toBe(1)
+  })
+
+  test("a missed frame replayed long after (minutes) is stale too, drift allowance included", () => {
+    const { a, b } = pair()
+    const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)!
+    expect(b.open(missed, AHEAD + 2100 + 10 * 60_000).refusal).toBe(AuthRefusal.Stale)
+  })
+
+  test("a delayed but fresh frame is accepted: up to FRESH_MS beyond the quickest transit", () => {
+    const { a, b } = pair()
+    const f = frame(Kind.COORDINATOR, 3)
+    const delayed = a.seal(f, 2100)!
+    expect(b.open(delayed, AHEAD + 2100 + DELAY + FRESH_MS).frames).toEqual([f])
+    // and the next one, quick again, passes too
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 2200)!, AHEAD + 2200 + DELAY).frames.length).toBe(1)
+  })
+
+  test("a reordered frame sent within FRESH_MS passes once (no 'newest' rule)", () => {
+    const { a, b } = pair()
+    const older = a.seal(frame(Kind.ELECTION, 3), 2100)!
+    const newer = a.seal(frame(Kind.HEARTBEAT, 3), 2200)!
+    expect(b.open(newer, AHEAD + 2200 + DELAY).frames.length).toBe(1)
+    expect(b.open(older, AHEAD + 2200 + DELAY + 1500).frames.length).toBe(1)
+    expect(b.open(older, AHEAD + 2200 + DELAY + 1600).refusal).toBe(AuthRefusal.Replay)
+  })
+
+  test("a sender clock slower by the allowance (200 ppm) is tolerated for hours; a faster one teaches a lower offset", () => {
+    for (const rate of [1 - 200e-6, 1 + 200e-6]) {
+      const a = auth(3)
+      const b = auth(1)
+      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY, DELAY)
+      // three hours of heartbeats every 250 ms of b's time, each 5 ms on the way, plus one
+      // in twenty delayed by 1.9 s: a's clock runs at `rate` of b's
+      let refused = 0
+      const hour = 3_600_000
+      for (let t = 250, i = 0; t <= 3 * hour; t += 250, i++) {
+        const extra = i % 20 === 0 ? 1900 : 0
+        if (b.open(a.seal(frame(Kind.HEARTBEAT, 3), t * rate)!, AHEAD + t + DELAY + extra).refusal !== AuthRefusal.None) refused++
+      }
+      expect(refused).toBe(0)
+      // after those hours a replay of a frame sent 2.5 s earlier is still refused
+      const t = 3 * hour + 1000
+      const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
+      expect(b.open(missed, AHEAD + t + DELAY + 2500).refusal).toBe(AuthRefusal.Stale)
+    }
+  })
+
+  test("a clock past 2^32 ms (49 days) starts a new nonce; the receiver asks for a proof again", () => {
+    const a = auth(3)
+    const b = auth(1)
+    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    const before = a.nonce
+    const late = 2 ** 32 + 10
+    const f = frame(Kind.HEARTBEAT, 3)
+    const sealed = a.seal(f, late)!
+    expect(a.nonce).not.toBe(before)
+    expect(Buffer.from(sealed).readUInt32BE(sealed.length - AUTH_TRAILER_BYTES)).toBe(1)
+    expect(exchange(a, b, sealed, late)).toEqual([f])
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), late + 250)!, late + 250).frames.length).toBe(1)
   })
 })
 
@@ -188,7 +277,7 @@ describe("reboots", () => {
     expect(r.held).toBe(true)
     const proof = a.open(r.reply!, 5000).reply!
     expect(b.open(proof, 5001).frames).toEqual([])
-    expect(b.refused[AuthRefusal.Replay]).toBe(1)
+    expect(b.refused[AuthRefusal.Stale]).toBe(1)
     // the sender's next frame passes
     const hb = frame(Kind.HEARTBEAT, 3)
     expect(b.open(a.seal(hb, 5100)!, 5100).frames).toEqual([hb])

@@ -8,13 +8,19 @@
 //   0 marker 0xA5 | 1 type (1 challenge, 2 proof) | 2 group | 3 zero | 4 src u16 | 6 dst u16
 //   8 challenge u32 | 12 nonce u32 | 16 counter u32 | 20 floor u32 | 24 tag 8 bytes (over 0..23)
 //
+// The counter is the sender's clock: max(previous + 1, milliseconds since its first frame), so
+// a receiver can tell a frame's age without a field more. Per sender nonce the receiver learns
+// the offset between its clock and the sender's (the least receive time − counter, allowed to
+// creep by DRIFT_DIVISOR for crystal drift) and refuses a frame older than FRESH_MS: a frame
+// captured and replayed later is stale whatever the receiver saw before.
+//
 // Replay protection, per sender (in the manner of Bluetooth Mesh's replay protection list):
-// the receiver keeps the sender's boot nonce, its highest counter and the counters seen in the
-// last REPLAY_WINDOW. Nothing goes to flash (no write wear): after a reboot of either side
+// the receiver keeps the sender's boot nonce, its clock offset and the last REPLAY_WINDOW
+// counters it took. Nothing goes to flash (no write wear): after a reboot of either side
 // the receiver meets a nonce it does not know, holds the frame and sends a CHALLENGE with a
 // fresh random number; the sender's PROOF (tagged, echoing it) names its nonce, its counter
-// and the counter of its oldest frame sent in the last FRESH_MS. Held frames at or above that
-// floor are released; older ones, however validly tagged, are replays and are refused.
+// (the receiver's first offset) and its clock FRESH_MS ago (the floor). Held frames at or above
+// that floor and fresh by age are released; older ones, however validly tagged, are refused.
 
 import { ByteSource, getU16, getU32, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
@@ -29,16 +35,16 @@ export const AUTH_CONTROL_MARKER = 0xa5
 export const AUTH_CONTROL_BYTES = 32
 export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
-/** Counters below the highest seen by this much are refused outright. */
+/** Counters taken per sender and remembered; a counter below all of them (with the list full) is refused. */
 export const REPLAY_WINDOW = 32
 /**
- * A frame older than the newest one seen (reordered, or never seen) is taken only this soon
- * after the newest arrived: else a frame the receiver missed from a sender that then fell
- * silent could be replayed at any later time.
+ * A frame is taken only if it arrives at most this long after it was sent, as far as the
+ * receiver can tell (its age beyond the quickest frame of that sender; a loaded broker can take
+ * a second). A held frame is released only if it was sent at most this long before the proof.
  */
-export const LATE_MS = 1000
-/** A held frame is released only if it was sent at most this long before the proof (a loaded broker can take a second). */
 export const FRESH_MS = 2000
+/** Clock drift allowed between two boards: 1 ms per 5000 ms, ±100 ppm each (crystals are ±10-40 ppm). */
+export const DRIFT_DIVISOR = 5000
 /** At most one challenge per sender in this time. */
 export const CHALLENGE_RETRY_MS = 250
 /** Proofs answering the start-up hello are taken this long. */
@@ -53,8 +59,6 @@ export const KEY_MISMATCH_TAGS = 8
 export const KEY_MISMATCH_MS = 3000
 /** Senders tracked at most (only holders of the key create entries). */
 const MAX_PEERS = 64
-/** Sent-frame times kept for the proof's floor. */
-const SENT_LOG = 64
 const MAX_U32 = 4294967295
 
 /** HMAC-SHA256 of the bytes with the group key (at least AUTH_TAG_BYTES bytes). */
@@ -74,10 +78,12 @@ export enum AuthRefusal {
     Unproven = 4,
     /** (seal) The sealed frame would not fit one Jacdac packet. */
     TooLong = 5,
+    /** Sent longer than FRESH_MS ago by the sender's clock (a captured frame replayed later). */
+    Stale = 6,
 }
 
-export const AUTH_REFUSAL_COUNT = 6
-const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long"]
+export const AUTH_REFUSAL_COUNT = 7
+const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long", "stale"]
 
 export function authRefusalName(r: number): string {
     if (r >= 0 && r < AUTH_REFUSAL_COUNT) return REFUSAL_NAMES[r]
@@ -109,10 +115,12 @@ class Held {
 class PeerState {
     /** -1 until a proof establishes it. */
     nonce = -1
-    highest = 0
-    /** Receiver's time when `highest` arrived. */
-    highestAt = 0
+    /** Receiver's clock minus the sender's counter for the quickest frame (learned per nonce). */
+    offset = 0
+    /** Receiver's time when `offset` was last lowered or confirmed: it may creep up by drift since. */
+    offsetAt = 0
     floor = 0
+    /** The last REPLAY_WINDOW counters taken. */
     seen: number[] = []
     challenge = -1
     /** The challenge before the last one: its proof may still be on the way. */
@@ -158,10 +166,9 @@ export class FrameAuth {
     private helloAt = 0
     proofsSent = 0
     private peers: PeerState[] = []
-    /** A ring of (time, counter) of recent sends: fixed size, no garbage per frame (the VM's heap is small). */
-    private sentAt: number[] = []
-    private sentCounter: number[] = []
-    private sentNext = 0
+    /** Our clock's zero: just before the first counter of this nonce (once clockStarted). */
+    private clockStart = 0
+    private clockStarted = false
 
     constructor(
         readonly id: number,
@@ -171,10 +178,6 @@ export class FrameAuth {
     ) {
         this.nonce = random32()
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
-        for (let i = 0; i < SENT_LOG; i++) {
-            this.sentAt.push(0)
-            this.sentCounter.push(0)
-        }
     }
 
     refusedTotal(): number {
@@ -205,28 +208,33 @@ export class FrameAuth {
         return diff === 0
     }
 
-    private nextCounter(now: number): number {
-        if (this.counter >= MAX_U32 - 1) {
-            // counter space spent: a new nonce, as after a reboot
-            this.nonce = this.random32()
-            this.counter = 0
-            for (let i = 0; i < SENT_LOG; i++) this.sentCounter[i] = 0
+    /** Whole milliseconds since this nonce's first counter. */
+    private clock(now: number): number {
+        // one millisecond before the first counter, so that counter 1 is the clock too
+        if (!this.clockStarted) {
+            this.clockStart = now - 1
+            this.clockStarted = true
         }
-        this.counter++
-        this.sentAt[this.sentNext] = now
-        this.sentCounter[this.sentNext] = this.counter
-        this.sentNext = this.sentNext + 1 >= SENT_LOG ? 0 : this.sentNext + 1
+        return Math.floor(now - this.clockStart)
+    }
+
+    /** The sender's clock, never repeating: max(previous + 1, clock). */
+    private nextCounter(now: number): number {
+        const next = Math.max(this.counter + 1, this.clock(now))
+        if (next >= MAX_U32) {
+            // 2^32 ms (49 days) spent: a new nonce and clock, as after a reboot
+            this.nonce = this.random32()
+            this.clockStart = now - 1
+            this.counter = 1
+            return this.counter
+        }
+        this.counter = next
         return this.counter
     }
 
-    /** Counter of the oldest frame sent within FRESH_MS (conservative when the ring is full). */
+    /** Every frame sent within FRESH_MS has a counter at least this (counters never fall behind the clock). */
     private freshFloor(now: number): number {
-        let floor = this.counter + 1
-        for (let i = 0; i < SENT_LOG; i++) {
-            const c = this.sentCounter[i]
-            if (c > 0 && c < floor && now - this.sentAt[i] <= FRESH_MS) floor = c
-        }
-        return floor
+        return Math.max(0, this.clock(now) - FRESH_MS)
     }
 
     /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
@@ -275,21 +283,29 @@ export class FrameAuth {
         return p
     }
 
-    /** Window check; records the counter when it is new. */
-    private fresh(p: PeerState, counter: number, now: number): boolean {
-        if (counter > p.highest) {
-            p.highest = counter
-            p.highestAt = now
-            p.seen.push(counter)
-            const keep: number[] = []
-            for (let i = 0; i < p.seen.length; i++) if (p.seen[i] > counter - REPLAY_WINDOW) keep.push(p.seen[i])
-            p.seen = keep
-            return true
-        }
-        if (counter < p.floor || counter <= p.highest - REPLAY_WINDOW || now - p.highestAt > LATE_MS) return false
-        if (p.seen.indexOf(counter) >= 0) return false
-        p.seen.push(counter)
-        return true
+    /** The offset as it may have crept since it was learned: clocks drift apart by up to 1/DRIFT_DIVISOR. */
+    private driftedOffset(p: PeerState, now: number): number {
+        return p.offset + (now - p.offsetAt) / DRIFT_DIVISOR
+    }
+
+    /** Takes a sample of receive time − counter: a lower one (a quicker frame, or drift) becomes the offset. */
+    private learnOffset(p: PeerState, sample: number, now: number) {
+        p.offset = Math.min(this.driftedOffset(p, now), sample)
+        p.offsetAt = now
+    }
+
+    /** Age, window and floor check of a frame received at `at`; records the counter when taken. */
+    private fresh(p: PeerState, counter: number, at: number, now: number): AuthRefusal {
+        const sample = at - counter
+        if (sample - this.driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
+        if (counter < p.floor || p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
+        let lowest = 0
+        for (let i = 1; i < p.seen.length; i++) if (p.seen[i] < p.seen[lowest]) lowest = i
+        if (p.seen.length < REPLAY_WINDOW) p.seen.push(counter)
+        else if (counter < p.seen[lowest]) return AuthRefusal.Replay
+        else p.seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
+        this.learnOffset(p, sample, now)
+        return AuthRefusal.None
     }
 
     private result(src: number): Opened {
@@ -340,7 +356,8 @@ export class FrameAuth {
         const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
         const p = this.peer(r.src)
         if (p.nonce === nonce) {
-            if (!this.fresh(p, counter, now)) return this.refuse(r, AuthRefusal.Replay, now)
+            const why = this.fresh(p, counter, now, now)
+            if (why !== AuthRefusal.None) return this.refuse(r, why, now)
             r.frames.push(frame)
             return r
         }
@@ -399,13 +416,14 @@ export class FrameAuth {
         if (answersHello && !answersOurs && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
         if (answersHello) p.helloAnswered = true
         const nonce = getU32(bytes, 12)
+        const proofCounter = getU32(bytes, 16)
         if (p.nonce !== nonce) {
             p.nonce = nonce
-            p.highest = getU32(bytes, 16)
-            p.highestAt = now
+            p.offset = now - proofCounter
+            p.offsetAt = now
             p.floor = getU32(bytes, 20)
-            p.seen = [p.highest]
-        } // else a second proof of a boot already proven: the window stands
+            p.seen = [proofCounter]
+        } else this.learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
         if (challenge === p.challenge) p.challenge = -1
         if (challenge === p.previousChallenge) p.previousChallenge = -1
         // release the held frames of this boot, oldest first, each once
@@ -414,8 +432,9 @@ export class FrameAuth {
         held.sort((a, b) => a.counter - b.counter)
         for (let i = 0; i < held.length; i++) {
             const h = held[i]
-            if (h.nonce === p.nonce && now - h.at <= 2 * FRESH_MS && this.fresh(p, h.counter, now)) r.frames.push(h.frame)
-            else this.refused[AuthRefusal.Replay]++
+            const why = h.nonce !== p.nonce ? AuthRefusal.Replay : now - h.at > 2 * FRESH_MS ? AuthRefusal.Stale : this.fresh(p, h.counter, h.at, now)
+            if (why === AuthRefusal.None) r.frames.push(h.frame)
+            else this.refused[why]++
         }
         return r
     }
