@@ -72,7 +72,9 @@ export const TIMER_ALGORITHM = 2
 export const TIMER_CONTEST = 6
 /** Leads out of Electing when an election does not end (our extension: no dead ends). */
 export const TIMER_DEADLINE = 7
-export const MAX_TIMERS = 8
+/** A process claiming the role waits this long (T) for the sitting coordinator's RESIGN. */
+export const TIMER_HANDOVER = 8
+export const MAX_TIMERS = 9
 
 /** Time values are in the driver's unit: ticks in the ideal network, ms on boards. */
 export interface Timing {
@@ -171,6 +173,14 @@ export abstract class ElectionNode {
     /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
     private restarts = 0
     private readonly jitter: Jitter
+    /** Time of the event being handled (the entry points' `now`), for rules that need it deeper down. */
+    private clock = 0
+    /** Handover (our extension): waiting for the sitting coordinator's RESIGN before taking the role. */
+    private claiming = false
+    /** Started or recovered and has known no coordinator since: one may sit unknown to it. */
+    private freshMemory = false
+    /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
+    private coordinatorSuspected = false
     /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
     private adaptiveDetector: AdaptiveDetector = null
 
@@ -237,7 +247,22 @@ export abstract class ElectionNode {
 
     /** Initial state of the seeds: everybody knows the highest process is coordinator. */
     start(now: number, out: Action[]) {
+        this.begin(now, false, out)
+    }
+
+    /**
+     * A board powering on: the seeds' initial state, except that the highest process, with
+     * heartbeats on, claims the role through a handover (a coordinator elected while it was
+     * off may sit) instead of assuming it.
+     */
+    powerOn(now: number, out: Action[]) {
+        this.begin(now, true, out)
+    }
+
+    private begin(now: number, joining: boolean, out: Action[]) {
+        this.clock = now
         this.crashed = false
+        this.claiming = false
         this.resetAlgorithm()
         this.epoch = 0
         const top = this.ids[this.ids.length - 1]
@@ -245,22 +270,35 @@ export abstract class ElectionNode {
             this.follow(top, now, out)
             return
         }
+        if (joining && this.timing.heartbeatInterval > 0) {
+            this.freshMemory = true
+            this.takeCoordinatorRole(out)
+            return
+        }
         this.setRole(Role.Coordinator, this.id, out)
         if (this.timing.heartbeatInterval > 0)
             this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
+    /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
+    hears(frame: Frame): boolean {
+        return !this.crashed && frame.src !== this.id && (frame.dst === BROADCAST || frame.dst === this.id)
+    }
+
     /** A decoded frame arrived. Returns true when the node acted on it. */
     receive(frame: Frame, now: number, out: Action[]): boolean {
         if (this.crashed) return false
+        this.clock = now
         if (frame.group !== this.group) return this.ignore(Ignored.OtherGroup)
         if (frame.algorithm !== this.algorithm) {
-            this.flagMisconfigured(out)
+            this.misconfigure(out)
             return this.ignore(Ignored.OtherAlgorithm)
         }
         if (frame.dst !== BROADCAST && frame.dst !== this.id) return this.ignore(Ignored.NotForMe)
         if (frame.src === this.id) {
-            this.flagMisconfigured(out)
+            // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
+            // news; a unicast to us from our own id we never sent: another process has our id.
+            if (frame.dst === this.id) this.misconfigure(out)
             return this.ignore(Ignored.OwnId)
         }
         if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
@@ -272,6 +310,8 @@ export abstract class ElectionNode {
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
+        if (frame.kind === Kind.HANDOVER) return this.onHandover(frame, now, out) || this.ignore(Ignored.Unexpected)
+        if (frame.kind === Kind.RESIGN) return this.onResign(out) || this.ignore(Ignored.Unexpected)
         const handled = this.onFrame(frame, now, out)
         if (!handled) this.ignore(Ignored.Unexpected)
         return handled
@@ -279,7 +319,9 @@ export abstract class ElectionNode {
 
     timer(timer: number, now: number, out: Action[]) {
         if (this.crashed) return
-        if (timer === TIMER_HEARTBEAT) this.onHeartbeatTimer(now, out)
+        this.clock = now
+        if (timer === TIMER_HANDOVER) this.finishClaim(out)
+        else if (timer === TIMER_HEARTBEAT) this.onHeartbeatTimer(now, out)
         else if (timer === TIMER_WATCH) this.onWatchTimer(now, out)
         else if (timer === TIMER_DEADLINE) this.onDeadline(now, out)
         else if (timer === TIMER_CONTEST) this.onContestTimer(now, out)
@@ -289,6 +331,8 @@ export abstract class ElectionNode {
     /** This process notices that the coordinator does not answer. */
     suspect(now: number, out: Action[]) {
         if (this.crashed || this.coordinator === this.id) return
+        this.clock = now
+        this.coordinatorSuspected = true
         this.onSuspect(now, out)
     }
 
@@ -298,6 +342,8 @@ export abstract class ElectionNode {
      */
     peerLeft(id: number, now: number, out: Action[]) {
         if (this.crashed || id === this.id) return
+        this.clock = now
+        if (id === this.coordinator) this.coordinatorSuspected = true
         this.onPeerLeft(id, now, out)
         if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
     }
@@ -316,11 +362,22 @@ export abstract class ElectionNode {
         this.setRole(Role.Crashed, NO_NODE, out)
     }
 
-    /** Back from a crash with a blank memory, apart from the membership. */
+    /**
+     * Back from a crash with a blank memory of the cluster: no coordinator, no rank, no
+     * election, a fresh failure detector. Two things survive, as if kept in stable storage:
+     * the epoch (a recovered process must not accept what it had already fenced off, nor
+     * announce in an epoch it had already passed) and `misconfigured` (a crash does not
+     * cure a wrong configuration).
+     */
     recover(now: number, out: Action[]) {
         if (!this.crashed) return
         this.crashed = false
+        this.clock = now
         this.coordinator = NO_NODE
+        this.coordinatorRank = -1
+        this.coordinatorSuspected = false
+        this.restarts = 0
+        this.freshMemory = true
         if (this.adaptiveDetector) this.adaptiveDetector.clear()
         this.resetAlgorithm()
         this.onRecover(now, out)
@@ -339,6 +396,7 @@ export abstract class ElectionNode {
     protected abstract algorithmTimerName(timer: number): string
 
     timerName(timer: number): string {
+        if (timer === TIMER_HANDOVER) return "no RESIGN within T"
         if (timer === TIMER_HEARTBEAT) return "heartbeat"
         if (timer === TIMER_WATCH) return "coordinator silent"
         if (timer === TIMER_DEADLINE) return "election deadline"
@@ -377,7 +435,12 @@ export abstract class ElectionNode {
     protected setRole(role: Role, coordinator: number, out: Action[]) {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
-        if (coordinator !== this.coordinator) this.coordinatorRank = -1
+        if (coordinator !== this.coordinator) {
+            this.coordinatorRank = -1
+            this.coordinatorSuspected = false
+            if (coordinator !== this.id) this.claiming = false
+            if (coordinator !== NO_NODE && coordinator !== this.id) this.freshMemory = false
+        }
         const wasWaiting = this.waitsForLeader()
         if (coordinator !== NO_NODE && (role === Role.Follower || role === Role.Coordinator)) this.restarts = 0
         this.role = role
@@ -419,6 +482,7 @@ export abstract class ElectionNode {
     /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
     protected assumeCoordinatorRole(out: Action[]) {
         const already = this.role === Role.Coordinator
+        if (!already && this.claimFirst(out)) return
         this.setRole(Role.Coordinator, this.id, out)
         this.cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0) {
@@ -604,12 +668,81 @@ export abstract class ElectionNode {
         this.onSuspect(now, out)
     }
 
+    // ---- handover (our extension: zero overlap when a higher process takes over) ----
+
+    /**
+     * With heartbeats on, a process about to lead while a live coordinator sits (heard within
+     * 1.5 heartbeat periods and not suspected), or may sit (it started or recovered and knows
+     * no coordinator yet), first asks it to step down: HANDOVER to it (to everybody when
+     * unknown), then waits for RESIGN, or T if nobody holds the role. Meanwhile it is
+     * electing, naming itself. True when the claim started (or is under way).
+     */
+    private claimFirst(out: Action[]): boolean {
+        if (this.timing.heartbeatInterval <= 0 || this.misconfigured) return false
+        if (this.claiming) return true
+        const sitting =
+            this.coordinator !== NO_NODE &&
+            this.coordinator !== this.id &&
+            !this.coordinatorSuspected &&
+            this.clock - this.lastHeardFromCoordinator <= 1.5 * this.timing.heartbeatInterval
+        if (!sitting && !this.freshMemory) return false
+        const target = sitting ? this.coordinator : NO_NODE
+        this.setRole(Role.Electing, this.id, out)
+        this.claiming = true
+        const f = this.frame(Kind.HANDOVER, sitting ? target : BROADCAST)
+        f.bid = this.rank()
+        out.push({ type: ActionType.Send, to: sitting ? [target] : this.othersIds(), frame: f })
+        this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
+        return true
+    }
+
+    /** The sitting coordinator resigned, or nobody answered within T: take the role now. */
+    private finishClaim(out: Action[]) {
+        if (!this.claiming) return
+        this.claiming = false
+        this.freshMemory = false
+        this.cancelTimer(TIMER_HANDOVER, out)
+        // someone else won meanwhile (setRole also clears `claiming` then)
+        if (this.coordinator !== this.id || this.role !== Role.Electing) return
+        this.assumeCoordinatorRole(out)
+    }
+
+    /**
+     * A higher-ranked process claims the role: a coordinator (or a lower claimer) steps down,
+     * following it, and answers RESIGN; so does anyone asked by name (it does not hold the
+     * role). A lower
+     * claimer is told by our heartbeat that we lead.
+     */
+    private onHandover(frame: Frame, now: number, out: Action[]): boolean {
+        const held = this.role === Role.Coordinator
+        if (frame.bid <= this.rank()) {
+            if (held && this.timing.heartbeatInterval > 0) this.sendHeartbeat(out)
+            return held
+        }
+        // a coordinator, or a process claiming the role itself, gives way to the higher claim
+        const gives = held || this.claiming
+        if (gives) {
+            this.follow(frame.src, now, out)
+            this.coordinatorRank = frame.bid
+        }
+        if (!gives && frame.dst !== this.id) return true
+        this.send(Kind.RESIGN, frame.src, out)
+        return true
+    }
+
+    private onResign(out: Action[]): boolean {
+        if (!this.claiming) return false
+        this.finishClaim(out)
+        return true
+    }
+
     private ignore(reason: Ignored): boolean {
         this.ignored[reason]++
         return false
     }
 
-    private flagMisconfigured(out: Action[]) {
+    /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
+    misconfigure(out: Action[]) {
         if (this.misconfigured) return
         this.misconfigured = true
         this.setRole(Role.Misconfigured, this.coordinator, out)
