@@ -351,6 +351,13 @@ export abstract class ElectionNode {
     /** Any frame from `id` (a heartbeat too) shows it alive: algorithms with a view of who is up note it. */
     protected heardFrom(id: number) {}
 
+    /**
+     * This process just followed a coordinator it learnt of by heartbeat, not by an election:
+     * it was cut off (a partition, a broker outage) or booted apart. Algorithms whose view of
+     * who is up was built while it was cut off correct it here.
+     */
+    protected rejoined(now: number, out: Action[]) {}
+
     /** Algorithms with a view of who is alive note a departure here. */
     protected onPeerLeft(id: number, now: number, out: Action[]) {}
 
@@ -622,6 +629,7 @@ export abstract class ElectionNode {
                 if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank
+                this.rejoined(now, out)
             }
             return
         }
@@ -647,6 +655,7 @@ export abstract class ElectionNode {
             this.follow(frame.src, now, out)
             this.coordinatorRank = senderRank
             this.cancelTimer(TIMER_CONTEST, out)
+            this.rejoined(now, out)
         } else if (senderRank < mine && leading) {
             // Reassert at once with a heartbeat of our own: the sender follows a higher rank.
             // No election: one could not reach a process the graph hides from us, and would
