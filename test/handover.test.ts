@@ -94,12 +94,27 @@ describe("handover rules (bully)", () => {
     expect(sends(lead)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
   })
 
-  test("with nobody holding the role, the claimer leads after T", () => {
+  test("after a power-on, with nobody holding the role, the claimer leads after a heartbeat period and T", () => {
     const top = node(3)
     const out: Action[] = []
     top.powerOn(0, out)
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 13)).toBe(true)
+    top.timer(TIMER_HANDOVER, 13, out)
+    expect(top.role).toBe(Role.Coordinator)
+  })
+
+  test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
+    const top = node(3)
+    top.powerOn(0, [])
+    const out: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 5, out)
+    expect(sends(out)).toEqual(["send HANDOVER 2"])
     expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 3)).toBe(true)
-    top.timer(TIMER_HANDOVER, 3, out)
+    const again: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 7, again)
+    expect(sends(again)).toEqual([])
+    expect(top.role).toBe(Role.Electing)
+    top.timer(TIMER_HANDOVER, 8, [])
     expect(top.role).toBe(Role.Coordinator)
   })
 

@@ -179,6 +179,10 @@ export abstract class ElectionNode {
     private claiming = false
     /** Started or recovered and has known no coordinator since: one may sit unknown to it. */
     private freshMemory = false
+    /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it listens a heartbeat period too. */
+    private poweredOn = false
+    /** The claim already went by name to a lower coordinator heard meanwhile. */
+    private claimAsked = false
     /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
     private coordinatorSuspected = false
     /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
@@ -272,6 +276,7 @@ export abstract class ElectionNode {
         }
         if (joining && this.timing.heartbeatInterval > 0) {
             this.freshMemory = true
+            this.poweredOn = true
             this.takeCoordinatorRole(out)
             return
         }
@@ -445,7 +450,10 @@ export abstract class ElectionNode {
         if (coordinator !== this.coordinator) {
             this.coordinatorRank = -1
             this.coordinatorSuspected = false
-            if (coordinator !== this.id) this.claiming = false
+            if (coordinator !== this.id) {
+                this.claiming = false
+                this.poweredOn = false
+            }
             if (coordinator !== NO_NODE && coordinator !== this.id) this.freshMemory = false
         }
         const wasWaiting = this.waitsForLeader()
@@ -620,6 +628,16 @@ export abstract class ElectionNode {
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
         const mine = this.rank()
+        if (this.claiming && senderRank < mine && !this.claimAsked) {
+            // a lower coordinator sits that our broadcast claim may have missed: ask it by
+            // name, and give its RESIGN time T from now (once per claim: the wait stays bounded)
+            this.claimAsked = true
+            const f = this.frame(Kind.HANDOVER, frame.src)
+            f.bid = mine
+            out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+            this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
+            return
+        }
         if (this.role === Role.Electing) {
             // A live coordinator that outranks us (the one we followed before, or another):
             // whatever our election was for is settled. Drop it and follow (our extension:
@@ -698,10 +716,13 @@ export abstract class ElectionNode {
         const target = sitting ? this.coordinator : NO_NODE
         this.setRole(Role.Electing, this.id, out)
         this.claiming = true
+        this.claimAsked = false
         const f = this.frame(Kind.HANDOVER, sitting ? target : BROADCAST)
         f.bid = this.rank()
         out.push({ type: ActionType.Send, to: sitting ? [target] : this.othersIds(), frame: f })
-        this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
+        // after a power-on, a sitting coordinator's next heartbeat must have time to reach us
+        const wait = this.poweredOn ? this.timing.heartbeatInterval + this.timing.answerTimeout : this.timing.answerTimeout
+        this.setTimer(TIMER_HANDOVER, wait, out)
         return true
     }
 
@@ -710,6 +731,7 @@ export abstract class ElectionNode {
         if (!this.claiming) return
         this.claiming = false
         this.freshMemory = false
+        this.poweredOn = false
         this.cancelTimer(TIMER_HANDOVER, out)
         // someone else won meanwhile (setRole also clears `claiming` then)
         if (this.coordinator !== this.id || this.role !== Role.Electing) return
