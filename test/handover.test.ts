@@ -68,7 +68,13 @@ describe("handover rules (bully)", () => {
     const out: Action[] = []
     top.powerOn(0, out)
     expect(top.role).toBe(Role.Electing)
-    expect(sends(out)).toEqual(["send HANDOVER 1,2 (broadcast)"])
+    // one by name to each (a freshly booted board is bound to its peers before they are to it)
+    expect(sends(out)).toEqual(["send HANDOVER 1", "send HANDOVER 2"])
+    const handoverTo = (id: number) => {
+      const a = out.find((x) => x.type === ActionType.Send && x.frame.dst === id)!
+      if (a.type !== ActionType.Send) throw new Error("no send")
+      return a.frame
+    }
     // the sitting coordinator 2 steps down before it answers
     const sitting = node(2)
     sitting.start(0, [])
@@ -77,16 +83,15 @@ describe("handover rules (bully)", () => {
     sitting.timer(2, 3, [])
     expect(sitting.role).toBe(Role.Coordinator)
     const answer: Action[] = []
-    const handover = out.find((a) => a.type === ActionType.Send)!
-    if (handover.type === ActionType.Send) sitting.receive(handover.frame, 1, answer)
+    sitting.receive(handoverTo(2), 1, answer)
     expect(sitting.role).toBe(Role.Follower)
     expect(sitting.coordinator).toBe(3)
     expect(sends(answer)).toEqual(["send RESIGN 3"])
-    // a follower that is not asked by name says nothing
+    // a follower (not named as the one who sits) says nothing
     const follower = node(1)
     follower.start(0, [])
     const quiet: Action[] = []
-    if (handover.type === ActionType.Send) follower.receive(handover.frame, 1, quiet)
+    follower.receive(handoverTo(1), 1, quiet)
     expect(sends(quiet)).toEqual([])
     const lead: Action[] = []
     top.receive(frameFrom(A, Kind.RESIGN, 2, 3), 2, lead)

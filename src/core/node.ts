@@ -632,9 +632,7 @@ export abstract class ElectionNode {
             // a lower coordinator sits that our broadcast claim may have missed: ask it by
             // name, and give its RESIGN time T from now (once per claim: the wait stays bounded)
             this.claimAsked = true
-            const f = this.frame(Kind.HANDOVER, frame.src)
-            f.bid = mine
-            out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+            this.sendHandover(frame.src, frame.src, out)
             this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
             return
         }
@@ -700,8 +698,8 @@ export abstract class ElectionNode {
     /**
      * With heartbeats on, a process about to lead while a live coordinator sits (heard within
      * 1.5 heartbeat periods and not suspected), or may sit (it started or recovered and knows
-     * no coordinator yet), first asks it to step down: HANDOVER to it (to everybody when
-     * unknown), then waits for RESIGN, or T if nobody holds the role. Meanwhile it is
+     * no coordinator yet), first asks it to step down: HANDOVER to it (to each of the others
+     * when unknown), then waits for RESIGN, or T if nobody holds the role. Meanwhile it is
      * electing, naming itself. True when the claim started (or is under way).
      */
     private claimFirst(out: Action[]): boolean {
@@ -717,13 +715,25 @@ export abstract class ElectionNode {
         this.setRole(Role.Electing, this.id, out)
         this.claiming = true
         this.claimAsked = false
-        const f = this.frame(Kind.HANDOVER, sitting ? target : BROADCAST)
-        f.bid = this.rank()
-        out.push({ type: ActionType.Send, to: sitting ? [target] : this.othersIds(), frame: f })
+        // One by name to each when unknown, not a broadcast: a board that just powered on is
+        // bound to its peers (it waited for them) before they are bound to it, so they would
+        // miss its broadcast. `initiator` names who we think sits (BROADCAST: whoever holds it).
+        if (sitting) this.sendHandover(target, target, out)
+        else {
+            const others = this.othersIds()
+            for (let i = 0; i < others.length; i++) this.sendHandover(others[i], BROADCAST, out)
+        }
         // after a power-on, a sitting coordinator's next heartbeat must have time to reach us
         const wait = this.poweredOn ? this.timing.heartbeatInterval + this.timing.answerTimeout : this.timing.answerTimeout
         this.setTimer(TIMER_HANDOVER, wait, out)
         return true
+    }
+
+    private sendHandover(to: number, sitting: number, out: Action[]) {
+        const f = this.frame(Kind.HANDOVER, to)
+        f.bid = this.rank()
+        f.initiator = sitting
+        out.push({ type: ActionType.Send, to: [to], frame: f })
     }
 
     /** The sitting coordinator resigned, or nobody answered within T: take the role now. */
@@ -740,8 +750,8 @@ export abstract class ElectionNode {
 
     /**
      * A higher-ranked process claims the role: a coordinator (or a lower claimer) steps down,
-     * following it, and answers RESIGN; so does anyone asked by name (it does not hold the
-     * role). A lower
+     * following it, and answers RESIGN; so does the process the claim names as sitting (it
+     * no longer holds the role). A lower
      * claimer is told by our heartbeat that we lead.
      */
     private onHandover(frame: Frame, now: number, out: Action[]): boolean {
@@ -756,7 +766,8 @@ export abstract class ElectionNode {
             this.follow(frame.src, now, out)
             this.coordinatorRank = frame.bid
         }
-        if (!gives && frame.dst !== this.id) return true
+        // asked as the one who sits, we answer even if we no longer hold the role
+        if (!gives && frame.initiator !== this.id) return true
         this.send(Kind.RESIGN, frame.src, out)
         return true
     }
