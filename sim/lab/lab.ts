@@ -15,6 +15,7 @@ import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
+import { CoordinatorReigns } from "./reigns"
 import { writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 
@@ -68,12 +69,7 @@ export interface Transition {
 /** The old name: every transition, not only failovers. */
 export type Failover = Transition
 
-/** A board held the coordinator role from `from` to `to` (host ms; null: still holds it). */
-interface Reign {
-  node: number
-  from: number
-  to: number | null
-}
+
 
 export type { BoardState }
 
@@ -114,10 +110,8 @@ export class Lab {
   private readyAt = 0
   private open: OpenTransition | null = null
   private totalTx = 0
-  /** Who held the coordinator role when, on the host clock (pruned at each transition). */
-  private reigns: Reign[] = []
-  /** Per board: host time minus board time, the least seen (the line that waited least). */
-  private clockOffset = new Map<number, number>()
+  /** Who held the coordinator role when, each board's events on its own clock (pruned at each transition). */
+  private reigns = new CoordinatorReigns()
   private listeners: (() => void)[] = []
   private stopped = false
 
@@ -342,7 +336,7 @@ export class Lab {
     const b = this.boards.get(node)!
     b.powered = false
     b.booted = false
-    this.endReign(node, performance.now())
+    this.reigns.end(node, performance.now())
     await this.members.get(node)!.kill()
     this.checkFailover()
     this.changed()
@@ -356,7 +350,7 @@ export class Lab {
     this.beginFailover(`restart ${node}`, () => this.liveBoards().some((b) => b.node === node))
     Object.assign(this.boards.get(node)!, emptyBoard(node), { powered: true })
     // a fresh VM: a new clock
-    this.clockOffset.delete(node)
+    this.reigns.newClock(node)
     member.start()
     this.changed()
   }
@@ -376,8 +370,7 @@ export class Lab {
       mqtt: broker ? { host: "127.0.0.1", port: broker.port, prefix: "electlab" } : undefined,
     })
     this.note(`timing: answer ${timing.answerTimeout} ms, heartbeat ${timing.heartbeatInterval} ms; every board reboots`)
-    this.reigns = []
-    this.clockOffset.clear()
+    this.reigns.clear()
     for (const [node, old] of this.members) {
       const args = old.host ? this.hostNodeCommand(node) : vmCommand(this.image.path, node)
       const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), old.host)
@@ -441,7 +434,7 @@ export class Lab {
       busAtStart: this.hub.frames,
     }
     // only reigns that reach into this transition matter from now on
-    this.reigns = this.reigns.filter((r) => r.to === null || r.to > at)
+    this.reigns.prune(at)
     this.note(trigger)
   }
 
@@ -456,7 +449,7 @@ export class Lab {
     }
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
-    r.overlapMs = Math.round(this.overlapBetween(open.at, performance.now()))
+    r.overlapMs = Math.round(this.reigns.overlapBetween(open.at, performance.now()))
     this.transitions.push(r)
     if (coordinator !== null)
       this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)
@@ -465,6 +458,8 @@ export class Lab {
   private onEvent(e: BoardEvent) {
     const b = this.boards.get(e.node)
     if (!b) return
+    // every line refines the board's clock offset; role changes are placed by it
+    const at = this.reigns.hostTime(e.node, e.at, e.t)
     switch (e.event) {
       case "boot":
         b.booted = true
@@ -476,7 +471,7 @@ export class Lab {
         b.role = e.role
         b.coordinator = e.coordinator
         b.epoch = e.epoch
-        this.trackReign(e)
+        this.reigns.roleAt(e.node, e.role === Role.Coordinator, at)
         this.note(`${e.node} ${boardRoleName(b)}${e.role === Role.Follower ? ` of ${e.coordinator}` : ""} (epoch ${e.epoch})`)
         break
       case "tx":
@@ -505,47 +500,6 @@ export class Lab {
     this.changed()
   }
 
-  /** The moment a board logged an event, on the host clock: its own clock plus its offset. */
-  private boardTime(e: BoardEvent): number {
-    if (e.t === null) return e.at
-    const seen = e.at - e.t
-    const offset = Math.min(this.clockOffset.get(e.node) ?? seen, seen)
-    this.clockOffset.set(e.node, offset)
-    return e.t + offset
-  }
-
-  private trackReign(e: BoardEvent & { event: "role" }) {
-    const at = this.boardTime(e)
-    if (e.role === Role.Coordinator) {
-      if (!this.reigns.some((r) => r.node === e.node && r.to === null)) this.reigns.push({ node: e.node, from: at, to: null })
-    } else this.endReign(e.node, at)
-  }
-
-  private endReign(node: number, at: number) {
-    for (const r of this.reigns) if (r.node === node && r.to === null) r.to = Math.max(at, r.from)
-  }
-
-  /** Time in [from, to] during which more than one board held the coordinator role, ms. */
-  private overlapBetween(from: number, to: number): number {
-    const edges: [number, number][] = []
-    for (const r of this.reigns) {
-      const a = Math.max(r.from, from)
-      const b = Math.min(r.to ?? to, to)
-      if (b > a) edges.push([a, 1], [b, -1])
-    }
-    // at equal times a reign ends before another begins: a handover is not an overlap
-    edges.sort((x, y) => x[0] - y[0] || x[1] - y[1])
-    let holders = 0
-    let since = 0
-    let total = 0
-    for (const [t, d] of edges) {
-      if (holders > 1) total += t - since
-      holders += d
-      since = t
-    }
-    return total
-  }
-
   private checkFailover() {
     if (!this.open || !this.open.observed()) return
     const { agreed, coordinator } = this.agreement()
@@ -558,7 +512,7 @@ export class Lab {
       b.powered = false
       b.booted = false
     }
-    this.endReign(member.nodeId, performance.now())
+    this.reigns.end(member.nodeId, performance.now())
     if (!this.stopped) {
       const last = member.rawTail.at(-1)
       this.note(`board ${member.nodeId}: process exited (${code ?? "killed"})${code && last ? `: ${last}` : ""}`)
