@@ -99,12 +99,12 @@ describe("handover rules (bully)", () => {
     expect(sends(lead)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
   })
 
-  test("after a power-on, with nobody holding the role, the claimer leads after a heartbeat period and T", () => {
+  test("after a power-on, with nobody holding the role, the claimer leads after the failure timeout and T", () => {
     const top = node(3)
     const out: Action[] = []
     top.powerOn(0, out)
-    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 13)).toBe(true)
-    top.timer(TIMER_HANDOVER, 13, out)
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 28)).toBe(true)
+    top.timer(TIMER_HANDOVER, 28, out)
     expect(top.role).toBe(Role.Coordinator)
   })
 

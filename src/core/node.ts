@@ -179,7 +179,7 @@ export abstract class ElectionNode {
     private claiming = false
     /** Started or recovered and has known no coordinator since: one may sit unknown to it. */
     private freshMemory = false
-    /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it listens a heartbeat period too. */
+    /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it waits a failure timeout too. */
     private poweredOn = false
     /** The claim already went by name to a lower coordinator heard meanwhile. */
     private claimAsked = false
@@ -723,8 +723,10 @@ export abstract class ElectionNode {
             const others = this.othersIds()
             for (let i = 0; i < others.length; i++) this.sendHandover(others[i], BROADCAST, out)
         }
-        // after a power-on, a sitting coordinator's next heartbeat must have time to reach us
-        const wait = this.poweredOn ? this.timing.heartbeatInterval + this.timing.answerTimeout : this.timing.answerTimeout
+        // After a power-on a sitting coordinator may not hear us, or we it, for a while (bus
+        // roles bind late; with a key, the first frame waits for a freshness proof: 0.5-0.7 s
+        // in the lab): give it as long as a follower gives a coordinator, the failure timeout.
+        const wait = this.poweredOn ? this.timing.failureTimeout + this.timing.answerTimeout : this.timing.answerTimeout
         this.setTimer(TIMER_HANDOVER, wait, out)
         return true
     }
