@@ -87,14 +87,18 @@ describe("handover rules (bully)", () => {
     expect(sitting.role).toBe(Role.Follower)
     expect(sitting.coordinator).toBe(3)
     expect(sends(answer)).toEqual(["send RESIGN 3"])
-    // a follower (not named as the one who sits) says nothing
+    // a claim to all is answered by all: a follower does not hold the role and says so
     const follower = node(1)
     follower.start(0, [])
-    const quiet: Action[] = []
-    follower.receive(handoverTo(1), 1, quiet)
-    expect(sends(quiet)).toEqual([])
+    const plain: Action[] = []
+    follower.receive(handoverTo(1), 1, plain)
+    expect(sends(plain)).toEqual(["send RESIGN 3"])
+    expect(follower.coordinator).toBe(3)
+    // the claimer leads once everybody answered
+    top.receive(frameFrom(A, Kind.RESIGN, 2, 3), 2, [])
+    expect(top.role).toBe(Role.Electing)
     const lead: Action[] = []
-    top.receive(frameFrom(A, Kind.RESIGN, 2, 3), 2, lead)
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 2, lead)
     expect(top.role).toBe(Role.Coordinator)
     expect(sends(lead)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
   })

@@ -183,6 +183,10 @@ export abstract class ElectionNode {
     private poweredOn = false
     /** The claim already went by name to a lower coordinator heard meanwhile. */
     private claimAsked = false
+    /** RESIGN received from ids[i] during this claim; a claim to all leads once everybody answered. */
+    private resigned: boolean[] = []
+    /** The claim named the process it takes as sitting (its RESIGN is enough), or went to all. */
+    private claimNamed = false
     /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
     private coordinatorSuspected = false
     /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
@@ -316,7 +320,7 @@ export abstract class ElectionNode {
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
         if (frame.kind === Kind.HANDOVER) return this.onHandover(frame, now, out) || this.ignore(Ignored.Unexpected)
-        if (frame.kind === Kind.RESIGN) return this.onResign(out) || this.ignore(Ignored.Unexpected)
+        if (frame.kind === Kind.RESIGN) return this.onResign(frame, out) || this.ignore(Ignored.Unexpected)
         const handled = this.onFrame(frame, now, out)
         if (!handled) this.ignore(Ignored.Unexpected)
         return handled
@@ -632,6 +636,7 @@ export abstract class ElectionNode {
             // a lower coordinator sits that our broadcast claim may have missed: ask it by
             // name, and give its RESIGN time T from now (once per claim: the wait stays bounded)
             this.claimAsked = true
+            this.claimNamed = true
             this.sendHandover(frame.src, frame.src, out)
             this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
             return
@@ -699,7 +704,7 @@ export abstract class ElectionNode {
      * With heartbeats on, a process about to lead while a live coordinator sits (heard within
      * 1.5 heartbeat periods and not suspected), or may sit (it started or recovered and knows
      * no coordinator yet), first asks it to step down: HANDOVER to it (to each of the others
-     * when unknown), then waits for RESIGN, or T if nobody holds the role. Meanwhile it is
+     * when unknown), then waits for its RESIGN (for everybody's when unknown), or T. Meanwhile it is
      * electing, naming itself. True when the claim started (or is under way).
      */
     private claimFirst(out: Action[]): boolean {
@@ -715,6 +720,9 @@ export abstract class ElectionNode {
         this.setRole(Role.Electing, this.id, out)
         this.claiming = true
         this.claimAsked = false
+        this.claimNamed = sitting
+        this.resigned = []
+        for (let i = 0; i < this.ids.length; i++) this.resigned.push(false)
         // One by name to each when unknown, not a broadcast: a board that just powered on is
         // bound to its peers (it waited for them) before they are bound to it, so they would
         // miss its broadcast. `initiator` names who we think sits (BROADCAST: whoever holds it).
@@ -753,7 +761,7 @@ export abstract class ElectionNode {
     /**
      * A higher-ranked process claims the role: a coordinator (or a lower claimer) steps down,
      * following it, and answers RESIGN; so does the process the claim names as sitting (it
-     * no longer holds the role). A lower
+     * no longer holds the role), and everybody when the claim went to all. A lower
      * claimer is told by our heartbeat that we lead.
      */
     private onHandover(frame: Frame, now: number, out: Action[]): boolean {
@@ -768,15 +776,20 @@ export abstract class ElectionNode {
             this.follow(frame.src, now, out)
             this.coordinatorRank = frame.bid
         }
-        // asked as the one who sits, we answer even if we no longer hold the role
-        if (!gives && frame.initiator !== this.id) return true
+        // a claim to all is answered by all (the claimer leads once everybody has); a claim
+        // by name by the one it names, even if it no longer holds the role
+        if (!gives && frame.initiator !== this.id && frame.initiator !== BROADCAST) return true
         this.send(Kind.RESIGN, frame.src, out)
         return true
     }
 
-    private onResign(out: Action[]): boolean {
+    private onResign(frame: Frame, out: Action[]): boolean {
         if (!this.claiming) return false
-        this.finishClaim(out)
+        this.resigned[indexOfSorted(this.ids, frame.src)] = true
+        let all = true
+        for (let i = 0; i < this.ids.length; i++) if (i !== this.index && !this.resigned[i]) all = false
+        // by name: the sitting one's answer is enough; to all: every other process answered
+        if (this.claimNamed || all) this.finishClaim(out)
         return true
     }
 
