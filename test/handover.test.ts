@@ -119,6 +119,9 @@ describe("handover rules (bully)", () => {
     top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 5, out)
     expect(sends(out)).toEqual(["send HANDOVER 2"])
     expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 3)).toBe(true)
+    // a follower's answer to the claim to all is not the named coordinator's
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 6, [])
+    expect(top.role).toBe(Role.Electing)
     const again: Action[] = []
     top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 7, again)
     expect(sends(again)).toEqual([])

@@ -185,8 +185,8 @@ export abstract class ElectionNode {
     private claimAsked = false
     /** RESIGN received from ids[i] during this claim; a claim to all leads once everybody answered. */
     private resigned: boolean[] = []
-    /** The claim named the process it takes as sitting (its RESIGN is enough), or went to all. */
-    private claimNamed = false
+    /** The process the claim names as sitting (its RESIGN is enough), or NO_NODE: the claim went to all. */
+    private claimNamed = NO_NODE
     /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
     private coordinatorSuspected = false
     /** Learns the coordinator's heartbeat arrivals when the timing asks for it; null: the fixed timeout. */
@@ -636,7 +636,7 @@ export abstract class ElectionNode {
             // a lower coordinator sits that our broadcast claim may have missed: ask it by
             // name, and give its RESIGN time T from now (once per claim: the wait stays bounded)
             this.claimAsked = true
-            this.claimNamed = true
+            this.claimNamed = frame.src
             this.sendHandover(frame.src, frame.src, out)
             this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
             return
@@ -720,7 +720,7 @@ export abstract class ElectionNode {
         this.setRole(Role.Electing, this.id, out)
         this.claiming = true
         this.claimAsked = false
-        this.claimNamed = sitting
+        this.claimNamed = sitting ? target : NO_NODE
         this.resigned = []
         for (let i = 0; i < this.ids.length; i++) this.resigned.push(false)
         // One by name to each when unknown, not a broadcast: a board that just powered on is
@@ -789,7 +789,7 @@ export abstract class ElectionNode {
         let all = true
         for (let i = 0; i < this.ids.length; i++) if (i !== this.index && !this.resigned[i]) all = false
         // by name: the sitting one's answer is enough; to all: every other process answered
-        if (this.claimNamed || all) this.finishClaim(out)
+        if (frame.src === this.claimNamed || all) this.finishClaim(out)
         return true
     }
 
