@@ -1,6 +1,6 @@
 import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE } from "../src/core/node"
+import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, MAX_TIMERS } from "../src/core/node"
 import { describe, frameFrom, makeNode, sends } from "./helpers"
 
 const A = Algorithm.Bully
@@ -129,7 +129,7 @@ group("bully rules", () => {
     n.suspect(0, [])
     const crashOut: Action[] = []
     n.crash(1, crashOut)
-    expect(describe(crashOut).filter((s) => s.startsWith("cancel")).length).toBe(8)
+    expect(describe(crashOut).filter((s) => s.startsWith("cancel")).length).toBe(MAX_TIMERS)
     const out: Action[] = []
     expect(n.receive(frameFrom(A, Kind.ELECTION, 1, 3), 2, out)).toBe(false)
     n.timer(T_ANSWER, 3, out)

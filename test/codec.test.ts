@@ -9,6 +9,7 @@ import {
   Kind,
   makeFrame,
   MAX_FRAME_BYTES,
+  MAX_KIND,
   MAX_LIST_LENGTH,
 } from "../src/core/frame"
 
@@ -88,7 +89,7 @@ describe("frame codec", () => {
       ["version 1 (before seq)", () => Object.assign(good(), { 0: 1 }), CodecError.Version],
       ["version 0", () => Object.assign(good(), { 0: 0 }), CodecError.Version],
       ["kind 0", () => Object.assign(good(), { 1: 0 }), CodecError.Kind],
-      ["a kind past the last", () => Object.assign(good(), { 1: 11 }), CodecError.Kind],
+      ["a kind past the last", () => Object.assign(good(), { 1: MAX_KIND + 1 }), CodecError.Kind],
       ["algorithm 0", () => Object.assign(good(), { 2: 0 }), CodecError.Algorithm],
       ["an algorithm past the last", () => Object.assign(good(), { 2: 7 }), CodecError.Algorithm],
       ["a list length larger than the bytes", () => Object.assign(good(), { 20: 4 }), CodecError.Length],
@@ -113,7 +114,7 @@ describe("frame codec", () => {
       ["version 1", { version: 1 }, CodecError.Version],
       ["seq past u16", { seq: 0x10000 }, CodecError.Field],
       ["kind 0", { kind: 0 as Kind }, CodecError.Kind],
-      ["kind 11", { kind: 11 as Kind }, CodecError.Kind],
+      ["kind 13", { kind: 13 as Kind }, CodecError.Kind],
       ["algorithm 7", { algorithm: 7 as Algorithm }, CodecError.Algorithm],
       ["group 256", { group: 256 }, CodecError.Field],
       ["negative epoch", { epoch: -1 }, CodecError.Field],

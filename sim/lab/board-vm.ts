@@ -1,10 +1,12 @@
-// One simulated board: a DeviceScript VM running the compiled firmware on the local bus.
-// Its structured log ("EL <event> t=.. n=.. key=value ...") is how the lab sees its state.
+// One member of the lab as a process: a DeviceScript VM running the compiled firmware, or a
+// host node. Its structured log ("EL <event> t=.. n=.. key=value ...") is how the lab sees its
+// state; each line becomes a typed BoardEvent here, once.
 
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
 import { DEVS_CLI } from "./firmware-image"
+import { type BoardEvent, toBoardEvent } from "./board-event"
 
 export interface LogEvent {
   /** Node id of the board that logged it. */
@@ -46,7 +48,7 @@ export function vmCommand(image: string, nodeId: number, copy = 0): string[] {
  * One member of the lab as a process: a DeviceScript VM running the firmware, or a host
  * node (`electlab node`), which logs the same lines and takes "crash"/"recover" on stdin.
  */
-export class BoardVm {
+export class LabMember {
   private child: ChildProcess | null = null
   /** Lines that were not structured log events (VM banners, errors), newest last. */
   readonly rawTail: string[] = []
@@ -54,8 +56,8 @@ export class BoardVm {
   constructor(
     readonly nodeId: number,
     private args: string[],
-    private onEvent: (e: LogEvent) => void,
-    private onExit: (vm: BoardVm, code: number | null) => void,
+    private onEvent: (e: BoardEvent) => void,
+    private onExit: (member: LabMember, code: number | null) => void,
     /** A host node rather than a VM. */
     readonly host = false,
   ) {}
@@ -76,7 +78,7 @@ export class BoardVm {
     const read = (stream: NodeJS.ReadableStream) =>
       createInterface({ input: stream }).on("line", (line) => {
         const ev = parseLogLine(line, this.nodeId, performance.now())
-        if (ev) this.onEvent(ev)
+        if (ev) this.onEvent(toBoardEvent(ev))
         else {
           this.rawTail.push(line)
           if (this.rawTail.length > 20) this.rawTail.shift()

@@ -53,7 +53,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   }
   lines.push("")
   lines.push(`keys: ↑/↓ or 1-9 select · ${ESC}1mc${ESC}0m crash/recover · ${ESC}1mk${ESC}0m kill/restart VM · ${ESC}1mq${ESC}0m quit`)
-  const last = lab.failovers.at(-1)
+  const last = lab.transitions.at(-1)
   if (last)
     lines.push(
       `last: ${last.trigger} → ${last.coordinatorAfter ?? "?"} in ${last.durationMs ?? "?"} ms, ` +

@@ -1,6 +1,7 @@
 // The virtual lab: a local Jacdac bus hub, one DeviceScript VM per board running the
 // compiled firmware, and the lab's own seat on the bus to crash and recover boards.
-// The lab follows each board through its structured log and tracks every failover.
+// The lab follows each board through its structured log (typed events) and tracks every
+// transition: failovers, recoveries, restarts.
 
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
@@ -8,12 +9,14 @@ import { Role, roleName, type Timing } from "../../src/core/node"
 import { checkCluster } from "../../src/core/checker"
 import { makeBid } from "../../src/core/bid-ring"
 import { join } from "node:path"
-import { BoardVm, type LogEvent, vmCommand } from "./board-vm"
-import { type BoardState, boardRoleName, emptyBoard, isLive, parseRole } from "./board-state"
+import { LabMember, vmCommand } from "./board-vm"
+import type { BoardEvent } from "./board-event"
+import { type BoardState, boardRoleName, emptyBoard, isLive } from "./board-state"
 import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
 import { BusHub, HUB_PORT } from "./hub"
+import { CoordinatorReigns } from "./reigns"
 import { writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
@@ -48,7 +51,8 @@ export interface LabOptions {
   hub?: "lab" | "devtools"
 }
 
-export interface Failover {
+/** One transition: a failover (crash, kill of the coordinator), a recovery or a restart. */
+export interface Transition {
   /** What started it: "crash 5", "kill 5", "recover 5", "restart 5". */
   trigger: string
   /** ms since the lab was ready. */
@@ -61,9 +65,18 @@ export interface Failover {
   electionFrames: number
   /** Jacdac frames the bus carried in that time (all traffic: announces, heartbeats, events). */
   busFrames: number
-  /** How long, in that time, more than one live board held the coordinator role, ms. */
+  /**
+   * How long, in that time, more than one live board held the coordinator role, ms: each
+   * board's role changes on its own clock (mapped to the host's), so the order is causal,
+   * not the order in which the lines happened to reach the lab.
+   */
   overlapMs: number
 }
+
+/** The old name: every transition, not only failovers. */
+export type Failover = Transition
+
+
 
 export type { BoardState }
 
@@ -73,36 +86,39 @@ export interface LabLogLine {
   text: string
 }
 
-interface OpenFailover {
-  record: Failover
+interface OpenTransition {
+  record: Transition
   /** True once the lab has seen the trigger take effect on the board itself. */
   observed: () => boolean
   at: number
   txAtStart: number
   busAtStart: number
-  overlapAtStart: number
 }
 
 export class Lab {
   readonly hub: BusHub
   readonly boards = new Map<number, BoardState>()
-  readonly failovers: Failover[] = []
+  /** Every transition, in order. */
+  readonly transitions: Transition[] = []
+  /** @deprecated the old name of `transitions` (it always held every transition) */
+  get failovers(): Transition[] {
+    return this.transitions
+  }
   readonly log: LabLogLine[] = []
   firmwareBytes = 0
   /** The run's group key (64 hex digits), or null without authentication. */
   readonly authKey: string | null
-  private vms = new Map<number, BoardVm>()
+  private members = new Map<number, LabMember>()
   private extraImages: FirmwareImage[] = []
   private control: BusControl | null = null
   private image: FirmwareImage | null = null
   private broker: Broker | null = null
   private startedAt = performance.now()
   private readyAt = 0
-  private open: OpenFailover | null = null
+  private open: OpenTransition | null = null
   private totalTx = 0
-  /** Time more than one live board held the coordinator role, ms, and since when it does now. */
-  private overlapTotal = 0
-  private overlapSince: number | null = null
+  /** Who held the coordinator role when, each board's events on its own clock (pruned at each transition). */
+  private reigns = new CoordinatorReigns()
   private listeners: (() => void)[] = []
   private stopped = false
 
@@ -150,15 +166,15 @@ export class Lab {
     for (const node of o.ids) {
       const host = hostNodes.includes(node)
       const args = host ? this.hostNodeCommand(node) : vmCommand(imageFor(node).path, node)
-      const vm = new BoardVm(node, args, (e) => this.onEvent(e), (v, code) => this.onExit(v, code), host)
-      this.vms.set(node, vm)
-      vm.start()
+      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), host)
+      this.members.set(node, member)
+      member.start()
     }
     if (o.rogue !== undefined) {
       const rogue = o.rogue
-      const vm = new BoardVm(rogue, vmCommand(imageFor(rogue).path, rogue), (e) => this.onEvent(e), (v, code) => this.onExit(v, code))
-      this.vms.set(rogue, vm)
-      vm.start()
+      const member = new LabMember(rogue, vmCommand(imageFor(rogue).path, rogue), (e) => this.onEvent(e), (m, code) => this.onExit(m, code))
+      this.members.set(rogue, member)
+      member.start()
     }
     this.control = new BusControl(this.hub.port)
     await this.control.connect()
@@ -189,7 +205,7 @@ export class Lab {
     if (!this.control) return
     await this.control.refresh().catch((): number[] => [])
     for (const b of this.boards.values()) {
-      if (!b.powered || !b.booted || this.vms.get(b.node)?.host) continue
+      if (!b.powered || !b.booted || this.members.get(b.node)?.host) continue
       const r = await this.control.readRegisters(b.node).catch((): null => null)
       if (!r || !b.powered) continue
       b.epoch = r.epoch
@@ -315,8 +331,8 @@ export class Lab {
 
   /** A board's service action on the bus; a host node's command on its stdin. */
   private async setCrashed(node: number, crashed: boolean) {
-    const vm = this.vms.get(node)!
-    if (vm.host) vm.send(crashed ? "crash" : "recover")
+    const member = this.members.get(node)!
+    if (member.host) member.send(crashed ? "crash" : "recover")
     else await this.control!.setCrashed(node, crashed)
   }
 
@@ -329,8 +345,8 @@ export class Lab {
     const b = this.boards.get(node)!
     b.powered = false
     b.booted = false
-    await this.vms.get(node)!.kill()
-    this.trackOverlap()
+    this.reigns.end(node, performance.now())
+    await this.members.get(node)!.kill()
     this.checkFailover()
     this.changed()
   }
@@ -338,11 +354,13 @@ export class Lab {
   /** Power the board on again: a fresh VM boots the firmware. */
   async restart(node: number) {
     this.check(node)
-    const vm = this.vms.get(node)!
-    if (vm.running) return
+    const member = this.members.get(node)!
+    if (member.running) return
     this.beginFailover(`restart ${node}`, () => this.liveBoards().some((b) => b.node === node))
     Object.assign(this.boards.get(node)!, emptyBoard(node), { powered: true })
-    vm.start()
+    // a fresh VM: a new clock
+    this.reigns.newClock(node)
+    member.start()
     this.changed()
   }
 
@@ -351,7 +369,7 @@ export class Lab {
     const o = this.options
     o.timing = timing
     this.closeFailover(null)
-    await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
+    await Promise.all([...this.members.values()].map((m) => m.kill()))
     const broker = this.broker
     this.image = await buildFirmwareImage({
       algorithm: o.algorithm,
@@ -362,18 +380,19 @@ export class Lab {
       mqtt: broker ? { host: "127.0.0.1", port: broker.port, prefix: "electlab" } : undefined,
     })
     this.note(`timing: answer ${timing.answerTimeout} ms, heartbeat ${timing.heartbeatInterval} ms; every board reboots`)
-    for (const [node, old] of this.vms) {
+    this.reigns.clear()
+    for (const [node, old] of this.members) {
       const args = old.host ? this.hostNodeCommand(node) : vmCommand(this.image.path, node)
-      const vm = new BoardVm(node, args, (e) => this.onEvent(e), (v, code) => this.onExit(v, code), old.host)
-      this.vms.set(node, vm)
+      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), old.host)
+      this.members.set(node, member)
       Object.assign(this.boards.get(node)!, emptyBoard(node))
-      vm.start()
+      member.start()
     }
     this.changed()
   }
 
   isPowered(node: number): boolean {
-    return this.vms.get(node)?.running ?? false
+    return this.members.get(node)?.running ?? false
   }
 
   /** ms since the lab was ready (first agreement), or since it started. */
@@ -387,7 +406,7 @@ export class Lab {
 
   async stop(): Promise<void> {
     this.stopped = true
-    await Promise.all([...this.vms.values()].map((vm) => vm.kill()))
+    await Promise.all([...this.members.values()].map((m) => m.kill()))
     if (this.control) await this.control.close().catch((): void => undefined)
     await this.hub.stop()
     await this.broker?.dispose()
@@ -423,8 +442,9 @@ export class Lab {
       at,
       txAtStart: this.totalTx,
       busAtStart: this.hub.frames,
-      overlapAtStart: this.overlapNow(),
     }
+    // only reigns that reach into this transition matter from now on
+    this.reigns.prune(at)
     this.note(trigger)
   }
 
@@ -439,28 +459,30 @@ export class Lab {
     }
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
-    r.overlapMs = Math.round(this.overlapNow() - open.overlapAtStart)
-    this.failovers.push(r)
+    r.overlapMs = Math.round(this.reigns.overlapBetween(open.at, performance.now()))
+    this.transitions.push(r)
     if (coordinator !== null)
       this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)
   }
 
-  private onEvent(e: LogEvent) {
+  private onEvent(e: BoardEvent) {
     const b = this.boards.get(e.node)
     if (!b) return
-    const f = e.fields
+    // every line refines the board's clock offset; role changes are placed by it
+    const at = this.reigns.hostTime(e.node, e.at, e.t)
     switch (e.event) {
       case "boot":
         b.booted = true
         break
       case "nonce":
-        b.nonce = Number(f.v)
+        b.nonce = e.nonce
         break
       case "role":
-        b.role = parseRole(f.r)
-        b.coordinator = Number(f.c)
-        b.epoch = Number(f.e)
-        this.note(`${e.node} ${f.r}${f.r === "follower" ? ` of ${f.c}` : ""} (epoch ${f.e})`)
+        b.role = e.role
+        b.coordinator = e.coordinator
+        b.epoch = e.epoch
+        this.reigns.roleAt(e.node, e.role === Role.Coordinator, at)
+        this.note(`${e.node} ${boardRoleName(b)}${e.role === Role.Follower ? ` of ${e.coordinator}` : ""} (epoch ${e.epoch})`)
         break
       case "tx":
         b.tx++
@@ -474,33 +496,18 @@ export class Lab {
         break
       case "refused":
         b.refused++
-        b.refusedWhy[f.why] = (b.refusedWhy[f.why] ?? 0) + 1
+        b.refusedWhy[e.why] = (b.refusedWhy[e.why] ?? 0) + 1
         break
       case "err":
         b.errors++
-        this.note(`${e.node} error: ${f.where} ${f.msg ?? ""}`)
+        this.note(`${e.node} error: ${e.where} ${e.message}`)
         break
       case "config":
-        this.note(`${e.node} configuration problem: ${f.problem}`)
+        this.note(`${e.node} configuration problem: ${e.problem}`)
         break
     }
-    this.trackOverlap()
     this.checkFailover()
     this.changed()
-  }
-
-  /** Time more than one live board held the coordinator role, ms, up to now. */
-  private overlapNow(): number {
-    return this.overlapTotal + (this.overlapSince === null ? 0 : performance.now() - this.overlapSince)
-  }
-
-  private trackOverlap() {
-    const coordinators = this.liveBoards().filter((b) => b.role === Role.Coordinator).length
-    if (coordinators > 1 && this.overlapSince === null) this.overlapSince = performance.now()
-    else if (coordinators <= 1 && this.overlapSince !== null) {
-      this.overlapTotal += performance.now() - this.overlapSince
-      this.overlapSince = null
-    }
   }
 
   private checkFailover() {
@@ -509,15 +516,16 @@ export class Lab {
     if (agreed) this.closeFailover(coordinator)
   }
 
-  private onExit(vm: BoardVm, code: number | null) {
-    const b = this.boards.get(vm.nodeId)
+  private onExit(member: LabMember, code: number | null) {
+    const b = this.boards.get(member.nodeId)
     if (b) {
       b.powered = false
       b.booted = false
     }
+    this.reigns.end(member.nodeId, performance.now())
     if (!this.stopped) {
-      const last = vm.rawTail.at(-1)
-      this.note(`board ${vm.nodeId}: process exited (${code ?? "killed"})${code && last ? `: ${last}` : ""}`)
+      const last = member.rawTail.at(-1)
+      this.note(`board ${member.nodeId}: process exited (${code ?? "killed"})${code && last ? `: ${last}` : ""}`)
     }
     this.changed()
   }

@@ -115,7 +115,7 @@ export class LiveFeed {
       // the page reads roles by name ("coordinator", "booting", ...)
       boards: [...this.lab.boards.values()].map((b) => ({ ...b, role: b.role === null ? "booting" : roleName(b.role) })),
       agreement: this.lab.agreement(),
-      failovers: this.lab.failovers,
+      failovers: this.lab.transitions,
       log: this.lab.log.slice(-30),
       hub: { loss: o.loss ?? 0, delayMs: o.delayMs ?? 0, frames: this.lab.hub.frames, dropped: this.lab.hub.dropped },
       dropNext: this.dropNext,
@@ -163,8 +163,8 @@ export class LiveFeed {
     if (this.frames.length > 5000) this.frames.splice(0, 1000)
     // no batching: the page must see a frame within 100 ms of the tap
     this.broadcast("frame", f)
-    if (this.lab.failovers.length !== this.lastFailovers) {
-      this.lastFailovers = this.lab.failovers.length
+    if (this.lab.transitions.length !== this.lastFailovers) {
+      this.lastFailovers = this.lab.transitions.length
       this.scheduleBoards()
     }
   }

@@ -37,10 +37,14 @@ export enum Kind {
     ACK = 8,
     INQUIRY = 9,
     ECHO = 10,
+    /** Our extension (handover): "I am about to lead: step down". */
+    HANDOVER = 11,
+    /** Our extension (handover): the answer, "I do not hold the role (any more)". */
+    RESIGN = 12,
 }
 
 /** Highest kind number this version understands. */
-export const MAX_KIND = 10
+export const MAX_KIND = 12
 
 /** Algorithms. The numbers are on the wire: never renumber, only append. */
 export enum Algorithm {
@@ -87,6 +91,8 @@ const KIND_NAMES = [
     "ACK",
     "INQUIRY",
     "ECHO",
+    "HANDOVER",
+    "RESIGN",
 ]
 
 const ALGORITHM_NAMES = [

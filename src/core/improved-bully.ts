@@ -78,6 +78,20 @@ export class ImprovedBullyNode extends ElectionNode {
         this.askBelow(failed, now, out)
     }
 
+    /**
+     * We just followed, by its heartbeat, a coordinator our table calls CRASHED: we were cut
+     * off from it (a partition, a broker outage), and while cut off we marked everybody we
+     * could not reach CRASHED, and they us. Followers never speak at steady state, so nothing
+     * else would correct the tables, and the next failover would announce to nobody. Coming
+     * back from a cut is a recovery: UPDATE to all (case 4.3), everybody NORMAL again.
+     */
+    protected override rejoined(now: number, out: Action[]) {
+        const i = indexOfSorted(this.ids, this.coordinator)
+        if (i < 0 || this.alive[i]) return
+        this.markAllAlive()
+        this.multicast(Kind.UPDATE, this.othersIds(), out)
+    }
+
     /** A departed process is CRASHED; if it was the candidate we wait for, ask the next one now. */
     protected override onPeerLeft(id: number, now: number, out: Action[]) {
         const i = indexOfSorted(this.ids, id)

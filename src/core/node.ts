@@ -74,7 +74,9 @@ export const TIMER_ALGORITHM = 2
 export const TIMER_CONTEST = 6
 /** Leads out of Electing when an election does not end (our extension: no dead ends). */
 export const TIMER_DEADLINE = 7
-export const MAX_TIMERS = 8
+/** A process claiming the role waits this long (T) for the sitting coordinator's RESIGN. */
+export const TIMER_HANDOVER = 8
+export const MAX_TIMERS = 9
 
 /** Time values are in the driver's unit: ticks in the ideal network, ms on boards. */
 export interface Timing {
@@ -177,6 +179,22 @@ export abstract class ElectionNode {
     private readonly detector: FailureDetector
     /** Number of the last heartbeat sent: followers tell a late heartbeat from a lost one. */
     private heartbeatSeq = 0
+    /** Time of the event being handled (the entry points' `now`), for rules that need it deeper down. */
+    private clock = 0
+    /** Handover (our extension): waiting for the sitting coordinator's RESIGN before taking the role. */
+    private claiming = false
+    /** Started or recovered and has known no coordinator since: one may sit unknown to it. */
+    private freshMemory = false
+    /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it waits a failure timeout too. */
+    private poweredOn = false
+    /** The claim already went by name to a lower coordinator heard meanwhile. */
+    private claimAsked = false
+    /** RESIGN received from ids[i] during this claim; a claim to all leads once everybody answered. */
+    private resigned: boolean[] = []
+    /** The process the claim names as sitting (its RESIGN is enough), or NO_NODE: the claim went to all. */
+    private claimNamed = NO_NODE
+    /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
+    private coordinatorSuspected = false
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -241,7 +259,22 @@ export abstract class ElectionNode {
 
     /** Initial state of the seeds: everybody knows the highest process is coordinator. */
     start(now: number, out: Action[]) {
+        this.begin(now, false, out)
+    }
+
+    /**
+     * A board powering on: the seeds' initial state, except that the highest process, with
+     * heartbeats on, claims the role through a handover (a coordinator elected while it was
+     * off may sit) instead of assuming it.
+     */
+    powerOn(now: number, out: Action[]) {
+        this.begin(now, true, out)
+    }
+
+    private begin(now: number, joining: boolean, out: Action[]) {
+        this.clock = now
         this.crashed = false
+        this.claiming = false
         this.resetAlgorithm()
         this.epoch = 0
         const top = this.ids[this.ids.length - 1]
@@ -249,22 +282,36 @@ export abstract class ElectionNode {
             this.follow(top, now, out)
             return
         }
+        if (joining && this.timing.heartbeatInterval > 0) {
+            this.freshMemory = true
+            this.poweredOn = true
+            this.takeCoordinatorRole(out)
+            return
+        }
         this.setRole(Role.Coordinator, this.id, out)
         if (this.timing.heartbeatInterval > 0)
             this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
+    /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
+    hears(frame: Frame): boolean {
+        return !this.crashed && frame.src !== this.id && (frame.dst === BROADCAST || frame.dst === this.id)
+    }
+
     /** A decoded frame arrived. Returns true when the node acted on it. */
     receive(frame: Frame, now: number, out: Action[]): boolean {
         if (this.crashed) return false
+        this.clock = now
         if (frame.group !== this.group) return this.ignore(Ignored.OtherGroup)
         if (frame.algorithm !== this.algorithm) {
-            this.flagMisconfigured(out)
+            this.misconfigure(out)
             return this.ignore(Ignored.OtherAlgorithm)
         }
         if (frame.dst !== BROADCAST && frame.dst !== this.id) return this.ignore(Ignored.NotForMe)
         if (frame.src === this.id) {
-            this.flagMisconfigured(out)
+            // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
+            // news; a unicast to us from our own id we never sent: another process has our id.
+            if (frame.dst === this.id) this.misconfigure(out)
             return this.ignore(Ignored.OwnId)
         }
         if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
@@ -276,6 +323,8 @@ export abstract class ElectionNode {
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
+        if (frame.kind === Kind.HANDOVER) return this.onHandover(frame, now, out) || this.ignore(Ignored.Unexpected)
+        if (frame.kind === Kind.RESIGN) return this.onResign(frame, out) || this.ignore(Ignored.Unexpected)
         const handled = this.onFrame(frame, now, out)
         if (!handled) this.ignore(Ignored.Unexpected)
         return handled
@@ -283,7 +332,9 @@ export abstract class ElectionNode {
 
     timer(timer: number, now: number, out: Action[]) {
         if (this.crashed) return
-        if (timer === TIMER_HEARTBEAT) this.onHeartbeatTimer(now, out)
+        this.clock = now
+        if (timer === TIMER_HANDOVER) this.finishClaim(out)
+        else if (timer === TIMER_HEARTBEAT) this.onHeartbeatTimer(now, out)
         else if (timer === TIMER_WATCH) this.onWatchTimer(now, out)
         else if (timer === TIMER_DEADLINE) this.onDeadline(now, out)
         else if (timer === TIMER_CONTEST) this.onContestTimer(now, out)
@@ -293,6 +344,8 @@ export abstract class ElectionNode {
     /** This process notices that the coordinator does not answer. */
     suspect(now: number, out: Action[]) {
         if (this.crashed || this.coordinator === this.id) return
+        this.clock = now
+        this.coordinatorSuspected = true
         this.onSuspect(now, out)
     }
 
@@ -302,12 +355,21 @@ export abstract class ElectionNode {
      */
     peerLeft(id: number, now: number, out: Action[]) {
         if (this.crashed || id === this.id) return
+        this.clock = now
+        if (id === this.coordinator) this.coordinatorSuspected = true
         this.onPeerLeft(id, now, out)
         if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
     }
 
     /** Any frame from `id` (a heartbeat too) shows it alive: algorithms with a view of who is up note it. */
     protected heardFrom(id: number) {}
+
+    /**
+     * This process just followed a coordinator it learnt of by heartbeat, not by an election:
+     * it was cut off (a partition, a broker outage) or booted apart. Algorithms whose view of
+     * who is up was built while it was cut off correct it here.
+     */
+    protected rejoined(now: number, out: Action[]) {}
 
     /** Algorithms with a view of who is alive note a departure here. */
     protected onPeerLeft(id: number, now: number, out: Action[]) {}
@@ -320,11 +382,22 @@ export abstract class ElectionNode {
         this.setRole(Role.Crashed, NO_NODE, out)
     }
 
-    /** Back from a crash with a blank memory, apart from the membership. */
+    /**
+     * Back from a crash with a blank memory of the cluster: no coordinator, no rank, no
+     * election, a fresh failure detector. Two things survive, as if kept in stable storage:
+     * the epoch (a recovered process must not accept what it had already fenced off, nor
+     * announce in an epoch it had already passed) and `misconfigured` (a crash does not
+     * cure a wrong configuration).
+     */
     recover(now: number, out: Action[]) {
         if (!this.crashed) return
         this.crashed = false
+        this.clock = now
         this.coordinator = NO_NODE
+        this.coordinatorRank = -1
+        this.coordinatorSuspected = false
+        this.restarts = 0
+        this.freshMemory = true
         this.detector.clear()
         this.resetAlgorithm()
         this.onRecover(now, out)
@@ -343,6 +416,7 @@ export abstract class ElectionNode {
     protected abstract algorithmTimerName(timer: number): string
 
     timerName(timer: number): string {
+        if (timer === TIMER_HANDOVER) return "no RESIGN within T"
         if (timer === TIMER_HEARTBEAT) return "heartbeat"
         if (timer === TIMER_WATCH) return "coordinator silent"
         if (timer === TIMER_DEADLINE) return "election deadline"
@@ -381,7 +455,15 @@ export abstract class ElectionNode {
     protected setRole(role: Role, coordinator: number, out: Action[]) {
         if (this.misconfigured) role = Role.Misconfigured
         if (role === this.role && coordinator === this.coordinator) return
-        if (coordinator !== this.coordinator) this.coordinatorRank = -1
+        if (coordinator !== this.coordinator) {
+            this.coordinatorRank = -1
+            this.coordinatorSuspected = false
+            if (coordinator !== this.id) {
+                this.claiming = false
+                this.poweredOn = false
+            }
+            if (coordinator !== NO_NODE && coordinator !== this.id) this.freshMemory = false
+        }
         const wasWaiting = this.waitsForLeader()
         if (coordinator !== NO_NODE && (role === Role.Follower || role === Role.Coordinator)) this.restarts = 0
         this.role = role
@@ -423,6 +505,7 @@ export abstract class ElectionNode {
     /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
     protected assumeCoordinatorRole(out: Action[]) {
         const already = this.role === Role.Coordinator
+        if (!already && this.claimFirst(out)) return
         this.setRole(Role.Coordinator, this.id, out)
         this.cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0) {
@@ -555,6 +638,15 @@ export abstract class ElectionNode {
     private onHeartbeat(frame: Frame, now: number, out: Action[]) {
         const senderRank = frame.bid
         const mine = this.rank()
+        if (this.claiming && senderRank < mine && !this.claimAsked) {
+            // a lower coordinator sits that our broadcast claim may have missed: ask it by
+            // name, and give its RESIGN time T from now (once per claim: the wait stays bounded)
+            this.claimAsked = true
+            this.claimNamed = frame.src
+            this.sendHandover(frame.src, frame.src, out)
+            this.setTimer(TIMER_HANDOVER, this.timing.answerTimeout, out)
+            return
+        }
         if (this.role === Role.Electing) {
             // A live coordinator that outranks us (the one we followed before, or another):
             // whatever our election was for is settled. Drop it and follow (our extension:
@@ -564,6 +656,7 @@ export abstract class ElectionNode {
                 if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank
+                this.rejoined(now, out)
             }
             return
         }
@@ -587,6 +680,7 @@ export abstract class ElectionNode {
             this.follow(frame.src, now, out)
             this.coordinatorRank = senderRank
             this.cancelTimer(TIMER_CONTEST, out)
+            this.rejoined(now, out)
         } else if (senderRank < mine && leading) {
             // Reassert at once with a heartbeat of our own: the sender follows a higher rank.
             // No election: one could not reach a process the graph hides from us, and would
@@ -608,12 +702,108 @@ export abstract class ElectionNode {
         this.onSuspect(now, out)
     }
 
+    // ---- handover (our extension: zero overlap when a higher process takes over) ----
+
+    /**
+     * With heartbeats on, a process about to lead while a live coordinator sits (heard within
+     * 1.5 heartbeat periods and not suspected), or may sit (it started or recovered and knows
+     * no coordinator yet), first asks it to step down: HANDOVER to it (to each of the others
+     * when unknown), then waits for its RESIGN (for everybody's when unknown), or T. Meanwhile it is
+     * electing, naming itself. True when the claim started (or is under way).
+     */
+    private claimFirst(out: Action[]): boolean {
+        if (this.timing.heartbeatInterval <= 0 || this.misconfigured) return false
+        if (this.claiming) return true
+        const sitting =
+            this.coordinator !== NO_NODE &&
+            this.coordinator !== this.id &&
+            !this.coordinatorSuspected &&
+            this.clock - this.lastHeardFromCoordinator <= 1.5 * this.timing.heartbeatInterval
+        if (!sitting && !this.freshMemory) return false
+        const target = sitting ? this.coordinator : NO_NODE
+        this.setRole(Role.Electing, this.id, out)
+        this.claiming = true
+        this.claimAsked = false
+        this.claimNamed = sitting ? target : NO_NODE
+        this.resigned = []
+        for (let i = 0; i < this.ids.length; i++) this.resigned.push(false)
+        // One by name to each when unknown, not a broadcast: a board that just powered on is
+        // bound to its peers (it waited for them) before they are bound to it, so they would
+        // miss its broadcast. `initiator` names who we think sits (BROADCAST: whoever holds it).
+        if (sitting) this.sendHandover(target, target, out)
+        else {
+            const others = this.othersIds()
+            for (let i = 0; i < others.length; i++) this.sendHandover(others[i], BROADCAST, out)
+        }
+        // After a power-on a sitting coordinator may not hear us, or we it, for a while (bus
+        // roles bind late; with a key, the first frame waits for a freshness proof: 0.5-0.7 s
+        // in the lab): give it as long as a follower gives a coordinator, the failure timeout.
+        const wait = this.poweredOn ? this.timing.failureTimeout + this.timing.answerTimeout : this.timing.answerTimeout
+        this.setTimer(TIMER_HANDOVER, wait, out)
+        return true
+    }
+
+    private sendHandover(to: number, sitting: number, out: Action[]) {
+        const f = this.frame(Kind.HANDOVER, to)
+        f.bid = this.rank()
+        f.initiator = sitting
+        out.push({ type: ActionType.Send, to: [to], frame: f })
+    }
+
+    /** The sitting coordinator resigned, or nobody answered within T: take the role now. */
+    private finishClaim(out: Action[]) {
+        if (!this.claiming) return
+        this.claiming = false
+        this.freshMemory = false
+        this.poweredOn = false
+        this.cancelTimer(TIMER_HANDOVER, out)
+        // someone else won meanwhile (setRole also clears `claiming` then)
+        if (this.coordinator !== this.id || this.role !== Role.Electing) return
+        this.assumeCoordinatorRole(out)
+    }
+
+    /**
+     * A higher-ranked process claims the role: a coordinator (or a lower claimer) steps down,
+     * following it, and answers RESIGN; so does the process the claim names as sitting (it
+     * no longer holds the role), and everybody when the claim went to all. A lower
+     * claimer is told by our heartbeat that we lead.
+     */
+    private onHandover(frame: Frame, now: number, out: Action[]): boolean {
+        const held = this.role === Role.Coordinator
+        if (frame.bid <= this.rank()) {
+            if (held && this.timing.heartbeatInterval > 0) this.sendHeartbeat(out)
+            return held
+        }
+        // a coordinator, or a process claiming the role itself, gives way to the higher claim
+        const gives = held || this.claiming
+        if (gives) {
+            this.follow(frame.src, now, out)
+            this.coordinatorRank = frame.bid
+        }
+        // a claim to all is answered by all (the claimer leads once everybody has); a claim
+        // by name by the one it names, even if it no longer holds the role
+        if (!gives && frame.initiator !== this.id && frame.initiator !== BROADCAST) return true
+        this.send(Kind.RESIGN, frame.src, out)
+        return true
+    }
+
+    private onResign(frame: Frame, out: Action[]): boolean {
+        if (!this.claiming) return false
+        this.resigned[indexOfSorted(this.ids, frame.src)] = true
+        let all = true
+        for (let i = 0; i < this.ids.length; i++) if (i !== this.index && !this.resigned[i]) all = false
+        // by name: the sitting one's answer is enough; to all: every other process answered
+        if (frame.src === this.claimNamed || all) this.finishClaim(out)
+        return true
+    }
+
     private ignore(reason: Ignored): boolean {
         this.ignored[reason]++
         return false
     }
 
-    private flagMisconfigured(out: Action[]) {
+    /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
+    misconfigure(out: Action[]) {
         if (this.misconfigured) return
         this.misconfigured = true
         this.setRole(Role.Misconfigured, this.coordinator, out)

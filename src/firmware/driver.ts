@@ -6,8 +6,8 @@
 import { createNode } from "../core/algorithms"
 import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
-import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
-import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_HEARTBEAT } from "../core/node"
+import { algorithmName, Frame, Kind, kindName } from "../core/frame"
+import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -119,11 +119,8 @@ export class NodeDriver {
         }
         const out: Action[] = []
         try {
-            this.node.start(this.platform.now(), out)
-            // A board that boots as the highest announces itself at once: a coordinator elected
-            // while it was off steps down now rather than a heartbeat period later.
-            if (this.node.role === Role.Coordinator && this.config.timing.heartbeatInterval > 0)
-                this.node.timer(TIMER_HEARTBEAT, this.platform.now(), out)
+            // a board may boot into a running cluster: the highest claims the role by a handover
+            this.node.powerOn(this.platform.now(), out)
             if (this.crashAtStart) this.node.crash(this.platform.now(), out)
         } catch (e) {
             this.caught("start", e)
@@ -178,14 +175,13 @@ export class NodeDriver {
                 return
             }
             const f = decoded.frame
-            if (f.dst !== BROADCAST && f.dst !== this.node.id) return
-            // Our own broadcast heard back: not news (a duplicate id is caught by the transport).
-            if (f.src === this.node.id) return
-            // a crashed board hears nothing (its frames_received register must not grow)
-            if (this.node.crashed) return
-            this.framesReceived++
-            if (f.kind !== Kind.HEARTBEAT)
-                this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
+            // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
+            // the counter and the log show what reached this node.
+            if (this.node.hears(f)) {
+                this.framesReceived++
+                if (f.kind !== Kind.HEARTBEAT)
+                    this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
+            }
             this.node.receive(f, this.platform.now(), out)
         } catch (e) {
             this.caught("receive", e)
@@ -216,6 +212,9 @@ export class NodeDriver {
         if (this.problems.indexOf(problem) >= 0) return
         this.problems.push(problem)
         for (let t = 0; t < MAX_TIMERS; t++) this.clearTimer(t)
+        // the core owns the role: it stays misconfigured whatever comes next
+        const out: Action[] = []
+        if (this.node) this.node.misconfigure(out)
         this.report(Role.Misconfigured, NO_NODE, this.epoch())
     }
 

@@ -1,0 +1,64 @@
+// A board's log line as a typed event: parsed once, where the line enters the lab
+// (role as the core's Role, numbers as numbers, the board's own clock kept), so that the
+// lab, the dashboard and the web view never look at strings again.
+
+import type { Role } from "../../src/core/node"
+import { parseRole } from "./board-state"
+import type { LogEvent } from "./board-vm"
+
+interface Common {
+  node: number
+  /** Host time (performance.now()) when the line arrived. */
+  at: number
+  /** The board's own clock when it logged the line (ms since its boot), or null when absent. */
+  t: number | null
+  /** The line's key=value fields as logged (for tools that want one the union does not name). */
+  fields: Record<string, string>
+}
+
+export type BoardEvent = Common &
+  (
+    | { event: "boot" }
+    | { event: "nonce"; nonce: number }
+    /** role null: a name the core does not have */
+    | { event: "role"; role: Role | null; coordinator: number; epoch: number }
+    | { event: "tx"; kind: string }
+    | { event: "rx"; kind: string }
+    | { event: "drop" }
+    | { event: "refused"; why: string }
+    | { event: "err"; where: string; message: string }
+    | { event: "config"; problem: string }
+    /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
+    | { event: "other"; name: string }
+  )
+
+function num(s: string | undefined, fallback: number): number {
+  const n = Number(s)
+  return s !== undefined && s !== "" && Number.isFinite(n) ? n : fallback
+}
+
+/** A parsed log line → its typed event. */
+export function toBoardEvent(e: LogEvent): BoardEvent {
+  const f = e.fields
+  const common: Common = { node: e.node, at: e.at, t: f.t === undefined ? null : num(f.t, 0), fields: f }
+  switch (e.event) {
+    case "boot":
+    case "drop":
+      return { ...common, event: e.event }
+    case "nonce":
+      return { ...common, event: "nonce", nonce: num(f.v, 0) }
+    case "role":
+      return { ...common, event: "role", role: parseRole(f.r), coordinator: num(f.c, -1), epoch: num(f.e, 0) }
+    case "tx":
+    case "rx":
+      return { ...common, event: e.event, kind: f.k ?? "" }
+    case "refused":
+      return { ...common, event: "refused", why: f.why ?? "" }
+    case "err":
+      return { ...common, event: "err", where: f.where ?? "", message: f.msg ?? "" }
+    case "config":
+      return { ...common, event: "config", problem: f.problem ?? "" }
+    default:
+      return { ...common, event: "other", name: e.event }
+  }
+}

@@ -1,0 +1,158 @@
+// The handover (our extension): a higher process that recovers or powers on takes the role
+// only after the sitting coordinator stepped down, so two processes never hold it at once.
+import { describe, expect, test } from "vitest"
+import { ALGORITHMS } from "../src/core/algorithms"
+import { Engine, IdealNetwork, type TraceRecord, TraceType } from "../src/core/engine"
+import { BROADCAST, Kind, kindName } from "../src/core/frame"
+import { type Action, ActionType, Role, TIMER_HANDOVER } from "../src/core/node"
+import { frameFrom, makeNode, sends } from "./helpers"
+
+const timing = { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 }
+const ids = [1, 2, 3, 4, 5]
+
+/** Runs crash 5, recover 5 with heartbeats on; the time two processes held the role, and the HANDOVERs sent per phase. */
+function crashAndRecover(algorithm: number) {
+  const engine = new Engine({ algorithm, ids, group: 1, timing: { ...timing }, network: new IdealNetwork() })
+  const holders = new Set<number>()
+  let overlapSince = -1
+  let overlap = 0
+  const handovers = { crash: 0, recover: 0 }
+  let phase: "crash" | "recover" = "crash"
+  engine.tracer = (r: TraceRecord) => {
+    if (r.type === TraceType.Send && r.frame.kind === Kind.HANDOVER) handovers[phase]++
+    if (r.type !== TraceType.RoleChange) return
+    if (r.role === Role.Coordinator) holders.add(r.node)
+    else holders.delete(r.node)
+    if (holders.size > 1 && overlapSince < 0) overlapSince = r.time
+    if (holders.size <= 1 && overlapSince >= 0) {
+      overlap += r.time - overlapSince
+      overlapSince = -1
+    }
+  }
+  engine.start()
+  engine.runUntil(50)
+  engine.crash(5)
+  engine.runUntil(400)
+  const afterCrash = engine.summary().coordinator
+  phase = "recover"
+  engine.recover(5)
+  engine.runUntil(800)
+  const s = engine.summary()
+  return { overlap, afterCrash, coordinator: s.coordinator, agreement: s.agreement, violations: s.violations, handovers }
+}
+
+describe("handover: a recovered higher process and the sitting coordinator never both lead", () => {
+  for (const d of ALGORITHMS)
+    test(d.name, () => {
+      const r = crashAndRecover(d.algorithm)
+      expect(r.afterCrash).toBe(4)
+      // a failover after a crash waits for nobody: the old coordinator is known to be down
+      expect(r.handovers.crash).toBe(0)
+      expect(r.coordinator).toBe(5)
+      expect(r.agreement).toBe(true)
+      expect(r.violations).toEqual([])
+      expect(r.overlap).toBe(0)
+    })
+})
+
+describe("handover rules (bully)", () => {
+  const A = ALGORITHMS[0].algorithm
+  function node(id: number) {
+    const n = makeNode(A, id, [1, 2, 3])
+    Object.assign(n.timing, timing)
+    return n
+  }
+
+  test("a board powering on as the highest asks everybody, and leads on the sitting coordinator's RESIGN", () => {
+    const top = node(3)
+    const out: Action[] = []
+    top.powerOn(0, out)
+    expect(top.role).toBe(Role.Electing)
+    // one by name to each (a freshly booted board is bound to its peers before they are to it)
+    expect(sends(out)).toEqual(["send HANDOVER 1", "send HANDOVER 2"])
+    const handoverTo = (id: number) => {
+      const a = out.find((x) => x.type === ActionType.Send && x.frame.dst === id)!
+      if (a.type !== ActionType.Send) throw new Error("no send")
+      return a.frame
+    }
+    // the sitting coordinator 2 steps down before it answers
+    const sitting = node(2)
+    sitting.start(0, [])
+    // 3 was down: 2 won (no OK within T)
+    sitting.suspect(0, [])
+    sitting.timer(2, 3, [])
+    expect(sitting.role).toBe(Role.Coordinator)
+    const answer: Action[] = []
+    sitting.receive(handoverTo(2), 1, answer)
+    expect(sitting.role).toBe(Role.Follower)
+    expect(sitting.coordinator).toBe(3)
+    expect(sends(answer)).toEqual(["send RESIGN 3"])
+    // a claim to all is answered by all: a follower does not hold the role and says so
+    const follower = node(1)
+    follower.start(0, [])
+    const plain: Action[] = []
+    follower.receive(handoverTo(1), 1, plain)
+    expect(sends(plain)).toEqual(["send RESIGN 3"])
+    expect(follower.coordinator).toBe(3)
+    // the claimer leads once everybody answered
+    top.receive(frameFrom(A, Kind.RESIGN, 2, 3), 2, [])
+    expect(top.role).toBe(Role.Electing)
+    const lead: Action[] = []
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 2, lead)
+    expect(top.role).toBe(Role.Coordinator)
+    expect(sends(lead)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
+  })
+
+  test("after a power-on, with nobody holding the role, the claimer leads after the failure timeout and T", () => {
+    const top = node(3)
+    const out: Action[] = []
+    top.powerOn(0, out)
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 28)).toBe(true)
+    top.timer(TIMER_HANDOVER, 28, out)
+    expect(top.role).toBe(Role.Coordinator)
+  })
+
+  test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
+    const top = node(3)
+    top.powerOn(0, [])
+    const out: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 5, out)
+    expect(sends(out)).toEqual(["send HANDOVER 2"])
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 3)).toBe(true)
+    // a follower's answer to the claim to all is not the named coordinator's
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 6, [])
+    expect(top.role).toBe(Role.Electing)
+    const again: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 7, again)
+    expect(sends(again)).toEqual([])
+    expect(top.role).toBe(Role.Electing)
+    top.timer(TIMER_HANDOVER, 8, [])
+    expect(top.role).toBe(Role.Coordinator)
+  })
+
+  test("a claim from a lower process makes a coordinator reassert itself, not resign", () => {
+    const top = node(3)
+    top.start(0, [])
+    const out: Action[] = []
+    top.receive(frameFrom(A, Kind.HANDOVER, 2, BROADCAST, { bid: 2 }), 1, out)
+    expect(top.role).toBe(Role.Coordinator)
+    expect(sends(out)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
+  })
+
+  test("start (the seeds' initial state) takes the role at once, without a handover", () => {
+    const top = node(3)
+    const out: Action[] = []
+    top.start(0, out)
+    expect(top.role).toBe(Role.Coordinator)
+    expect(out.some((a) => a.type === ActionType.Send && kindName(a.frame.kind) === "HANDOVER")).toBe(false)
+  })
+
+  test("our own broadcast heard back is ignored; a unicast from our own id flags a duplicate", () => {
+    const n = node(2)
+    n.start(0, [])
+    expect(n.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 1, [])).toBe(false)
+    expect(n.misconfigured).toBe(false)
+    expect(n.receive(frameFrom(A, Kind.ELECTION, 2, 2), 1, [])).toBe(false)
+    expect(n.misconfigured).toBe(true)
+  })
+})
