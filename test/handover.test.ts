@@ -2,17 +2,17 @@
 // only after the sitting coordinator stepped down, so two processes never hold it at once.
 import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
-import { Engine, IdealNetwork, type TraceRecord, TraceType } from "../src/core/engine"
+import { type TraceRecord, TraceType } from "../src/core/trace"
 import { BROADCAST, Kind, kindName } from "../src/core/frame"
 import { type Action, ActionType, Role, TIMER_HANDOVER } from "../src/core/node"
-import { frameFrom, makeNode, sends } from "./helpers"
+import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
 
 const timing = { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 }
 const ids = [1, 2, 3, 4, 5]
 
 /** Runs crash 5, recover 5 with heartbeats on; the time two processes held the role, and the HANDOVERs sent per phase. */
 function crashAndRecover(algorithm: number) {
-  const engine = new Engine({ algorithm, ids, group: 1, timing: { ...timing }, network: new IdealNetwork() })
+  const engine = makeEngine(algorithm, ids, { timing: { ...timing } })
   const holders = new Set<number>()
   let overlapSince = -1
   let overlap = 0

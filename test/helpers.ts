@@ -41,12 +41,17 @@ export function sendActions(actions: Action[]): SendAction[] {
   return actions.filter((a): a is SendAction => a.type === ActionType.Send)
 }
 
+/** An engine not started yet (to attach a tracer first): as `startEngine`. */
+export function makeEngine(algorithm: Algorithm, ids: number[], options: Partial<EngineOptions> = {}): Engine {
+  return new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), ...options })
+}
+
 /**
  * A started engine: ideal network, ideal timing and group 1 unless `options` says otherwise
  * (the one way tests build engines).
  */
 export function startEngine(algorithm: Algorithm, ids: number[], options: Partial<EngineOptions> = {}): Engine {
-  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), ...options })
+  const engine = makeEngine(algorithm, ids, options)
   engine.start()
   return engine
 }

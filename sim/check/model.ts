@@ -131,7 +131,9 @@ const SKIPPED_FIELDS = new Set([
   "ignored",
   // read only by the heartbeat watch, which the check runs without
   "lastHeardFromCoordinator",
-  "adaptiveDetector",
+  "detector",
+  // the time of the event being handled, set on every entry: not state between events
+  "clock",
 ])
 /** Fields holding times: hashed relative to the node's clock. */
 const TIME_FIELDS = new Set(["pendingDeadlines", "wonAt"])
