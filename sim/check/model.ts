@@ -18,7 +18,7 @@
 // any election).
 
 import { createNode } from "../../src/core/algorithms"
-import { checkCluster, type ProcessView } from "../../src/core/checker"
+import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
   type Action,
@@ -558,15 +558,7 @@ export function applyEvent(s: State, e: Event, config: ModelConfig, record: bool
 // ---- judging ----
 
 export function processViews(s: State): ProcessView[] {
-  return s.nodes.map((n) => ({
-    id: n.id,
-    live: !n.crashed,
-    role: n.role,
-    coordinator: n.coordinator,
-    epoch: n.epoch,
-    rank: n.rank(),
-    members: n.ids,
-  }))
+  return s.nodes.map(viewOf)
 }
 
 export function maxEpoch(s: State): number {

@@ -11,7 +11,7 @@
 // Pure and portable (DeviceScript subset): plain arrays and numbers only.
 
 import { MAX_LIST_LENGTH } from "./frame"
-import { NO_NODE, Role } from "./node"
+import { ElectionNode, NO_NODE, Role } from "./node"
 
 /** One process as a driver sees it. */
 export interface ProcessView {
@@ -26,6 +26,11 @@ export interface ProcessView {
     rank: number
     /** The ids it considers members; absent: every id of the cluster. */
     members?: number[]
+}
+
+/** A node of the core as the checker sees it. */
+export function viewOf(n: ElectionNode): ProcessView {
+    return { id: n.id, live: !n.crashed, role: n.role, coordinator: n.coordinator, epoch: n.epoch, rank: n.rank(), members: n.ids }
 }
 
 /** What the cluster-level check concluded, besides the list of violated clauses. */

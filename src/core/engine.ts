@@ -8,7 +8,7 @@
 // Events due at the same time run in the order they were scheduled.
 
 import { createNode } from "./algorithms"
-import { checkRun, ProcessView } from "./checker"
+import { checkRun, ProcessView, viewOf } from "./checker"
 import { Frame } from "./frame"
 import {
     Action,
@@ -285,18 +285,7 @@ export class Engine {
     /** Each process as the checker sees it. */
     processViews(): ProcessView[] {
         const views: ProcessView[] = []
-        for (let i = 0; i < this.nodes.length; i++) {
-            const n = this.nodes[i]
-            views.push({
-                id: n.id,
-                live: !n.crashed,
-                role: n.role,
-                coordinator: n.coordinator,
-                epoch: n.epoch,
-                rank: n.rank(),
-                members: n.ids,
-            })
-        }
+        for (let i = 0; i < this.nodes.length; i++) views.push(viewOf(this.nodes[i]))
         return views
     }
 
