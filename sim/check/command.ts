@@ -24,6 +24,8 @@ export interface CheckFlags {
   maxEpoch: string
   maxStates: string
   all?: boolean
+  /** commander's negation of --no-reduction. */
+  reduction?: boolean
   write?: string
   json?: boolean
 }
@@ -35,7 +37,11 @@ export function registerCheckCommand(program: Command) {
     .description("exhaustive search over every interleaving and crash point of a small cluster running the real core")
     .requiredOption("--algorithm <name>", "the algorithm, a comma list, or all")
     .option("--nodes <n>", "processes (ids 1..n)", "3")
-    .option("--timing <model>", `${TIMING_MODELS.join(" | ")}: any delay, or every message delivered within one tick`, "bounded")
+    .option(
+      "--timing <model>",
+      `${TIMING_MODELS.join(" | ")}: any delay; any delay up to one tick, in any order; one tick, each link in order (the reduction's model)`,
+      "ideal",
+    )
     .option("--crashes <k>", "most crashes, at any point", "1")
     .option("--recoveries <k>", "most recoveries", "1")
     .option("--losses <l>", "most messages lost", "1")
@@ -44,6 +50,7 @@ export function registerCheckCommand(program: Command) {
     .option("--max-depth <n>", "most steps on a path", "200")
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
     .option("--max-states <n>", "stop after this many states (memory: about 2 kB each)", "1000000")
+    .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
     .option("--json", "print the result as JSON")
@@ -96,6 +103,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.maxEpoch = parseInteger(flags.maxEpoch, "--max-epoch", 1, 1e6)
   options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
   options.all = !!flags.all
+  options.reduce = flags.reduction !== false
   options.progress = (states, depth, seconds) =>
     process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
   const result = search(options)

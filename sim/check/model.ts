@@ -10,6 +10,12 @@
 // - bounded: one clock; a message is delivered at most DELAY_BOUND after it was sent; a
 //   timer fires exactly when due; events due at the same instant happen in any order;
 //   time moves on only when nothing is due.
+// - ideal: the ideal network's timing (every message takes exactly DELAY_BOUND) with the
+//   order left open: everything due at the same instant happens in any order, except that
+//   each link (sender to receiver) keeps its order, as the bus (one wire) and the broker (a
+//   publisher's messages in turn) do. A message sent at an instant is never handled in it,
+//   so what a node has to handle at an instant is fixed when the instant begins: the nodes
+//   are independent within it, which the search's reduction uses (search.ts).
 // Environment: at most K crashes (any live node, any time), K recoveries, L losses and
 // D duplications of a message in flight; a live follower whose coordinator is crashed may
 // notice it at any time ("detect": a perfect failure detector; the check runs without
@@ -18,6 +24,7 @@
 // any election).
 
 import { createNode } from "../../src/core/algorithms"
+import { firstSeqs, frameTextNamed, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
@@ -32,10 +39,10 @@ import {
   type Timing,
 } from "../../src/core/node"
 
-export const TIMING_MODELS = ["arbitrary", "bounded"] as const
+export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]
 
-/** Bounded model: most time a message spends in flight (the ideal network's one tick). */
+/** Bounded model: most time a message spends in flight; ideal model: the time it spends (the ideal network's one tick). */
 export const DELAY_BOUND = 1
 /** The cluster's seed, as `electlab sim --seed` takes it: decides each node's jitter stream like the engine. */
 export const CHECK_SEED = 1
@@ -49,6 +56,11 @@ export interface ModelConfig {
   recoveries: number
   losses: number
   duplicates: number
+}
+
+/** True for the models with one clock that only moves when nothing is due. */
+export function clocked(timing: TimingModel): boolean {
+  return timing !== "arbitrary"
 }
 
 export interface Message {
@@ -78,6 +90,8 @@ export interface State {
   nextUid: number
   /** owned[i]: node i is this state's own copy (changed in place); else shared, copied before a change. */
   owned: boolean[]
+  /** The first seq each ring node gives (abstraction.ts); shared, never changed. */
+  firstSeq: number[]
 }
 
 export enum EventType {
@@ -134,6 +148,10 @@ const SKIPPED_FIELDS = new Set([
   "detector",
   // the time of the event being handled, set on every entry: not state between events
   "clock",
+  // set on every frame before it is read (node.ts, fencing)
+  "epochBeforeFrame",
+  // read only by the heartbeat watch's probe of a down successor (ring-base.ts believedDown)
+  "downAt",
 ])
 /** Fields holding times: hashed relative to the node's clock. */
 const TIME_FIELDS = new Set(["pendingDeadlines", "wonAt"])
@@ -161,6 +179,7 @@ export function initialState(config: ModelConfig): State {
     errors: [],
     nextUid: 0,
     owned: [],
+    firstSeq: [],
   }
   for (let i = 0; i < ids.length; i++) {
     const node = createNode(config.algorithm, {
@@ -177,6 +196,7 @@ export function initialState(config: ModelConfig): State {
     state.owned.push(true)
     for (let t = 0; t < MAX_TIMERS; t++) state.deadlines.push(-1)
   }
+  state.firstSeq = firstSeqs(state.nodes)
   for (let i = 0; i < state.nodes.length; i++) {
     const out: Action[] = []
     state.nodes[i].start(0, out)
@@ -190,13 +210,17 @@ export function initialState(config: ModelConfig): State {
 function cloneValue(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v
   if (Array.isArray(v)) {
+    // the hot case: an array of numbers or booleans, copied whole
+    let flat = true
+    for (let i = 0; i < v.length && flat; i++) flat = v[i] === null || typeof v[i] !== "object"
+    if (flat) return v.slice(0)
     const a = new Array(v.length)
     for (let i = 0; i < v.length; i++) a[i] = cloneValue(v[i])
     return a
   }
   const src = v as Record<string, unknown>
   const copy = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>
-  for (const k of Object.keys(src)) copy[k] = cloneValue(src[k])
+  for (const k in src) copy[k] = cloneValue(src[k])
   return copy
 }
 
@@ -204,7 +228,10 @@ function cloneValue(v: unknown): unknown {
 export function cloneNode(node: ElectionNode): ElectionNode {
   const src = node as unknown as Record<string, unknown>
   const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>
-  for (const k of Object.keys(src)) copy[k] = SHARED_FIELDS.has(k) ? src[k] : cloneValue(src[k])
+  for (const k in src) {
+    const v = src[k]
+    copy[k] = v === null || typeof v !== "object" || SHARED_FIELDS.has(k) ? v : cloneValue(v)
+  }
   return copy as unknown as ElectionNode
 }
 
@@ -227,6 +254,7 @@ export function cloneState(s: State): State {
     errors: s.errors.slice(0),
     nextUid: s.nextUid,
     owned: s.nodes.map(() => false),
+    firstSeq: s.firstSeq,
   }
 }
 
@@ -253,21 +281,27 @@ function valueText(v: unknown, clock: number, isTime: boolean): string {
 }
 
 /** A node's text at a clock; nodes are never changed once shared, so it is kept. */
-const textCache = new WeakMap<ElectionNode, { clock: number; text: string }>()
+const textCache = new WeakMap<ElectionNode, { clock: number; key: string; text: string }>()
 
-export function nodeText(node: ElectionNode, clock: number): string {
+export function nodeText(node: ElectionNode, clock: number, ctx: TextContext | null): string {
+  const key = ctx ? ctx.key : ""
   const cached = textCache.get(node)
-  if (cached && cached.clock === clock) return cached.text
-  const text = computeNodeText(node, clock)
-  textCache.set(node, { clock, text })
+  if (cached && cached.clock === clock && cached.key === key) return cached.text
+  const text = computeNodeText(node, clock, ctx)
+  textCache.set(node, { clock, key, text })
   return text
 }
 
-function computeNodeText(node: ElectionNode, clock: number): string {
+function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | null): string {
   const o = node as unknown as Record<string, unknown>
   let s = ""
   for (const k of Object.keys(o)) {
     if (SKIPPED_FIELDS.has(k)) continue
+    const special = ringFieldText(node, k, clock, ctx)
+    if (special !== null) {
+      s += special + "|"
+      continue
+    }
     let v = o[k]
     const cap = CAPPED_FIELDS[k]
     if (cap !== undefined && typeof v === "number" && v > cap) v = cap
@@ -280,26 +314,44 @@ export function frameText(f: Frame): string {
   return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${f.seq},${f.list.join(".")}`
 }
 
-function messageText(m: Message, timing: TimingModel, now: number): string {
-  const base = m.dst + ":" + frameText(m.frame)
-  return timing === "bounded" ? base + "@" + timeText(m.sent - now) : base
+function messageText(m: Message, timing: TimingModel, now: number, ctx: TextContext | null = null): string {
+  const base = m.dst + ":" + (ctx ? frameTextNamed(m.frame, ctx) : frameText(m.frame))
+  return clocked(timing) ? base + "@" + timeText(m.sent - now) : base
+}
+
+/** Ideal model: by link, then in the order sent (a link's order is part of the state). */
+function linkOrder(x: Message, y: Message): number {
+  return x.dst - y.dst || x.frame.src - y.frame.src || x.sent - y.sent || x.uid - y.uid
 }
 
 /** Puts the messages in canonical order (equal states list them alike). */
 export function sortMessages(s: State, timing: TimingModel) {
   if (s.messages.length < 2) return
+  if (timing === "ideal") {
+    s.messages.sort(linkOrder)
+    return
+  }
   const now = s.clocks[0]
   const keyed = s.messages.map((m) => ({ m, k: messageText(m, timing, now) }))
   keyed.sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0))
   s.messages = keyed.map((e) => e.m)
 }
 
+/** States whose text left out remembered seqs while a buffer was half full (abstraction.ts). */
+export let inexactTexts = 0
+
 /** The canonical text of a state: equal texts, equal futures. */
 export function stateText(s: State, timing: TimingModel): string {
+  const ctx = textContext(
+    s.nodes,
+    s.firstSeq,
+    s.messages.map((m) => m.frame),
+  )
+  if (ctx && ctx.seenNearlyFull) inexactTexts++
   let text = `${s.crashes}${s.recoveries}${s.losses}${s.duplicates}${s.errors.length > 0 ? "E" : ""}#`
   for (let i = 0; i < s.nodes.length; i++) {
     const clock = s.clocks[i]
-    text += nodeText(s.nodes[i], clock) + "T"
+    text += nodeText(s.nodes[i], clock, ctx) + "T"
     for (let t = 0; t < MAX_TIMERS; t++) {
       const d = s.deadlines[i * MAX_TIMERS + t]
       if (d >= 0) text += t + "=" + timeText(d - clock) + ","
@@ -307,7 +359,8 @@ export function stateText(s: State, timing: TimingModel): string {
     text += "#"
   }
   const now = s.clocks[0]
-  for (const m of s.messages) text += messageText(m, timing, now) + "/"
+  if (timing === "ideal") for (const m of s.messages) text += messageText(m, timing, now, ctx) + "/"
+  else text += s.messages.map((m) => messageText(m, timing, now, ctx)).sort().join("/")
   return text
 }
 
@@ -366,11 +419,14 @@ function nextInstant(s: State): number {
 /** Every event that may happen next, faults within their budgets. */
 export function enabledEvents(s: State, config: ModelConfig): Event[] {
   const events: Event[] = []
-  const bounded = config.timing === "bounded"
+  const bounded = clocked(config.timing)
+  const ideal = config.timing === "ideal"
   const now = s.clocks[0]
   for (let m = 0; m < s.messages.length; m++) {
     // identical copies lead to the same state: one event for each
     if (m > 0 && sameMessage(s.messages[m - 1], s.messages[m], bounded)) continue
+    // ideal: a message is handled when its time has come, and only at the head of its link
+    if (ideal && (s.messages[m].sent + DELAY_BOUND > now || (m > 0 && sameLink(s.messages[m - 1], s.messages[m])))) continue
     events.push({ type: EventType.Deliver, a: m, b: 0 })
   }
   for (let i = 0; i < s.nodes.length; i++) {
@@ -401,6 +457,26 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
     if (s.duplicates < config.duplicates) events.push({ type: EventType.Duplicate, a: m, b: 0 })
   }
   return events
+}
+
+function sameLink(a: Message, b: Message): boolean {
+  return a.dst === b.dst && a.frame.src === b.frame.src
+}
+
+/**
+ * The node an event belongs to for the search's reduction: the node that handles a
+ * delivery or a timer, that notices a crash, or that a lost or duplicated message is for;
+ * -1 for crashes, recoveries and time (which other nodes' next steps may depend on).
+ */
+export function stepNode(s: State, e: Event): number {
+  if (e.type === EventType.Deliver || e.type === EventType.Lose || e.type === EventType.Duplicate) return s.messages[e.a].dst
+  if (e.type === EventType.Fire || e.type === EventType.Detect) return e.a
+  return -1
+}
+
+/** True for a step that is due: a delivery or a timer (the rest may wait). */
+export function isDue(e: Event): boolean {
+  return e.type === EventType.Deliver || e.type === EventType.Fire
 }
 
 function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
@@ -492,7 +568,7 @@ export function applyEvent(s: State, e: Event, config: ModelConfig, record: bool
   const rec: StepRecord | null = record
     ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], timerOps: [] }
     : null
-  const bounded = config.timing === "bounded"
+  const bounded = clocked(config.timing)
   switch (e.type) {
     case EventType.Deliver: {
       const m = removeMessage(s, e.a)

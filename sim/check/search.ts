@@ -10,6 +10,18 @@
 //   the campaign's property (one live coordinator, the highest live, all agreeing,
 //   nobody electing): no dead ends.
 //
+// Reduction (ideal model only): what a node handles at an instant is fixed when the
+// instant begins, so the steps of different nodes within it commute. Of the nodes with a
+// step due, only the lowest takes its steps (each of them, in every order, with its own
+// detection and the loss or copy of a message for it) while the others wait; crashes and
+// recoveries are always tried, and at the end of an instant (no step due) everything is. When one of those steps changes
+// what the properties read (a role, a coordinator, an error), the others' steps are tried
+// from that state too, so no order of two such changes is missed. Every state the full
+// search reaches is then reached, or one that differs from it only by steps of that
+// instant that change nothing the properties read (a partial-order reduction with ample
+// sets; every cycle passes a tick, where everything is tried). `--no-reduction` turns it
+// off; a test compares both.
+//
 // Limits: a depth limit and an epoch cap (epochs only grow). `complete` means no state
 // was left unexpanded because of them: every state reachable within the fault budgets
 // was visited.
@@ -21,11 +33,15 @@ import { roleName } from "../../src/core/node"
 import {
   applyEvent,
   cloneState,
+  clocked,
   continueFaultFree,
   enabledEvents,
+  isDue,
+  stepNode,
   type Event,
   EventType,
   hash53,
+  inexactTexts,
   initialState,
   maxEpoch,
   type ModelConfig,
@@ -56,6 +72,10 @@ export interface SearchOptions extends ModelConfig {
   continuationSteps: number
   /** Keep searching after the first violation (one counterexample per property). */
   all?: boolean
+  /** Ideal model: the partial-order reduction (on unless false). */
+  reduce?: boolean
+  /** Called with each state visited (tests compare searches by it). */
+  visit?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
   progress?: (states: number, depth: number, seconds: number) => void
 }
@@ -82,6 +102,8 @@ export interface SearchResult {
   transitions: number
   depth: number
   complete: boolean
+  /** Whether the partial-order reduction was on. */
+  reduced: boolean
   /** Why the search is not complete (empty when it is). */
   limits: string[]
   seconds: number
@@ -113,6 +135,7 @@ function judge(s: State, property: Property, options: SearchOptions): string {
 
 export function search(options: SearchOptions): SearchResult {
   const started = performance.now()
+  const inexactBefore = inexactTexts
   const root = initialState(options)
   const visited = new Set<number>()
   const parent: number[] = []
@@ -141,6 +164,8 @@ export function search(options: SearchOptions): SearchResult {
   parent.push(-1)
   via.push({ type: EventType.Tick, a: 0, b: 0 })
   depthOf.push(0)
+  const reduce = options.timing === "ideal" && options.reduce !== false
+  if (options.visit) options.visit(root)
   let stop = consider(root, 0)
   let frontier: { s: State; index: number }[] = [{ s: root, index: 0 }]
   while (frontier.length > 0 && !stop) {
@@ -156,10 +181,25 @@ export function search(options: SearchOptions): SearchResult {
         limits.add(`epoch cap ${options.maxEpoch}`)
         continue
       }
-      for (const e of enabledEvents(s, options)) {
+      const enabled = enabledEvents(s, options)
+      const waiting: Event[] = []
+      const stepper = reduce ? chooseStepper(s, enabled) : -1
+      let visible = false
+      const tried: Event[] = []
+      for (const e of enabled) {
+        const n = stepNode(s, e)
+        if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
+        else tried.push(e)
+      }
+      for (let k = 0; k < tried.length && !stop; k++) {
+        const e = tried[k]
         transitions++
         const t = cloneState(s)
         applyEvent(t, e, options, false)
+        if (stepper >= 0 && !visible && stepNode(s, e) === stepper && changesWhatIsJudged(s, t, stepper)) {
+          visible = true
+          for (const w of waiting) tried.push(w)
+        }
         const h = hash53(stateText(t, options.timing))
         if (visited.has(h)) continue
         if (visited.size >= options.maxStates) {
@@ -167,6 +207,7 @@ export function search(options: SearchOptions): SearchResult {
           break
         }
         visited.add(h)
+        if (options.visit) options.visit(t)
         if (options.progress && visited.size % 100_000 === 0)
           options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
         const ti = parent.length
@@ -184,6 +225,7 @@ export function search(options: SearchOptions): SearchResult {
     }
     frontier = next
   }
+  if (inexactTexts !== inexactBefore) limits.add("a seen buffer half full (its abstraction may not be exact)")
   const seconds = (performance.now() - started) / 1000
   return {
     algorithm: algorithmName(options.algorithm),
@@ -198,11 +240,38 @@ export function search(options: SearchOptions): SearchResult {
     transitions,
     depth,
     complete: limits.size === 0 && !stop,
+    reduced: reduce,
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
     statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
     violations,
   }
+}
+
+/**
+ * The lowest node with a step due (a delivery or a timer), when another node has an event
+ * of its own that may wait; else -1 (no reduction: at the end of an instant everything is
+ * tried, time included).
+ */
+function chooseStepper(s: State, enabled: Event[]): number {
+  let lowest = -1
+  for (const e of enabled) {
+    const n = stepNode(s, e)
+    if (n >= 0 && isDue(e) && (lowest < 0 || n < lowest)) lowest = n
+  }
+  if (lowest < 0) return -1
+  for (const e of enabled) {
+    const n = stepNode(s, e)
+    if (n >= 0 && n !== lowest) return lowest
+  }
+  return -1
+}
+
+/** True when node i's step from s to t changed what a property reads. */
+function changesWhatIsJudged(s: State, t: State, i: number): boolean {
+  const before = s.nodes[i]
+  const after = t.nodes[i]
+  return before.role !== after.role || before.coordinator !== after.coordinator || before.crashed !== after.crashed || t.errors.length !== s.errors.length
 }
 
 function pathTo(index: number, parent: number[], via: Event[]): Event[] {
@@ -236,11 +305,12 @@ export function describeRoles(s: State): string {
 export function promisedProperties(config: ModelConfig): Property[] {
   const promised: Property[] = ["valid-coordinator"]
   // liveness needs delays below the timeouts
-  if (config.timing === "bounded") promised.unshift("eventual-agreement")
-  // a recovered process takes over at once, before the old coordinator hears of it; with
-  // any delay a slow answer looks like a crash; active-list-ring's concurrent elections
-  // assume links that keep their order (the search found two coordinators otherwise)
-  if (config.timing === "bounded" && config.recoveries === 0 && config.algorithm !== Algorithm.ActiveListRing)
-    promised.push("unique-coordinator")
+  if (clocked(config.timing)) promised.unshift("eventual-agreement")
+  // a recovered process takes over at once, before the old coordinator hears of it; a lost
+  // answer, like a slow one under arbitrary delays, looks like a crash; active-list-ring's
+  // concurrent elections assume links that keep their order, which the bounded model's do
+  // not (the search found two coordinators there)
+  const reorders = config.timing === "bounded" && config.algorithm === Algorithm.ActiveListRing
+  if (clocked(config.timing) && config.recoveries === 0 && config.losses === 0 && !reorders) promised.push("unique-coordinator")
   return promised
 }

@@ -43,7 +43,7 @@ import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
 
 /** Ring messages remembered to drop their copies. */
-const SEEN_MESSAGES = 32
+export const SEEN_MESSAGES = 32
 
 /** Timer of the acknowledgement wait. */
 export const TIMER_RING_ACK = TIMER_ALGORITHM
@@ -268,7 +268,7 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /** False for a copy of a ring message this process has already handled. */
     private firstSight(frame: Frame): boolean {
-        const key = ((frame.kind * 65536 + frame.initiator) * 65536 + frame.seq) * 256 + (frame.list.length % 256)
+        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256 + (frame.list.length % 256)
         const bidKey = frame.bid
         for (let k = 0; k < this.seen.length; k += 2)
             if (this.seen[k] === key && this.seen[k + 1] === bidKey) return false
@@ -326,4 +326,14 @@ export abstract class RingBaseNode extends ElectionNode {
 /** What an ACK names of a ring message: its kind, initiator and seq (the ACK carries the kind in `bid`). */
 function ackTag(kind: number, initiator: number, seq: number): number {
     return (kind * 65536 + initiator) * 65536 + seq
+}
+
+/** The seq an ACK tag names (`electlab check` renames seqs: sim/check/abstraction.ts). */
+export function seqOfAckTag(tag: number): number {
+    return tag % 65536
+}
+
+/** The seq a key of `seen` names (firstSight). */
+export function seqOfSeenKey(key: number): number {
+    return Math.floor(key / 256) % 65536
 }

@@ -1,0 +1,118 @@
+// What `electlab check` writes of a state beyond the nodes' plain fields: values whose
+// exact figure cannot change what any node does are written in a form that states with
+// equal futures share (docs/algorithms.md, "Exhaustive check", "The state").
+//
+// - A ring message's seq is only ever compared for equality, and a process gives the next
+//   one as its last plus one. So a seq is written as who gave it and how many seqs that
+//   process has given since (its age): states that differ by a shift of one process's
+//   seqs are one state. Each process's seqs lie between its first and its last (drawn far
+//   apart at construction); a value outside every range is written as it is.
+// - A ring process remembers the messages it handled (`seen`) to drop their copies; a
+//   remembered seq that no message in flight or kept for a resend carries can never come
+//   again, so it is left out, as long as the buffer is not full (then its order matters).
+//   Two states merged this way may remember different numbers of such seqs; the buffer
+//   never fills as long as each remembers fewer than half of it, which the search checks
+//   (`seenNearlyFull`: the search is then not complete).
+// - An acknowledged link's deadlines are written relative to the node's clock.
+
+import type { ElectionNode } from "../../src/core/node"
+import { SEEN_MESSAGES, seqOfAckTag, seqOfSeenKey } from "../../src/core/ring-base"
+import type { Frame } from "../../src/core/frame"
+
+/** What the text of one state depends on besides each node's own fields. */
+export interface TextContext {
+  /** firstSeq[i], lastSeq[i]: the range of seqs node i has given (-1: not a ring node). */
+  firstSeq: number[]
+  lastSeq: number[]
+  /** Seqs that some message in flight or kept for a resend carries. */
+  live: Set<number>
+  /** Equal keys, equal texts for a node with equal fields. */
+  key: string
+  /** Some node remembers half of its buffer or more: leaving seqs out may not be exact. */
+  seenNearlyFull: boolean
+}
+
+interface RingFields {
+  lastSeq: number
+  seen: number[]
+  link: { dsts: number[]; tags: number[]; frames: (Frame | null)[]; deadlines: number[] }
+}
+
+function ringFields(node: ElectionNode): RingFields | null {
+  const r = node as unknown as Partial<RingFields>
+  return typeof r.lastSeq === "number" && Array.isArray(r.seen) && r.link ? (r as RingFields) : null
+}
+
+/** The first seq each node will give (its drawn start plus one), from the initial state. */
+export function firstSeqs(nodes: ElectionNode[]): number[] {
+  return nodes.map((n) => {
+    const r = ringFields(n)
+    return r ? r.lastSeq + 1 : -1
+  })
+}
+
+export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: Frame[]): TextContext | null {
+  let ring = false
+  const lastSeq = nodes.map((n) => {
+    const r = ringFields(n)
+    if (r) ring = true
+    return r ? r.lastSeq : -1
+  })
+  if (!ring) return null
+  const live = new Set<number>()
+  let seenNearlyFull = false
+  for (const f of frames) if (f.seq !== 0) live.add(f.seq)
+  for (const n of nodes) {
+    const r = ringFields(n)
+    if (!r) continue
+    if (r.seen.length >= SEEN_MESSAGES) seenNearlyFull = true
+    for (const f of r.link.frames) if (f && f.seq !== 0) live.add(f.seq)
+    for (const t of r.link.tags) if (seqOfAckTag(t) !== 0) live.add(seqOfAckTag(t))
+  }
+  const key = lastSeq.join(",") + "/" + [...live].sort((a, b) => a - b).join(",")
+  return { firstSeq, lastSeq, live, key, seenNearlyFull }
+}
+
+/** A seq as who gave it and its age, or as it is. */
+export function seqName(ctx: TextContext | null, seq: number): string {
+  if (seq === 0 || !ctx) return String(seq)
+  for (let i = 0; i < ctx.lastSeq.length; i++)
+    if (ctx.firstSeq[i] >= 0 && seq >= ctx.firstSeq[i] && seq <= ctx.lastSeq[i]) return `${i}~${ctx.lastSeq[i] - seq}`
+  return `=${seq}`
+}
+
+export function frameTextNamed(f: Frame, ctx: TextContext | null): string {
+  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${seqName(ctx, f.seq)},${f.list.join(".")}`
+}
+
+/**
+ * The text of a ring node's field `key` under the context, or null when the field is
+ * not one this module writes (the caller writes it plainly).
+ */
+export function ringFieldText(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): string | null {
+  const r = ringFields(node)
+  if (!r || !ctx) return null
+  if (key === "lastSeq") return "" // always its own age 0; the others' ranges come with the seqs
+  if (key === "link") {
+    const l = r.link
+    let s = "["
+    for (let k = 0; k < l.dsts.length; k++) {
+      const tag = l.tags[k]
+      const seq = seqOfAckTag(tag)
+      const f = l.frames[k]
+      s += `${l.dsts[k]}:${tag - seq}+${seqName(ctx, seq)}:${f ? frameTextNamed(f, ctx) : "_"}@${l.deadlines[k] - clock};`
+    }
+    return s + "]"
+  }
+  if (key === "seen") {
+    if (r.seen.length >= 2 * SEEN_MESSAGES) return null // full: its order decides what goes next
+    const kept: string[] = []
+    for (let k = 0; k < r.seen.length; k += 2) {
+      const seq = seqOfSeenKey(r.seen[k])
+      if (!ctx.live.has(seq)) continue
+      kept.push(`${r.seen[k] - seq * 256}+${seqName(ctx, seq)}/${r.seen[k + 1]}`)
+    }
+    return "{" + kept.sort().join(",") + "}"
+  }
+  return null
+}
