@@ -14,6 +14,7 @@ import { Role } from "../src/core/node"
 import { InputError } from "../sim/cluster"
 import {
   applyEvent,
+  cloneNode,
   cloneState,
   enabledEvents,
   EventType,
@@ -74,6 +75,48 @@ describe("the state model", () => {
       [EventType.Crash, 1],
       [EventType.Crash, 2],
     ])
+  })
+
+  test("ring seqs are written by their age: a state after more elections hashes like one after fewer", () => {
+    const c = config("ring", "ideal", 1, 0, 0)
+    const run = (earlierSeqs: number) => {
+      const s = initialState(c)
+      // as if process 1 had given `earlierSeqs` seqs in elections long over
+      ;(s.nodes[0] as unknown as { lastSeq: number }).lastSeq += earlierSeqs
+      applyEvent(s, { type: EventType.Crash, a: 2, b: 0 }, c, false)
+      applyEvent(s, { type: EventType.Detect, a: 0, b: 0 }, c, false)
+      return s
+    }
+    const fresh = run(0)
+    const later = run(5)
+    expect(later.messages[0].frame.seq).toBe(fresh.messages[0].frame.seq + 5)
+    expect(stateText(later, c.timing)).toBe(stateText(fresh, c.timing))
+    // a seq given by another process is another state
+    const other = run(0)
+    other.messages[0].frame.seq = (other.nodes[1] as unknown as { lastSeq: number }).lastSeq
+    expect(stateText(other, c.timing)).not.toBe(stateText(fresh, c.timing))
+  })
+
+  test("a remembered seq no message carries any more is left out; one still in flight is kept", () => {
+    const c = config("ring", "ideal", 1, 0, 0)
+    const s = initialState(c)
+    applyEvent(s, { type: EventType.Crash, a: 2, b: 0 }, c, false)
+    applyEvent(s, { type: EventType.Detect, a: 0, b: 0 }, c, false)
+    applyEvent(s, { type: EventType.Tick, a: 0, b: 0 }, c, false)
+    applyEvent(s, { type: EventType.Deliver, a: 0, b: 0 }, c, false) // 2 gets ELECTION, remembers its seq
+    const seen = (n: unknown) => (n as { seen: number[] }).seen
+    expect(seen(s.nodes[1]).length).toBe(2)
+    const forgotten = cloneState(s)
+    forgotten.nodes[1] = cloneNode(s.nodes[1])
+    seen(forgotten.nodes[1]).length = 0
+    // the election is still in flight (2 passed it on, 1 keeps it for a resend): remembered
+    expect(stateText(forgotten, c.timing)).not.toBe(stateText(s, c.timing))
+    // once nothing carries that seq any more, remembering it changes nothing
+    for (const st of [s, forgotten]) {
+      st.messages = []
+      for (const n of st.nodes) (n as unknown as { link: { clear(): void } }).link.clear()
+    }
+    expect(stateText(forgotten, c.timing)).toBe(stateText(s, c.timing))
   })
 
   test("bounded: time cannot pass a message in flight for longer than the bound", () => {
