@@ -16,7 +16,7 @@ import {
   parseNumber,
   parseNumberList,
 } from "./cluster"
-import { clusterOption } from "./config/cli-options"
+import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
@@ -243,19 +243,9 @@ export function buildProgram(): Command {
     .description("Coordinator election for ESP32 boards: simulator, lab and tools")
     .showHelpAfterError()
     .exitOverride()
-  program
-    .command("sim")
-    .description("run one election scenario in the deterministic simulator")
-    .addOption(clusterOption("algorithm"))
-    .addOption(clusterOption("nodes"))
-    .addOption(clusterOption("ids"))
+  addClusterOptions(program.command("sim").description("run one election scenario in the deterministic simulator"), "sim")
     .option("--crash <list>", "processes down at time 0")
     .option("--detect <list>", "processes that notice the coordinator's failure at time 0, or 'all'")
-    .addOption(clusterOption("topology"))
-    .addOption(clusterOption("suitability"))
-    .addOption(clusterOption("network"))
-    .addOption(clusterOption("seed"))
-    .addOption(clusterOption("loss"))
     .option("--duplicate <p>", "probability that a message arrives twice (0..1)")
     .option("--reorder <d>", "extra delay drawn from [0, d) per message, so messages overtake each other")
     .option("--spike <p>", "probability of a delay spike (0..1); with --spike-delay")
@@ -263,7 +253,6 @@ export function buildProgram(): Command {
     .option("--partition <spec>", "cut links from time 0: 1,2|3,4,5 (both ways) or 1,2->3 (one way)")
     .option("--freeze <id:d>", "process id is up but neither hears nor sends for d from time 0, e.g. 5:300")
     .option("--detector", "turn the heartbeat failure detector on and run for a fixed time")
-    .addOption(clusterOption("failure-detector"))
     .option("--until <t>", "run until this time instead of until quiet")
     .option("--max-events <n>", "give up settling after this many events")
     .option("--scenario <file>", "run a scenario file (see test/scenarios/)")
@@ -290,23 +279,12 @@ export function buildProgram(): Command {
       ]
       process.stdout.write(lines.join("\n") + "\n")
     })
-  program
-    .command("node")
-    .description("a host node: the same core over MQTT, so a laptop takes part in the boards' election")
+  addClusterOptions(program.command("node").description("a host node: the same core over MQTT, so a laptop takes part in the boards' election"), "node")
     .option("--transport <name>", "mqtt (the only transport a host node has)", "mqtt")
     .option("--broker <url>", "mqtt://HOST:PORT")
     .option("--id <n>", "this node's id")
-    .addOption(clusterOption("ids"))
-    .addOption(clusterOption("algorithm"))
-    .addOption(clusterOption("group"))
     .option("--prefix <p>", "topic prefix", "electlab")
     .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
-    .addOption(clusterOption("heartbeat"))
-    .addOption(clusterOption("failure-timeout"))
-    .addOption(clusterOption("answer-timeout"))
-    .addOption(clusterOption("coordinator-timeout"))
-    .addOption(clusterOption("failure-detector"))
-    .addOption(clusterOption("suitability"))
     .option("--observe", "take no part: print the cluster's state as frames go by")
     .option("--stdin-control", "read 'crash' and 'recover' lines on stdin")
     .option("--key-file <file>", "the group key (electlab keygen): authenticate every frame")
@@ -338,18 +316,8 @@ export function buildProgram(): Command {
       writeKeyFile(flags.out)
       process.stdout.write(`wrote a new group key to ${flags.out}; give it to boards with 'electlab settings --key-file ${flags.out}' and to host nodes with '--key-file ${flags.out}'\n`)
     })
-  program
-    .command("lab")
-    .description("the virtual lab: DeviceScript VMs running the firmware on one local bus")
-    .addOption(clusterOption("boards"))
-    .addOption(clusterOption("ids"))
-    .addOption(clusterOption("algorithm"))
-    .addOption(clusterOption("suitability"))
+  addClusterOptions(program.command("lab").description("the virtual lab: DeviceScript VMs running the firmware on one local bus"), "lab")
     .option("--manifest <file>", "lab manifest (default: ./devicescript.json when present)")
-    .addOption(clusterOption("heartbeat"))
-    .addOption(clusterOption("failure-timeout"))
-    .addOption(clusterOption("answer-timeout"))
-    .addOption(clusterOption("coordinator-timeout"))
     .option("--loss <p>", "probability that the bus loses a frame copy", "0")
     .option("--delay <ms>", "delay the bus adds to every frame", "0")
     .option("--seed <s>", "seed of the bus faults", "1")
@@ -359,7 +327,6 @@ export function buildProgram(): Command {
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
-    .addOption(clusterOption("failure-detector"))
     .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .action(async (flags: LabFlags) => {

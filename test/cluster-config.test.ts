@@ -7,7 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { resolveCluster, givenFlags } from "../sim/config/cluster-config"
+import { buildProgram } from "../sim/cli"
+import { CLUSTER_OPTIONS, type ClusterUse, givenFlags, optionKeys, resolveCluster } from "../sim/config/cluster-config"
 import { labOptions } from "../sim/lab/command"
 import { entrySource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
@@ -162,3 +163,43 @@ describe("errors name the flag, the manifest path or the scenario line", () => {
     expect(resolveCluster({ use: "sim", given: givenFlags({ nodes: "2", loss: "0.5" }, "sim") }).loss).toBe(0.5)
   })
 })
+
+describe("a cluster option is one entry of the table", () => {
+  const helpOf = (command: string) => {
+    const c = buildProgram().commands.find((x) => x.name() === command)!
+    return c.options.map((o) => o.long)
+  }
+
+  test("each command offers exactly the table's options for its use", () => {
+    for (const use of ["sim", "node", "lab"] as ClusterUse[]) {
+      const flags = helpOf(use)
+      for (const o of CLUSTER_OPTIONS) expect(flags.includes(o.flag), `${use} ${o.flag}`).toBe(o.uses.includes(use) || otherMeaning(use, o.flag))
+    }
+  })
+
+  test("a new entry reaches the commands that use it, the scenario line and the spec, with no other edit", () => {
+    CLUSTER_OPTIONS.push({
+      key: "test-budget",
+      flag: "--test-budget",
+      arg: "n",
+      help: "an option made up by this test",
+      uses: ["sim", "scenario", "node"],
+      parse: (text: string) => Number(text),
+      apply: (spec, value) => (spec.messageBudget = value as number),
+    })
+    try {
+      expect(helpOf("sim")).toContain("--test-budget")
+      expect(helpOf("node")).toContain("--test-budget")
+      expect(helpOf("lab")).not.toContain("--test-budget")
+      expect(optionKeys("scenario")).toContain("test-budget")
+      expect(resolveCluster({ use: "sim", given: givenFlags({ nodes: "2", testBudget: "7" }, "sim") }).messageBudget).toBe(7)
+    } finally {
+      CLUSTER_OPTIONS.pop()
+    }
+  })
+})
+
+/** The lab's own --loss and --seed are its bus faults, not the cluster's. */
+function otherMeaning(use: ClusterUse, flag: string): boolean {
+  return use === "lab" && (flag === "--loss" || flag === "--seed")
+}
