@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm } from "../src/core/frame"
 import { idealTiming } from "../src/core/node"
+import { summarize } from "../src/core/summary"
 
 export interface ElectionRun {
   algorithm: string
@@ -29,7 +30,7 @@ export function timeElection(algorithm: Algorithm, n: number): ElectionRun {
   engine.detect(1)
   engine.settle(Number.MAX_SAFE_INTEGER)
   const ms = performance.now() - t0
-  const s = engine.summary()
+  const s = summarize(engine)
   if (s.violations.length) throw new Error(`bench run broke an invariant: ${s.violations.join("; ")}`)
   return {
     algorithm: algorithm === Algorithm.Bully ? "bully" : "improved-bully",

@@ -15,6 +15,7 @@ import { Algorithm, algorithmName, Kind, MAX_LIST_LENGTH } from "../src/core/fra
 import { idealTiming, NO_NODE } from "../src/core/node"
 import { InputError } from "./cluster"
 import { describeTopology, neighborsFor, type Topology } from "./topology"
+import { summarize } from "../src/core/summary"
 
 export const FAMILIES = ["best", "worst", "all"] as const
 export type Family = (typeof FAMILIES)[number]
@@ -63,7 +64,7 @@ export function runOne(algorithm: number, n: number, family: Family, topology: T
   engine.crash(n)
   for (const id of detectors(family, n)) engine.detect(id)
   const quiet = engine.settle(Number.MAX_SAFE_INTEGER)
-  const s = engine.summary()
+  const s = summarize(engine)
   const byKind: Record<string, number> = {}
   s.byKind.forEach((count, k) => {
     if (count > 0) byKind[Kind[k]] = count

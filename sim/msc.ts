@@ -2,7 +2,7 @@
 // printed to the millisecond when they are not whole.
 
 import { chartLine, formatSummary as chartSummary } from "../src/core/chart"
-import type { Summary } from "../src/core/engine"
+import type { Summary } from "../src/core/summary"
 import type { TraceRecord } from "../src/core/trace"
 
 export function formatTime(t: number): string {

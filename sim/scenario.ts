@@ -28,7 +28,7 @@
 //   ----
 //   expected output, up to a blank line
 
-import { type Engine, type Summary } from "../src/core/engine"
+import { type Engine } from "../src/core/engine"
 import type { TraceRecord } from "../src/core/trace"
 import { formatStatus } from "../src/core/chart"
 import { descriptorOf } from "../src/core/algorithms"
@@ -52,6 +52,7 @@ import { dirname } from "node:path"
 import { type Cut, type FaultyNetwork, type LinkFaults, parseLinkFaults, parsePartition } from "./faults"
 import { Rng } from "./rng"
 import { applyScript, parseScript, type ScriptedDelay } from "./check/script"
+import { lastChangeOf, type Summary, summarize } from "../src/core/summary"
 
 export interface Block {
   /** 1-based line of the command. */
@@ -407,9 +408,9 @@ export class ScenarioRunner {
 
   private check(stableSince: number | null) {
     const engine = this.engine!
-    const violations = engine.summary().violations
+    const violations = summarize(engine).violations
     if (stableSince !== null) {
-      const last = engine.lastChange()
+      const last = lastChangeOf(engine)
       if (last > stableSince) violations.push(`the state changed at t=${formatTime(last)}, after t=${formatTime(stableSince)}`)
     }
     this.lastCheck = violations
@@ -421,7 +422,7 @@ export class ScenarioRunner {
   }
 
   private summary() {
-    const s = this.engine!.summary()
+    const s = summarize(this.engine!)
     this.lastSummary = s
     this.output.push(formatSummary(s))
     this.engine!.resetStats()

@@ -9,6 +9,7 @@
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
 import { range, runElection, startEngine } from "./helpers"
+import { summarize } from "../src/core/summary"
 
 const sizes = [3, 4, 5, 8, 13, 21, 34, 50]
 
@@ -81,7 +82,7 @@ describe("improved bully closed forms", () => {
       engine.resetStats()
       engine.recover(1)
       expect(engine.settle(1e6)).toBe(true)
-      const s = engine.summary()
+      const s = summarize(engine)
       expect(s.byKind[Kind.REQUEST]).toBe(1)
       expect(s.byKind[Kind.TABLE]).toBe(1)
       expect(s.byKind[Kind.UPDATE]).toBe(n - 1)

@@ -13,6 +13,7 @@ import { type Action, idealTiming, Role, TIMER_ALGORITHM, TIMER_DEADLINE } from 
 import { Rng } from "../sim/rng"
 import { neighborsFor, parseTopology } from "../sim/topology"
 import { describe as show, frameFrom, range, sendActions, startEngine } from "./helpers"
+import { summarize } from "../src/core/summary"
 
 const E = Algorithm.Echo
 const T_ACK = TIMER_ALGORITHM
@@ -38,7 +39,7 @@ function run(ids: number[], g: Graph, crashed: number[], detect: number[]) {
   for (const id of crashed) e.crash(id)
   for (const id of detect) e.detect(id)
   expect(e.settle(1e7)).toBe(true)
-  const s = e.summary()
+  const s = summarize(e)
   return { s, e, k: (kind: Kind) => s.byKind[kind] }
 }
 
@@ -249,18 +250,18 @@ describe("echo closed forms", () => {
     e.crash(1)
     e.detect(5)
     e.settle(1e6)
-    expect(e.summary().coordinator).toBe(8)
+    expect(summarize(e).coordinator).toBe(8)
     for (const id of [5, 2]) expect(e.node(id)!.epoch).toBe(1)
     e.resetStats()
     e.recover(9)
     expect(e.settle(1e6)).toBe(true)
-    const s = e.summary()
+    const s = summarize(e)
     expect(s.violations).toEqual([])
     expect(s.coordinator).toBe(9)
     e.resetStats()
     e.recover(1) // epoch 0: its first wave (1/1) is older than everybody's
     expect(e.settle(1e6)).toBe(true)
-    const t = e.summary()
+    const t = summarize(e)
     expect(t.violations).toEqual([])
     expect(t.coordinator).toBe(9)
   })

@@ -5,6 +5,7 @@ import { idealTiming, Role } from "../src/core/node"
 import { buildEngine, defaultSpec } from "../sim/cluster"
 import { BusNetwork } from "../sim/networks"
 import { range, runElection, startEngine } from "./helpers"
+import { summarize } from "../src/core/summary"
 
 const algorithms = [Algorithm.Bully, Algorithm.ImprovedBully]
 
@@ -37,7 +38,7 @@ describe("engine", () => {
       expect(engine.traffic.heartbeats).toBe(5 * 5) // t=10..50, to 5 followers each
       engine.crash(6)
       engine.runUntil(200)
-      const s = engine.summary()
+      const s = summarize(engine)
       expect(s.violations).toEqual([])
       expect(s.coordinator).toBe(5)
       // nothing happens before the timeout runs out after the last heartbeat (t=50)
@@ -51,10 +52,10 @@ describe("engine", () => {
       engine.crash(5)
       engine.detect(1)
       engine.settle(1e6)
-      expect(engine.summary().coordinator).toBe(4)
+      expect(summarize(engine).coordinator).toBe(4)
       engine.recover(5)
       engine.settle(1e6)
-      const s = engine.summary()
+      const s = summarize(engine)
       expect(s.coordinator).toBe(5)
       expect(s.violations).toEqual([])
     }
@@ -68,8 +69,8 @@ describe("engine", () => {
     expect(engine.node(4)!.crashed).toBe(true)
     expect(engine.traffic.messages).toBe(0)
     engine.settle(1e6)
-    expect(engine.summary().coordinator).toBe(3)
-    expect(engine.summary().electionTime).toBe(5)
+    expect(summarize(engine).coordinator).toBe(3)
+    expect(summarize(engine).electionTime).toBe(5)
   })
 
   test("property: any crash set and any noticing processes elect the highest live process", () => {
@@ -109,7 +110,7 @@ describe("engine", () => {
             else engine.scheduleCrash(time, id)
           }
           engine.runUntil(400)
-          const s = engine.summary()
+          const s = summarize(engine)
           fc.pre(s.live.length > 0)
           expect(s.violations).toEqual([])
         },
@@ -133,7 +134,7 @@ describe("bus model", () => {
     engine.crash(10)
     engine.detect(4)
     engine.settle(1e6)
-    const s = engine.summary()
+    const s = summarize(engine)
     expect(s.coordinator).toBe(9)
     expect(s.messages).toBe(44)
     expect(s.electionTime).toBeGreaterThan(300)

@@ -6,6 +6,7 @@ import { type TraceRecord, TraceType } from "../src/core/trace"
 import { BROADCAST, Kind, kindName } from "../src/core/frame"
 import { type Action, ActionType, Role, TIMER_HANDOVER } from "../src/core/node"
 import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
+import { summarize } from "../src/core/summary"
 
 const timing = { answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25 }
 const ids = [1, 2, 3, 4, 5]
@@ -33,11 +34,11 @@ function crashAndRecover(algorithm: number) {
   engine.runUntil(50)
   engine.crash(5)
   engine.runUntil(400)
-  const afterCrash = engine.summary().coordinator
+  const afterCrash = summarize(engine).coordinator
   phase = "recover"
   engine.recover(5)
   engine.runUntil(800)
-  const s = engine.summary()
+  const s = summarize(engine)
   return { overlap, afterCrash, coordinator: s.coordinator, agreement: s.agreement, violations: s.violations, handovers }
 }
 

@@ -4,6 +4,7 @@ import { createNode } from "../src/core/algorithms"
 import { Engine, type EngineOptions, IdealNetwork } from "../src/core/engine"
 import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../src/core/frame"
 import { type Action, ActionType, type ElectionNode, idealTiming, roleName, type SendAction } from "../src/core/node"
+import { summarize } from "../src/core/summary"
 
 export function makeNode(algorithm: Algorithm, id: number, ids: number[]): ElectionNode {
   return createNode(algorithm, { id, ids, group: 1, timing: idealTiming() })
@@ -81,7 +82,7 @@ export function runElection(
   for (const id of crashed) engine.crash(id)
   for (const id of detect) engine.detect(id)
   if (!engine.settle(50_000_000)) throw new Error("did not settle")
-  const s = engine.summary()
+  const s = summarize(engine)
   return {
     coordinator: s.coordinator,
     messages: s.messages,

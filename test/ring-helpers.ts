@@ -5,6 +5,7 @@ import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, ActionType, idealTiming, TIMER_ALGORITHM } from "../src/core/node"
 import { TIMER_RING_FREE } from "../src/core/ring-base"
 import { startEngine } from "./helpers"
+import { summarize } from "../src/core/summary"
 
 export const T_ACK = TIMER_ALGORITHM
 export const T_REINITIATE = TIMER_RING_FREE
@@ -41,7 +42,7 @@ export function engine(algorithm: Algorithm, ids: number[], suitability?: number
 }
 
 export function counts(e: Engine) {
-  const s = e.summary()
+  const s = summarize(e)
   return {
     ELECTION: s.byKind[Kind.ELECTION],
     COORDINATOR: s.byKind[Kind.COORDINATOR],

@@ -9,6 +9,7 @@ import { type Action, ActionType, Role, type SendAction } from "../src/core/node
 import { RingBaseNode } from "../src/core/ring-base"
 import { describe as show, frameFrom, range, runElection } from "./helpers"
 import { counts, engine, node, sent, sizes, T_ACK } from "./ring-helpers"
+import { summarize } from "../src/core/summary"
 
 describe("shared ring mechanism (ring-base.ts)", () => {
   test("every ring message is acknowledged to its sender", () => {
@@ -151,7 +152,7 @@ describe("ring rules (seeds 001, 002)", () => {
     e.runUntil(1) // 2's ELECTION is on its way to 3
     e.crash(2)
     expect(e.settle(1e6)).toBe(true)
-    const s = e.summary()
+    const s = summarize(e)
     expect(s.coordinator).toBe(5)
     expect(s.violations).toEqual([])
   })

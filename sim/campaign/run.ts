@@ -5,6 +5,7 @@
 import { algorithmName } from "../../src/core/frame"
 import { ScenarioRunner } from "../scenario"
 import { makePlan, type Family, type Plan, planCommands } from "./plan"
+import { lastChangeOf } from "../../src/core/summary"
 
 export interface RunResult {
   seed: number
@@ -35,7 +36,7 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   judged.forEach((command, i) => runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`))
   const engine = runner.engine!
   const violations = runner.lastCheck ?? []
-  const last = engine.lastChange()
+  const last = lastChangeOf(engine)
   return {
     seed: plan.seed,
     pass: violations.length === 0,

@@ -3,7 +3,7 @@
 // lines the golden files expect (test/vm/golden.vm.ts).
 
 import { describeFrame } from "./algorithms"
-import { Summary } from "./engine"
+import { Summary } from "./summary"
 import { kindName } from "./frame"
 import { ElectionNode, NO_NODE, Role, roleName } from "./node"
 import { RoleRecord, TraceRecord, TraceType } from "./trace"

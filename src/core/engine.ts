@@ -8,7 +8,6 @@
 // Events due at the same time run in the order they were scheduled.
 
 import { createNode } from "./algorithms"
-import { checkRun, ProcessView, viewOf } from "./checker"
 import { Frame } from "./frame"
 import {
     Action,
@@ -77,23 +76,6 @@ export interface EngineOptions {
     seed?: number
 }
 
-/** What an election episode cost and decided; the shape of `electlab sim --json`. */
-export interface Summary {
-    coordinator: number
-    agreement: boolean
-    live: number[]
-    crashed: number[]
-    messages: number
-    byKind: number[]
-    frames: number
-    heartbeats: number
-    lost: number
-    /** Messages whose frame is too long for one Jacdac packet (a list past 108 ids). */
-    oversize: number
-    electionTime: number
-    violations: string[]
-}
-
 export class Engine {
     now = 0
     readonly ids: number[]
@@ -123,7 +105,8 @@ export class Engine {
     private eventsThisInstant = 0
     /** Per node: the time it thaws, or -1 when not frozen. */
     private frozenUntil: number[] = []
-    private episode: Episode
+    /** What the episode decided and cost so far (summary.ts reads it). */
+    readonly episode: Episode
 
     private queue = new EventQueue()
     private timerGen: number[] = []
@@ -266,7 +249,7 @@ export class Engine {
         return true
     }
 
-    /** A message storm past the budget stops the run (summary() reports it). */
+    /** A message storm past the budget stops the run (summarize() reports it). */
     overBudget(): boolean {
         return this.messageBudget > 0 && this.traffic.messages > this.messageBudget
     }
@@ -280,51 +263,6 @@ export class Engine {
     /** Cancelled timers at the head of the queue must not move the clock. */
     private dropCancelledTimers() {
         while (this.queue.headIsStaleTimer(EV_TIMER, this.timerGen, MAX_TIMERS)) this.queue.pop()
-    }
-
-    /** Each process as the checker sees it. */
-    processViews(): ProcessView[] {
-        const views: ProcessView[] = []
-        for (let i = 0; i < this.nodes.length; i++) views.push(viewOf(this.nodes[i]))
-        return views
-    }
-
-    /** Liveness and safety as the seeds state them, judged by the one checker (checker.ts). */
-    summary(): Summary {
-        const live: number[] = []
-        const crashed: number[] = []
-        for (let i = 0; i < this.nodes.length; i++) {
-            const n = this.nodes[i]
-            if (n.crashed) crashed.push(n.id)
-            else live.push(n.id)
-        }
-        const traffic = this.traffic
-        const verdict = checkRun(this.processViews(), {
-            errors: this.episode.errors,
-            oversize: traffic.oversize,
-            messages: traffic.messages,
-            messageBudget: this.messageBudget,
-            stalled: this.stalled,
-        })
-        return {
-            coordinator: verdict.coordinator,
-            agreement: verdict.agreement,
-            live: live,
-            crashed: crashed,
-            messages: traffic.messages,
-            byKind: traffic.byKind.slice(0),
-            frames: traffic.frames,
-            heartbeats: traffic.heartbeats,
-            lost: traffic.lost,
-            oversize: traffic.oversize,
-            electionTime: this.episode.electionTime(this.nodes),
-            violations: verdict.violations,
-        }
-    }
-
-    /** Time of the last role or belief change of any live process since resetStats(), or -1. */
-    lastChange(): number {
-        return this.episode.lastChange(this.nodes)
     }
 
     private describeEvent(type: number, i: number, arg: number): string {

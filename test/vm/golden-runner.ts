@@ -6,6 +6,7 @@
 import { chartLine, formatStatus, formatSummary } from "../../src/core/chart"
 import { Engine, IdealNetwork } from "../../src/core/engine"
 import { Timing } from "../../src/core/node"
+import { summarize } from "../../src/core/summary"
 
 /** One call the host's scenario runner made on its engine, or "status" (which reads the nodes). */
 export interface EngineCall {
@@ -83,7 +84,7 @@ export class GoldenRun {
             else if (m === "scheduleRecover") engine.scheduleRecover(a[0], a[1])
             else if (m === "scheduleDetect") engine.scheduleDetect(a[0], a[1])
             else if (m === "resetStats") engine.resetStats()
-            else if (m === "summary") this.lines.push(formatSummary(engine.summary()))
+            else if (m === "summary") this.lines.push(formatSummary(summarize(engine)))
             else if (m === "status") for (let i = 0; i < engine.nodes.length; i++) this.lines.push(formatStatus(engine.nodes[i]))
             else if (m === "settle") {
                 let left = a[0]
