@@ -351,7 +351,11 @@ describe("the ideal model: one crash, one recovery and one loss, every state (th
     expect(r).toMatchObject({ complete: true, states: 33446, violations: [] })
   })
 
-  const four: [string, number, boolean][] = [["improved-bully", 11721, false]]
+  const four: [string, number, boolean][] = [
+    ["bully", 476699, true],
+    ["improved-bully", 11721, false],
+    ["bid-ring", 211833, true],
+  ]
   for (const [algorithm, states, slow] of four)
     test.skipIf(slow && !full)(`${algorithm}, N = 4: ${states} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
       const c = config(algorithm, "ideal", 1, 1, 1, 4)
