@@ -13,6 +13,7 @@ import { MAX_BOARDS } from "../../src/firmware/bus-limits"
 import {
   checkIds,
   type ClusterSpec,
+  defaultSpec,
   InputError,
   MAX_NODES,
   MIN_NODES,
@@ -369,17 +370,7 @@ export function resolveCluster(sources: ClusterSources): ClusterSpec {
   const descriptor = descriptorOf(algorithm)
   const ids = resolveIds(sources, draft)
   const network = draft.get<NetworkName>("network")?.value ?? sources.network ?? "ideal"
-  const spec: ClusterSpec = {
-    algorithm,
-    ids,
-    network,
-    seed: 1,
-    group: 1,
-    timing: resolveTiming(sources, draft, network),
-    loss: 0,
-    messageBudget: 0,
-    instantEvents: 0,
-  }
+  const spec: ClusterSpec = { ...defaultSpec(), algorithm, ids, network, timing: resolveTiming(sources, draft, network) }
   for (const [key, value] of draft.entries()) optionNamed(key).apply?.(spec, value.value)
 
   const topology = draft.get<string>("topology")

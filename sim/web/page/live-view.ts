@@ -2,6 +2,7 @@
 // the tap at the bus hub (or the broker), failovers, and the clicks that act on the boards.
 
 import { type LiveAction, type LogEvent, liveScenario, shivizLog } from "../export"
+import type { Transition } from "../../lab/lab"
 import type { TappedFrame } from "../tap"
 import { download, h, replace, s } from "./dom"
 import { KIND_COLORS, kindColor, paintLeds } from "./look"
@@ -17,15 +18,8 @@ interface Board {
   rx: number
 }
 
-interface Failover {
-  trigger: string
-  startedAt: number
-  coordinatorBefore: number | null
-  coordinatorAfter: number | null
-  durationMs: number | null
-  electionFrames: number
-  busFrames: number
-}
+/** The lab's transitions as the state endpoint sends them (a type only: nothing of the lab is bundled). */
+type Failover = Pick<Transition, "trigger" | "startedAt" | "coordinatorBefore" | "coordinatorAfter" | "durationMs" | "electionFrames" | "busFrames">
 
 interface Hello {
   algorithm: string
