@@ -19,6 +19,7 @@ import {
     Timing,
 } from "./node"
 import { EventQueue } from "./event-queue"
+import { TimerGenerations } from "./timer-generations"
 import { mod } from "./portable"
 import { Episode } from "./episode"
 import { digestRecord, TraceRecord, TraceType } from "./trace"
@@ -109,7 +110,7 @@ export class Engine {
     readonly episode: Episode
 
     private queue = new EventQueue()
-    private timerGen: number[] = []
+    private timers: TimerGenerations
 
     constructor(options: EngineOptions) {
         this.options = options
@@ -132,7 +133,7 @@ export class Engine {
             this.frozenUntil.push(-1)
         }
         this.episode = new Episode(this.ids.length)
-        for (let i = 0; i < this.ids.length * MAX_TIMERS; i++) this.timerGen.push(0)
+        this.timers = new TimerGenerations(this.ids.length * MAX_TIMERS)
         this.resetStats()
     }
 
@@ -262,7 +263,7 @@ export class Engine {
 
     /** Cancelled timers at the head of the queue must not move the clock. */
     private dropCancelledTimers() {
-        while (this.queue.headIsStaleTimer(EV_TIMER, this.timerGen, MAX_TIMERS)) this.queue.pop()
+        while (this.queue.headIsStaleTimer(EV_TIMER, this.timers, MAX_TIMERS)) this.queue.pop()
     }
 
     private describeEvent(type: number, i: number, arg: number): string {
@@ -320,13 +321,13 @@ export class Engine {
         }
         // a frozen process's timers and detections wait until it thaws, like a GC pause
         if ((type === EV_TIMER || type === EV_DETECT) && this.frozenUntil[i] > now && !node.crashed) {
-            if (type === EV_TIMER && gen !== this.timerGen[i * MAX_TIMERS + arg]) return
+            if (type === EV_TIMER && !this.timers.isCurrent(i * MAX_TIMERS + arg, gen)) return
             this.queue.push(this.frozenUntil[i], type, i, null, arg, gen, null)
             return
         }
         if (type === EV_TIMER) {
-            if (gen !== this.timerGen[i * MAX_TIMERS + arg]) return
-            this.timerGen[i * MAX_TIMERS + arg]++
+            if (!this.timers.isCurrent(i * MAX_TIMERS + arg, gen)) return
+            this.timers.cancel(i * MAX_TIMERS + arg)
             if (node.crashed) return
             if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: node.timerName(arg) })
         } else if (type === EV_CRASH) {
@@ -390,11 +391,10 @@ export class Engine {
             if (action.type === ActionType.Send) {
                 this.transmit(node.id, action.to, action.frame)
             } else if (action.type === ActionType.SetTimer) {
-                const slot = i * MAX_TIMERS + action.timer
-                const gen = ++this.timerGen[slot]
+                const gen = this.timers.arm(i * MAX_TIMERS + action.timer)
                 this.queue.push(now + action.delay, EV_TIMER, i, null, action.timer, gen, null)
             } else if (action.type === ActionType.CancelTimer) {
-                this.timerGen[i * MAX_TIMERS + action.timer]++
+                this.timers.cancel(i * MAX_TIMERS + action.timer)
             } else if (action.type === ActionType.RoleChange) {
                 this.episode.roleChanged(i, node, action.role, action.coordinator, now)
                 if (this.tracing())

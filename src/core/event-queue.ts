@@ -1,6 +1,8 @@
 // The engine's event queue: time-bucketed FIFO, events due at the same time in the order
 // they were scheduled. Portable (DeviceScript subset): parallel arrays, no splice.
 
+import { TimerGenerations } from "./timer-generations"
+
 import { Frame } from "./frame"
 
 /**
@@ -74,13 +76,13 @@ export class EventQueue {
         return this.buckets[this.first].time
     }
 
-    /** True when the next event is a timer whose generation differs from `generations`. */
-    headIsStaleTimer(timerType: number, generations: number[], timersPerNode: number): boolean {
+    /** True when the next event is a timer firing that `timers` no longer wants. */
+    headIsStaleTimer(timerType: number, timers: TimerGenerations, timersPerNode: number): boolean {
         if (this.size === 0) return false
         const b = this.buckets[this.first]
         const k = b.next
         if (b.type[k] !== timerType) return false
-        return b.gen[k] !== generations[b.node[k] * timersPerNode + b.arg[k]]
+        return !timers.isCurrent(b.node[k] * timersPerNode + b.arg[k], b.gen[k])
     }
 
     /** Takes the next event into this queue's fields. Returns false when empty. */

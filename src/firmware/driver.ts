@@ -8,6 +8,7 @@ import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } fro
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
+import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -54,7 +55,7 @@ export class NodeDriver {
     /** Tags, counters and the replay window; null when no key is configured. */
     auth: FrameAuth = null
     private timers: any[] = []
-    private timerGen: number[] = []
+    private generations = new TimerGenerations(MAX_TIMERS)
     private problems: string[]
     private started = false
     private crashAtStart = false
@@ -83,7 +84,6 @@ export class NodeDriver {
         }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
-            this.timerGen.push(0)
         }
     }
 
@@ -211,7 +211,10 @@ export class NodeDriver {
     flagProblem(problem: string) {
         if (this.problems.indexOf(problem) >= 0) return
         this.problems.push(problem)
-        for (let t = 0; t < MAX_TIMERS; t++) this.clearTimer(t)
+        for (let t = 0; t < MAX_TIMERS; t++) {
+            this.stopTimeout(t)
+            this.generations.cancel(t)
+        }
         // the core owns the role: it stays misconfigured whatever comes next
         const out: Action[] = []
         if (this.node) this.node.misconfigure(out)
@@ -236,7 +239,7 @@ export class NodeDriver {
     }
 
     private async fire(timer: number, gen: number) {
-        if (gen !== this.timerGen[timer]) return
+        if (!this.generations.isCurrent(timer, gen)) return
         this.timers[timer] = 0
         const out: Action[] = []
         try {
@@ -261,22 +264,22 @@ export class NodeDriver {
         if (action.type === ActionType.Send) {
             await this.send(action.to, action.frame)
         } else if (action.type === ActionType.SetTimer) {
-            this.clearTimer(action.timer)
-            const gen = this.timerGen[action.timer]
+            this.stopTimeout(action.timer)
+            const gen = this.generations.arm(action.timer)
             const timer = action.timer
             const self = this
             this.timers[timer] = setTimeout(async () => {
                 await self.fire(timer, gen)
             }, action.delay)
         } else if (action.type === ActionType.CancelTimer) {
-            this.clearTimer(action.timer)
+            this.stopTimeout(action.timer)
+            this.generations.cancel(action.timer)
         } else if (action.type === ActionType.RoleChange) {
             this.report(action.role, action.coordinator, action.epoch)
         }
     }
 
-    private clearTimer(timer: number) {
-        this.timerGen[timer]++
+    private stopTimeout(timer: number) {
         if (this.timers[timer]) clearTimeout(this.timers[timer])
         this.timers[timer] = 0
     }
