@@ -1,40 +1,10 @@
-// What the ring algorithms (`ring`, `active-list-ring`, `bid-ring`) share: passing a
-// message to the next live process in ring order, and finding out that a successor is
-// down from a missing acknowledgement (seed 003: "If each process acknowledges each
-// message it gets with a reply to the sender, then a process can detect the failure of
-// its successor and begin a search for a working successor"; seeds 001/002: "If the
-// successor is down the sender skips over the successor and goes to the next member").
-//
-// - Every ring message is acknowledged at once by its receiver: ACK, unicast back to
-//   the sender (counted as messages of kind ACK, like every send). A ring message keeps
-//   the `seq` its originator gave it for its whole trip; the ACK carries that seq, the
-//   message's kind (in `bid`) and its initiator, and acknowledges only the message
-//   they name (our extension: a late ACK cannot acknowledge a different message).
-// - A receiver drops a copy of a message it has already handled (same kind, initiator,
-//   seq, bid and list length), after acknowledging it: duplicates made by the network,
-//   or by a resend past a successor whose ACK was lost, die instead of multiplying.
-// - The sender keeps each ring message until its ACK comes (the acknowledged link,
-//   ack-link.ts, which echo shares). No ACK within T
-//   (timing.answerTimeout): the successor is marked down in this process's own view,
-//   and every message still waiting on it is sent again, in the order first sent, to the
-//   next successor in ring order not known to be down. The simulator never tells a
-//   process who is down.
-// - An ACK acknowledges the oldest message still waiting on its sender that it names.
-// - A process is marked up again as soon as anything shows it alive: a frame from it
-//   (a heartbeat too: a live coordinator left out of a membership must be let back in),
-//   or its id in a message (an election list, an initiator field).
-// - A message is dropped instead of passed over a process known to be down when that
-//   process is where the message ends (`endsAt`: e.g. a notice whose initiator is dead
-//   would otherwise circulate for ever).
-// - With every other process down, a message "comes back" at once: it is handed to the
-//   process's own handler, as if it had gone round; a message that would come back
-//   again from there is dropped (no unbounded recursion).
-// - With the failure detector on, a process found down is probed again after one round
-//   trip R (our extension: a lost ACK must not leave a live follower, which sends nothing,
-//   out of every later election).
-// - A process is skipped only when it fails to ACK (our extension: suspecting the
-//   coordinator does not mark it down, so a falsely suspected coordinator still takes
-//   part in the election and keeps its place).
+// What the ring algorithms (`ring`, `active-list-ring`, `bid-ring`) share: a ring message
+// goes to the next process in ring order not believed down and waits for its ACK on an
+// acknowledged link (ack-link.ts); a missing ACK marks that successor down and sends what
+// waited on it past it. The receiver ACKs every ring message and drops copies it has
+// handled (`seen`). Each algorithm module supplies what to do with its messages
+// (onRingFrame, onDirectFrame, endsAt) and its timers. The rules and why each one is
+// there (seeds 001, 002, 003 and our extensions): docs/algorithms.md, "The ring family".
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
