@@ -465,12 +465,12 @@ function sameLink(a: Message, b: Message): boolean {
 
 /**
  * The node an event belongs to for the search's reduction: the node that handles a
- * delivery or a timer, that notices a crash, or that a lost or duplicated message is for;
- * -1 for crashes, recoveries and time (which other nodes' next steps may depend on).
+ * delivery or a timer, or that a lost or duplicated message is for; -1 for crashes,
+ * recoveries, detection (a recovery ends the chance to notice a crash) and time.
  */
 export function stepNode(s: State, e: Event): number {
   if (e.type === EventType.Deliver || e.type === EventType.Lose || e.type === EventType.Duplicate) return s.messages[e.a].dst
-  if (e.type === EventType.Fire || e.type === EventType.Detect) return e.a
+  if (e.type === EventType.Fire) return e.a
   return -1
 }
 

@@ -12,9 +12,9 @@
 //
 // Reduction (ideal model only): what a node handles at an instant is fixed when the
 // instant begins, so the steps of different nodes within it commute. Of the nodes with a
-// step due, only the lowest takes its steps (each of them, in every order, with its own
-// detection and the loss or copy of a message for it) while the others wait; crashes and
-// recoveries are always tried, and at the end of an instant (no step due) everything is. When one of those steps changes
+// step due, only the lowest takes its steps (each of them, in every order, with the loss or
+// copy of a message for it) while the others wait; crashes, recoveries and detections are
+// always tried, and at the end of an instant (no step due) everything is. When one of those steps changes
 // what the properties read (a role, a coordinator, an error), the others' steps are tried
 // from that state too, so no order of two such changes is missed. Every state the full
 // search reaches is then reached, or one that differs from it only by steps of that
@@ -29,7 +29,7 @@
 import { describeFrame } from "../../src/core/algorithms"
 import { checkCluster } from "../../src/core/checker"
 import { Algorithm, algorithmName } from "../../src/core/frame"
-import { roleName } from "../../src/core/node"
+import { indexOfSorted, NO_NODE, Role, roleName } from "../../src/core/node"
 import {
   applyEvent,
   cloneState,
@@ -165,6 +165,7 @@ export function search(options: SearchOptions): SearchResult {
   via.push({ type: EventType.Tick, a: 0, b: 0 })
   depthOf.push(0)
   const reduce = options.timing === "ideal" && options.reduce !== false
+  const judgesRoles = options.properties.includes("unique-coordinator")
   if (options.visit) options.visit(root)
   let stop = consider(root, 0)
   let frontier: { s: State; index: number }[] = [{ s: root, index: 0 }]
@@ -196,7 +197,7 @@ export function search(options: SearchOptions): SearchResult {
         transitions++
         const t = cloneState(s)
         applyEvent(t, e, options, false)
-        if (stepper >= 0 && !visible && stepNode(s, e) === stepper && changesWhatIsJudged(s, t, stepper)) {
+        if (stepper >= 0 && !visible && stepNode(s, e) === stepper && changesWhatIsJudged(s, t, stepper, judgesRoles)) {
           visible = true
           for (const w of waiting) tried.push(w)
         }
@@ -267,11 +268,18 @@ function chooseStepper(s: State, enabled: Event[]): number {
   return -1
 }
 
-/** True when node i's step from s to t changed what a property reads. */
-function changesWhatIsJudged(s: State, t: State, i: number): boolean {
+/**
+ * True when node i's step from s to t changed what a checked property reads of a single
+ * state: an error; following a non-member (valid-coordinator); taking or leaving the
+ * coordinator role (unique-coordinator). Eventual agreement reads no single state: a state
+ * the reduction skips finishes its instant into one it visits.
+ */
+function changesWhatIsJudged(s: State, t: State, i: number, roles: boolean): boolean {
+  if (t.errors.length !== s.errors.length) return true
   const before = s.nodes[i]
   const after = t.nodes[i]
-  return before.role !== after.role || before.coordinator !== after.coordinator || before.crashed !== after.crashed || t.errors.length !== s.errors.length
+  if (roles && (before.crashed !== after.crashed || (before.role === Role.Coordinator) !== (after.role === Role.Coordinator))) return true
+  return after.coordinator !== before.coordinator && after.coordinator !== NO_NODE && indexOfSorted(after.ids, after.coordinator) < 0
 }
 
 function pathTo(index: number, parent: number[], via: Event[]): Event[] {
