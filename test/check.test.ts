@@ -353,9 +353,9 @@ describe("the ideal model: one crash, one recovery and one loss, every state (th
   })
 
   const four: [string, number, boolean][] = [
-    ["bully", 476699, true],
-    ["improved-bully", 11721, false],
-    ["bid-ring", 211833, true],
+    ["bully", 68110, false],
+    ["improved-bully", 7760, false],
+    ["bid-ring", 144972, true],
   ]
   for (const [algorithm, states, slow] of four)
     test.skipIf(slow && !full)(`${algorithm}, N = 4: ${states} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
