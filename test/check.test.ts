@@ -355,6 +355,7 @@ describe("the ideal model: one crash, one recovery and one loss, every state (th
   const four: [string, number, boolean][] = [
     ["bully", 68110, false],
     ["improved-bully", 7760, false],
+    ["active-list-ring", 654596, true],
     ["bid-ring", 144972, true],
   ]
   for (const [algorithm, states, slow] of four)
