@@ -14,13 +14,13 @@
 // instant begins, so the steps of different nodes within it commute. Of the nodes with a
 // step due, only the lowest takes its steps (each of them, in every order, with the loss or
 // copy of a message for it) while the others wait; crashes, recoveries and detections are
-// always tried, and at the end of an instant (no step due) everything is. When one of those steps changes
-// what the properties read (a role, a coordinator, an error), the others' steps are tried
-// from that state too, so no order of two such changes is missed. Every state the full
-// search reaches is then reached, or one that differs from it only by steps of that
-// instant that change nothing the properties read (a partial-order reduction with ample
-// sets; every cycle passes a tick, where everything is tried). `--no-reduction` turns it
-// off; a test compares both.
+// always tried, and at the end of an instant (no step due) everything is. When one of
+// those steps changes what a checked property reads of a single state (changesWhatIsJudged),
+// the others' steps are tried from that state too, so no order of two such changes is
+// missed. Every state the full search reaches is then reached, or one that differs from it
+// only by steps of that instant that change nothing the properties read (a partial-order
+// reduction with ample sets; every cycle passes a tick, where everything is tried).
+// `--no-reduction` turns it off; a test compares both.
 //
 // Limits: a depth limit and an epoch cap (epochs only grow). `complete` means no state
 // was left unexpanded because of them: every state reachable within the fault budgets
