@@ -1,5 +1,6 @@
 // The adaptive failure detector on its own, with arrival series whose answer is worked out
 // by hand (interval 50, ceiling 250), and wired into a node.
+import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
 import { AdaptiveDetector, FLOOR_INTERVALS, LONG_MEMORY_BLOCKS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
@@ -164,6 +165,55 @@ describe("adaptive detector: numbered heartbeats tell late from lost", () => {
     const jumped = numbered(LATE, { 600: 10 })
     expect(jumped.lossRate()).toBe(1.5 / 666)
     expect(jumped.delay()).toBe(175)
+  })
+})
+
+describe("adaptive detector: numbered heartbeats out of order, and any series at all", () => {
+  test("an older number (reordered) is judged by its gap, and the count does not go back", () => {
+    // after k, k+2 arrives (50 ms), then k+1 (5 ms later), then k+3 (50 ms later)
+    const times = [50, 5, 50]
+    const feed = (olderSeq: (k: number) => number) => {
+      const d = new AdaptiveDetector(50, 250)
+      let t = 1000
+      let k = 1
+      d.heartbeat(t, k)
+      for (let i = 0; i < 600; i++) d.heartbeat((t += 50), ++k)
+      d.heartbeat((t += times[0]), k + 2)
+      d.heartbeat((t += times[1]), olderSeq(k + 1))
+      d.heartbeat((t += times[2]), k + 3)
+      k += 3
+      for (let i = 0; i < 60; i++) d.heartbeat((t += 50), ++k)
+      return d
+    }
+    const reordered = feed((k) => k)
+    const unnumbered = feed(() => 0)
+    // the older number counts like an unnumbered heartbeat
+    expect(reordered.lossRate()).toBe(unnumbered.lossRate())
+    expect(reordered.delay()).toBe(unnumbered.delay())
+    // one loss: k+2 overtaking k+1 counts it lost then (1 + 0.5)/(664 + 1); had the count gone
+    // back to k+1, k+3 would have counted 2 sent, a second loss
+    expect(reordered.lossRate()).toBe(1.5 / 665)
+  })
+
+  test("whatever arrives (numbers skipped, repeated, reordered, wrapped; any gaps), the delay stays within its bounds", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), seq: fc.integer({ min: 0, max: MAX_SEQ }) }), { maxLength: 300 }),
+        (arrivals) => {
+          const d = new AdaptiveDetector(50, 250)
+          let t = 0
+          for (const a of arrivals) {
+            d.heartbeat((t += a.gap), a.seq)
+            const delay = d.delay()
+            expect(delay).toBeGreaterThanOrEqual(FLOOR_INTERVALS * 50)
+            expect(delay).toBeLessThanOrEqual(250)
+            expect(d.lossRate()).toBeGreaterThanOrEqual(0)
+            expect(d.lossRate()).toBeLessThanOrEqual(1)
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
   })
 })
 
