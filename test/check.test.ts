@@ -366,6 +366,22 @@ describe("the ideal model: one crash, one recovery and one loss, every state (th
       expect(r).toMatchObject({ complete: true, states })
     })
 
+  // the issue's aim: all six at N = 4 with a crash and a loss, in CI time
+  test.each([
+    ["bully", 3680],
+    ["improved-bully", 1066],
+    ["ring", 28279],
+    ["active-list-ring", 13984],
+    ["bid-ring", 11954],
+    ["echo", 25193],
+  ] as [string, number][])("%s, N = 4, one crash, one loss: %i states, eventual agreement and valid coordinators", (algorithm, states) => {
+    const c = config(algorithm, "ideal", 1, 0, 1, 4)
+    expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
+    const r = check(c, promisedProperties(c), true)
+    expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
+    expect(r).toMatchObject({ complete: true, states })
+  })
+
   test("the reduction keeps what the properties read, and their verdicts, as the full search has them", () => {
     // unique-coordinator reads who holds the role among the live; valid-coordinator, errors
     const views = (c: ModelConfig, reduce: boolean) => {
