@@ -91,6 +91,8 @@ export const RISK = 0.000001
  * timer can fire late when its VM or radio is busy, in ways the window has not seen yet.
  */
 export const FLOOR_INTERVALS = 2.5
+/** A number at most this far behind the last is a reordered heartbeat; further: the sender restarted. */
+export const MAX_REORDER = WINDOW
 
 export class AdaptiveDetector implements FailureDetector {
     readonly interval: number
@@ -173,8 +175,10 @@ export class AdaptiveDetector implements FailureDetector {
             insertSorted(this.sortedGaps, gap)
         }
         this.lastArrival = now
-        // an older number (reordered) leaves the count where it was
-        if (seq > 0 && (this.lastSeq === 0 || seqAhead(this.lastSeq, seq) > 0)) this.lastSeq = seq
+        // an older number (reordered) leaves the count where it was; one far behind is a
+        // restarted sender numbering afresh: follow it, or its numbers stay unbelieved for long
+        if (seq > 0 && (this.lastSeq === 0 || seqAhead(this.lastSeq, seq) > 0 || seqAhead(seq, this.lastSeq) > MAX_REORDER))
+            this.lastSeq = seq
     }
 
     /**

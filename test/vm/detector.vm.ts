@@ -60,3 +60,37 @@ describe("adaptive failure detector in the VM", () => {
         expect((await fed(repeat(50, 600), 120)).delay()).toBe(120)
     })
 })
+
+/** `count` heartbeats 50 apart numbered from 1, then `extra` as [gap, number] pairs (test/heartbeat-numbers.test.ts). */
+async function numbered(count: number, extra: number[][]) {
+    const d = new AdaptiveDetector(50, 250)
+    let t = 1000
+    for (let i = 1; i <= count; i++) {
+        d.heartbeat(t, i)
+        t += 50
+        if (i % 5 === 4) await ds.sleep(1)
+    }
+    t -= 50
+    for (let i = 0; i < extra.length; i++) {
+        t += extra[i][0]
+        d.heartbeat(t, extra[i][1])
+    }
+    return d
+}
+
+describe("numbered heartbeats in the VM", () => {
+    test("a late heartbeat is jitter: 128.125, loss 0.5/602", async () => {
+        const d = await numbered(601, [[95, 602]])
+        expect(d.delay()).toBe(128.125)
+        expect(d.lossRate()).toBe(0.5 / 602)
+    })
+    test("3 numbers ahead in 130 ms: 2 lost, 175", async () => {
+        const d = await numbered(601, [[130, 604]])
+        expect(d.lossRate()).toBe(2.5 / 604)
+        expect(d.delay()).toBe(175)
+    })
+    test("a reordered older number is ignored, a restart from 1 is followed", async () => {
+        expect((await numbered(601, [[100, 603], [5, 602], [95, 604]])).lossRate()).toBe(1.5 / 605)
+        expect((await numbered(1001, [[95, 1], [95, 2]])).lossRate()).toBe(1.5 / 1004)
+    })
+})
