@@ -7,7 +7,7 @@ import { dirname, join } from "node:path"
 import { ALGORITHMS } from "../../src/core/algorithms"
 import { algorithmName } from "../../src/core/frame"
 import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
-import { type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
+import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
 import { counterexampleScenario } from "./replay"
 import { defaultOptions, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
 
@@ -15,6 +15,7 @@ export interface CheckFlags {
   algorithm: string
   nodes: string
   timing: string
+  detection?: string
   crashes: string
   recoveries: string
   losses: string
@@ -42,6 +43,10 @@ export function registerCheckCommand(program: Command) {
       `${TIMING_MODELS.join(" | ")}: any delay; any delay up to one tick, in any order; one tick, each link in order (the reduction's model)`,
       "ideal",
     )
+    .option(
+      "--detection <when>",
+      `${DETECTIONS.join(" | ")}: a follower notices its coordinator's crash when its detector times out (${DETECT_DELAY} ticks after; ideal's default), or at any point (the others')`,
+    )
     .option("--crashes <k>", "most crashes, at any point", "1")
     .option("--recoveries <k>", "most recoveries", "1")
     .option("--losses <l>", "most messages lost", "1")
@@ -62,6 +67,11 @@ export function registerCheckCommand(program: Command) {
 export function parseTimingModel(text: string, where: string): TimingModel {
   if ((TIMING_MODELS as readonly string[]).includes(text)) return text as TimingModel
   throw new InputError(`unknown timing model '${text}'; known: ${TIMING_MODELS.join(", ")}`, where)
+}
+
+export function parseDetection(text: string, where: string): Detection {
+  if ((DETECTIONS as readonly string[]).includes(text)) return text as Detection
+  throw new InputError(`unknown detection '${text}'; known: ${DETECTIONS.join(", ")}`, where)
 }
 
 export function parseProperties(text: string, where: string): Property[] {
@@ -92,11 +102,14 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
     algorithm: parseAlgorithmName(flags.algorithm, "--algorithm"),
     nodes: parseInteger(flags.nodes, "--nodes", 2, 6),
     timing: parseTimingModel(flags.timing, "--timing"),
+    detection: flags.detection === undefined ? undefined : parseDetection(flags.detection, "--detection"),
     crashes: parseInteger(flags.crashes, "--crashes", 0, 10),
     recoveries: parseInteger(flags.recoveries, "--recoveries", 0, 10),
     losses: parseInteger(flags.losses, "--losses", 0, 10),
     duplicates: parseInteger(flags.duplicates, "--duplicates", 0, 10),
   }
+  if (config.timing === "arbitrary" && config.detection === "timed")
+    throw new InputError("timed detection needs one clock: use it with --timing ideal or bounded", "--detection")
   const properties = flags.property ? parseProperties(flags.property, "--property") : promisedProperties(config)
   const options = defaultOptions(config, properties)
   options.maxDepth = parseInteger(flags.maxDepth, "--max-depth", 1, 1e6)
@@ -113,7 +126,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
     const file = flags.write ?? join(".electlab", "check", `${algorithmName(config.algorithm)}-${v.property}.txt`)
     try {
       const scenario = counterexampleScenario(config, v.steps, [
-        `electlab check --algorithm ${result.algorithm} --nodes ${config.nodes} --timing ${config.timing} --crashes ${config.crashes} --recoveries ${config.recoveries} --losses ${config.losses} --duplicates ${config.duplicates}`,
+        `electlab check --algorithm ${result.algorithm} --nodes ${config.nodes} --timing ${config.timing} --detection ${result.detection} --crashes ${config.crashes} --recoveries ${config.recoveries} --losses ${config.losses} --duplicates ${config.duplicates}`,
         `violates ${v.property}: ${v.detail}`,
       ])
       mkdirSync(dirname(file), { recursive: true })
@@ -135,7 +148,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
 
 export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
-    `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
+    `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "timed" ? "timed" : "any-time"} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
     `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]

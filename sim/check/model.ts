@@ -17,13 +17,16 @@
 //   so what a node has to handle at an instant is fixed when the instant begins: the nodes
 //   are independent within it, which the search's reduction uses (search.ts).
 // Environment: at most K crashes (any live node, any time), K recoveries, L losses and
-// D duplications of a message in flight; a live follower whose coordinator is crashed may
-// notice it at any time ("detect": a perfect failure detector; the check runs without
-// heartbeats). The fault-free continuation also lets a follower of a live process that
-// does not lead notice it, once nothing else is pending (a failure timeout longer than
-// any election).
+// D duplications of a message in flight; a live follower whose coordinator is crashed
+// notices it ("detect"; the check runs without heartbeats): `timed` (the ideal model's
+// default), exactly DETECT_DELAY after it began to follow an absent one, as a fixed timeout
+// on heartbeats that all come on time would; `any`, at any point (a perfect failure
+// detector, the other models' default). The fault-free continuation also lets a follower
+// of a live process that does not lead notice it, once nothing else is pending (a failure
+// timeout longer than any election).
 
 import { createNode } from "../../src/core/algorithms"
+import { defaultTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
@@ -42,6 +45,10 @@ import {
 export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]
 
+/** When a follower notices that its coordinator crashed: when its detector times out, or at any point. */
+export const DETECTIONS = ["timed", "any"] as const
+export type Detection = (typeof DETECTIONS)[number]
+
 /** Bounded model: most time a message spends in flight; ideal model: the time it spends (the ideal network's one tick). */
 export const DELAY_BOUND = 1
 /** The cluster's seed, as `electlab sim --seed` takes it: decides each node's jitter stream like the engine. */
@@ -56,6 +63,12 @@ export interface ModelConfig {
   recoveries: number
   losses: number
   duplicates: number
+  /** Default: timed in the ideal model, any in the others (timed needs one clock). */
+  detection?: Detection
+}
+
+export function detectionOf(config: ModelConfig): Detection {
+  return config.detection ?? (config.timing === "ideal" ? "timed" : "any")
 }
 
 /** True for the models with one clock that only moves when nothing is due. */
@@ -92,6 +105,8 @@ export interface State {
   owned: boolean[]
   /** The first seq each ring node gives (abstraction.ts); shared, never changed. */
   firstSeq: number[]
+  /** Timed detection: since when node i is a live follower of an absent coordinator, or -1. */
+  absentSince: number[]
 }
 
 export enum EventType {
@@ -180,6 +195,7 @@ export function initialState(config: ModelConfig): State {
     nextUid: 0,
     owned: [],
     firstSeq: [],
+    absentSince: [],
   }
   for (let i = 0; i < ids.length; i++) {
     const node = createNode(config.algorithm, {
@@ -194,6 +210,7 @@ export function initialState(config: ModelConfig): State {
     state.nodes.push(node)
     state.clocks.push(0)
     state.owned.push(true)
+    state.absentSince.push(-1)
     for (let t = 0; t < MAX_TIMERS; t++) state.deadlines.push(-1)
   }
   state.firstSeq = firstSeqs(state.nodes)
@@ -202,6 +219,7 @@ export function initialState(config: ModelConfig): State {
     state.nodes[i].start(0, out)
     applyActions(state, i, out, null)
   }
+  if (detectionOf(config) === "timed") updateAbsence(state)
   return state
 }
 
@@ -255,6 +273,7 @@ export function cloneState(s: State): State {
     nextUid: s.nextUid,
     owned: s.nodes.map(() => false),
     firstSeq: s.firstSeq,
+    absentSince: s.absentSince.slice(0),
   }
 }
 
@@ -356,6 +375,7 @@ export function stateText(s: State, timing: TimingModel): string {
       const d = s.deadlines[i * MAX_TIMERS + t]
       if (d >= 0) text += t + "=" + timeText(d - clock) + ","
     }
+    if (s.absentSince[i] >= 0) text += "A" + timeText(s.absentSince[i] - clock)
     text += "#"
   }
   const now = s.clocks[0]
@@ -402,6 +422,23 @@ function earliestDeadline(s: State, i: number): number {
   return best
 }
 
+/** Timed detection: the failure detector's timeout (the ideal profile's), in ticks. */
+export const DETECT_DELAY = defaultTiming("ideal")!.failureTimeout
+
+/** Timed detection: node i's detector times out now. */
+function detectionDue(s: State, i: number): boolean {
+  return s.absentSince[i] >= 0 && s.absentSince[i] + DETECT_DELAY <= s.clocks[0]
+}
+
+/** Timed detection: notes who follows an absent coordinator from now on, and who no longer does. */
+function updateAbsence(s: State) {
+  for (let i = 0; i < s.nodes.length; i++) {
+    const absent = liveFollowerOfAbsent(s, i, false)
+    if (!absent) s.absentSince[i] = -1
+    else if (s.absentSince[i] < 0) s.absentSince[i] = s.clocks[0]
+  }
+}
+
 /** Bounded model: the next instant something is due, or -1 when nothing is pending. */
 function nextInstant(s: State): number {
   let next = -1
@@ -413,6 +450,7 @@ function nextInstant(s: State): number {
     const due = m.sent + DELAY_BOUND
     if (next < 0 || due < next) next = due
   }
+  for (const a of s.absentSince) if (a >= 0 && (next < 0 || a + DETECT_DELAY < next)) next = a + DETECT_DELAY
   return next
 }
 
@@ -421,6 +459,7 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
   const events: Event[] = []
   const bounded = clocked(config.timing)
   const ideal = config.timing === "ideal"
+  const timed = detectionOf(config) === "timed"
   const now = s.clocks[0]
   for (let m = 0; m < s.messages.length; m++) {
     // identical copies lead to the same state: one event for each
@@ -442,6 +481,7 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
     for (let i = 0; i < s.nodes.length && !blocked; i++) {
       const d = earliestDeadline(s, i)
       if (d >= 0 && d <= now) blocked = true
+      if (timed && detectionDue(s, i)) blocked = true
     }
     if (!blocked && nextInstant(s) > now) events.push({ type: EventType.Tick, a: 0, b: 0 })
   }
@@ -449,7 +489,7 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
     const n = s.nodes[i]
     if (!n.crashed && s.crashes < config.crashes) events.push({ type: EventType.Crash, a: i, b: 0 })
     if (n.crashed && s.recoveries < config.recoveries) events.push({ type: EventType.Recover, a: i, b: 0 })
-    if (liveFollowerOfAbsent(s, i, false)) events.push({ type: EventType.Detect, a: i, b: 0 })
+    if (timed ? detectionDue(s, i) : liveFollowerOfAbsent(s, i, false)) events.push({ type: EventType.Detect, a: i, b: 0 })
   }
   for (let m = 0; m < s.messages.length; m++) {
     if (m > 0 && sameMessage(s.messages[m - 1], s.messages[m], bounded)) continue
@@ -601,6 +641,8 @@ export function applyEvent(s: State, e: Event, config: ModelConfig, record: bool
       break
     case EventType.Detect:
       if (rec) rec.time = s.clocks[e.a]
+      // the detector starts over: a follower that stays one times out again later
+      s.absentSince[e.a] = -1
       invoke(s, e.a, (n, now, out) => n.suspect(now, out), rec)
       break
     case EventType.Lose: {
@@ -628,6 +670,7 @@ export function applyEvent(s: State, e: Event, config: ModelConfig, record: bool
     }
   }
   sortMessages(s, config.timing)
+  if (detectionOf(config) === "timed") updateAbsence(s)
   return rec
 }
 

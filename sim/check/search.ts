@@ -35,6 +35,8 @@ import {
   cloneState,
   clocked,
   continueFaultFree,
+  type Detection,
+  detectionOf,
   enabledEvents,
   isDue,
   stepNode,
@@ -93,6 +95,7 @@ export interface SearchResult {
   algorithm: string
   nodes: number
   timing: string
+  detection: Detection
   crashes: number
   recoveries: number
   losses: number
@@ -232,6 +235,7 @@ export function search(options: SearchOptions): SearchResult {
     algorithm: algorithmName(options.algorithm),
     nodes: options.nodes,
     timing: options.timing,
+    detection: detectionOf(options),
     crashes: options.crashes,
     recoveries: options.recoveries,
     losses: options.losses,
