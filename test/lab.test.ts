@@ -52,6 +52,8 @@ describe("virtual lab: improved bully on 4 boards", () => {
   }, 60_000)
 
   test("recovering it: the recovered board outranks the coordinator and takes over (seed 004, 4.4)", async () => {
+    // the last election's late answers are not this transition's frames
+    await lab.waitForQuiet(300)
     await lab.recover(4)
     await lab.waitForAgreement(30_000)
     expect(lab.coordinator()).toBe(4)
@@ -60,7 +62,14 @@ describe("virtual lab: improved bully on 4 boards", () => {
     expect(f).toMatchObject({ trigger: "recover 4", coordinatorBefore: 3, coordinatorAfter: 4 })
     // REQUEST, TABLE, then COORDINATOR to the 3 others (one broadcast), no election; and the
     // handover: HANDOVER to each of the 3 others and their 3 RESIGNs (a claim to all is answered by all)
-    expect(f.electionFrames).toBe(9)
+    const { REQUEST = 0, TABLE = 0, ...rest } = f.frameKinds
+    const kinds = JSON.stringify(f.frameKinds)
+    expect(rest, kinds).toEqual({ HANDOVER: 3, COORDINATOR: 1, RESIGN: 3 })
+    // one REQUEST and its TABLE; a VM slowed past T by the machine's load asks again
+    expect(REQUEST, kinds).toBeGreaterThanOrEqual(1)
+    expect(TABLE, kinds).toBeGreaterThanOrEqual(1)
+    expect(TABLE, kinds).toBeLessThanOrEqual(REQUEST)
+    expect(f.electionFrames, kinds).toBe(REQUEST + TABLE + 7)
   }, 60_000)
 
   test("killing the coordinator's VM: the others detect the silence and fail over", async () => {

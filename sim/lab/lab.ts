@@ -63,6 +63,8 @@ export interface Transition {
   durationMs: number | null
   /** Election frames sent by all boards in that time (heartbeats not counted). */
   electionFrames: number
+  /** The same by kind: { REQUEST: 1, TABLE: 1, ... }. */
+  frameKinds: Record<string, number>
   /** Jacdac frames the bus carried in that time (all traffic: announces, heartbeats, events). */
   busFrames: number
   /**
@@ -117,6 +119,7 @@ export class Lab {
   private readyAt = 0
   private open: OpenTransition | null = null
   private totalTx = 0
+  private lastTxAt = 0
   /** Who held the coordinator role when, each board's events on its own clock (pruned at each transition). */
   private reigns = new CoordinatorReigns()
   private listeners: (() => void)[] = []
@@ -284,6 +287,20 @@ export class Lab {
     return performance.now() - t0
   }
 
+  /**
+   * Resolves once no board has sent an election frame for `quietMs` (an election's last
+   * answers may still be on their way after everyone agrees); ms since the call.
+   */
+  async waitForQuiet(quietMs = 300, timeoutMs = 30_000): Promise<number> {
+    const t0 = performance.now()
+    while (performance.now() - this.lastTxAt < quietMs) {
+      if (this.stopped) throw new Error("the lab stopped")
+      if (performance.now() - t0 > timeoutMs) throw new Error(`election frames still flowing after ${timeoutMs} ms: ${this.describeBoards()}`)
+      await sleep(20)
+    }
+    return performance.now() - t0
+  }
+
   /** Live boards: powered, booted, not crashed. */
   liveBoards(): BoardState[] {
     // a misconfigured board takes no part (a wrong key, a duplicate id)
@@ -435,6 +452,7 @@ export class Lab {
         coordinatorAfter: null,
         durationMs: null,
         electionFrames: 0,
+        frameKinds: {},
         busFrames: 0,
         overlapMs: 0,
       },
@@ -487,6 +505,8 @@ export class Lab {
       case "tx":
         b.tx++
         this.totalTx++
+        this.lastTxAt = performance.now()
+        if (this.open) this.open.record.frameKinds[e.kind] = (this.open.record.frameKinds[e.kind] ?? 0) + 1
         break
       case "rx":
         b.rx++
