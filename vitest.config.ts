@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config"
 
+// test/ci/ holds the long lab runs (many boards, attacks, repeated failovers): `npm run test:ci`.
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: ["test/ci/**", "**/node_modules/**"],
     testTimeout: 60_000,
   },
 })
