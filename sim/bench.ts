@@ -1,5 +1,5 @@
 // `npm run bench`: simulator throughput and the cost of a 1000-process Bully election.
-// Figures go in the README; nothing here asserts a speed.
+// Figures go in docs/benchmarks.md; nothing here asserts a speed.
 
 import { execFileSync } from "node:child_process"
 import { dirname, join } from "node:path"

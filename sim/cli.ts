@@ -1,4 +1,4 @@
-// The `electlab` command line. `sim` is a contract (see ../shared/DESIGN.md): flags,
+// The `electlab` command line. `sim` is a contract (see docs/scenarios.md): flags,
 // --json fields and message kind names are relied on by tests and users' scripts.
 
 import { Command, CommanderError } from "commander"
@@ -236,6 +236,24 @@ function runGolden(files: string[], update: boolean): number {
   return failed ? 1 : 0
 }
 
+/** The page that explains each command; its help ends by naming it. */
+const DETAILS: Record<string, string> = {
+  sim: "docs/scenarios.md",
+  manifest: "docs/lab-guide.md",
+  node: "docs/wifi.md",
+  settings: "docs/lab-guide.md",
+  keygen: "docs/security.md",
+  lab: "docs/lab.md",
+  view: "docs/lab.md",
+  golden: "docs/scenarios.md",
+  compare: "docs/scenarios.md",
+  campaign: "docs/scenarios.md",
+  check: "docs/check.md",
+  "bench:failover": "docs/benchmarks.md",
+  soak: "docs/benchmarks.md",
+  bench: "docs/benchmarks.md",
+}
+
 export function buildProgram(): Command {
   const program = new Command()
   program
@@ -327,7 +345,7 @@ export function buildProgram(): Command {
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
-    .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
+    .option("--no-auth", "no group key: frames travel unauthenticated")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
@@ -408,6 +426,11 @@ export function buildProgram(): Command {
     .action((flags: { json?: boolean; quick?: boolean }) => {
       runBench(flags)
     })
+  for (const command of program.commands) {
+    const page = DETAILS[command.name()]
+    if (page) command.addHelpText("after", `\nDetails: ${page}`)
+  }
+  program.addHelpText("after", "\nDetails: README.md (every command, the folders) and the pages in docs/")
   return program
 }
 

@@ -6,7 +6,7 @@
 //   best   the process just below the crashed coordinator (n-1) notices
 //   worst  the lowest process (1) notices
 //   all    every live process notices at once (in ascending order within the instant)
-// echo runs on --topology (default complete). Counting as in DESIGN.md: every send is a
+// echo runs on --topology (default complete). Counting as in docs/algorithms.md: every send is a
 // message (ACKs too, shown apart), a multicast is one frame.
 
 import { ALGORITHMS } from "../src/core/algorithms"

@@ -2,7 +2,8 @@
 // (ELECTION → OK, REQUEST → TABLE), timed from the asker's "tx" log line to the answerer's,
 // as the lab receives them. The answer timeout T must exceed the slowest of these.
 //   npx tsx sim/bench/lab-latency.ts [bus|mqtt] [ROUNDS]
-// Run inside `unshare -n` and under the heavy lock (see the README).
+// Run it as the only lab on the machine, in its own network namespace (`unshare -n`): see
+// docs/benchmarks.md.
 
 import { performance } from "node:perf_hooks"
 import { Algorithm } from "../../src/core/frame"

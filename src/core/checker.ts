@@ -1,5 +1,5 @@
 // The one checker of the election property, for the engine's summary, the virtual lab,
-// the benchmarks and the fault campaign (see docs/algorithms.md and DESIGN.md):
+// the benchmarks and the fault campaign (see docs/algorithms.md):
 //
 //   every live process names the same coordinator; it is live; it is the highest-ranked
 //   live process (highest bid in bid-ring); exactly one live process holds the coordinator

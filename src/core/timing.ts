@@ -10,7 +10,7 @@ export type TimingProfile = "ideal" | "bus" | "wifi"
  * Each row holds the failure detector's values for when it runs (heartbeat, failure
  * timeout); a driver that runs without it sets both to 0 (`withoutDetector`).
  * ideal: T above a round trip (2), T' above T + 1. bus and wifi: the boards' timing
- * documented in the README (both transports answer well inside T = 200 ms).
+ * documented in docs/benchmarks.md (both transports answer well inside T = 200 ms).
  */
 export function defaultTiming(profile: string): Timing {
     if (profile === "ideal")

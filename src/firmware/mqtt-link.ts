@@ -19,7 +19,7 @@ export interface MqttLinkOptions {
     keepAliveSec: number
     willTopic: string
     willMessage: string
-    /** The broker's password file and topic rights (optional: issue 11's access control). */
+    /** The broker's password file and topic rights (optional: the broker's access control, docs/lab-guide.md). */
     username?: string
     password?: string
     /** Exact topics to receive. */
