@@ -1,4 +1,4 @@
-// Attacks on the virtual lab with authenticated frames (issue 11): a rogue VM with a wrong key
+// Attacks on the virtual lab with authenticated frames (docs/security.md): a rogue VM with a wrong key
 // claiming id 99, a board with a wrong key, frames recorded on the bus or the broker and sent
 // again later, forged MQTT publishes. Called from lab.test.ts, which owns the bus port, so
 // that every lab test runs in sequence.
@@ -43,7 +43,7 @@ class BusTap {
 
 /**
  * The lab's own crash/recover command (set_crashed, 0x81): a lab action outside the election
- * protocol and not authenticated (see the README); the recording leaves it out.
+ * protocol and not authenticated (see docs/security.md); the recording leaves it out.
  * Hub frame: [length][crc u16][size][flags][device id 8][packet: size, service index, command u16 LE, ...]
  */
 function isCrashAction(f: Buffer): boolean {
@@ -211,7 +211,7 @@ export function authLabSuites() {
       expect(lab.failovers).toEqual([])
     }, 120_000)
 
-    // Once a hole (README, "Authenticated frames"): under load a VM misses some of the crashed
+    // Once a hole (docs/security.md, "Replays"): under load a VM misses some of the crashed
     // coordinator's last frames; replayed later they were newer than any it got, so they counted
     // and the new coordinator yielded to the crashed one. The counter is now the sender's clock:
     // replayed later than FRESH_MS after they were sent, they are stale at every receiver.

@@ -356,7 +356,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     expect(enabledEvents(t, any).filter((e) => e.type === EventType.Detect).map((e) => e.a)).toEqual([0, 1])
   })
 
-  // the done-when: one crash, one recovery and one loss, N = 3 and 4; complete
+  // what the check must reach: one crash, one recovery and one loss, N = 3 and 4; complete
   // searches without a violation of eventual agreement or valid coordinators
   const doneWhen: [string, number, number, boolean][] = [
     ["bully", 811, 8783, false],
@@ -435,7 +435,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     expect(r).toMatchObject({ complete: true, states, violations: [] })
   })
 
-  // the aim: one crash and one loss, all six at N = 4 and 5 (echo at 5 in npm run check)
+  // the aim: one crash and one loss, all six at N = 4 and 5 (echo at 5 in npm run check)
   test.each([
     ["bully", 174, 503],
     ["improved-bully", 80, 184],
@@ -550,7 +550,7 @@ describe("the ideal model with detection at any point: every state", () => {
       expect(r).toMatchObject({ complete: true, states })
     })
 
-  // the aim: all six at N = 4 with a crash and a loss, in CI time
+  // the aim: all six at N = 4 with a crash and a loss, in CI time
   test.each([
     ["bully", 3680],
     ["improved-bully", 1066],
@@ -614,7 +614,7 @@ describe("electlab check (CLI)", () => {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr }
   }
 
-  test("--json: the issue's fields; a violation exits 3 and names its scenario file", () => {
+  test("--json: the documented fields; a violation exits 3 and names its scenario file", () => {
     const dir = mkdtempSync(join(tmpdir(), "electlab-check-cli-"))
     const file = join(dir, "bully.txt")
     const r = electlab(["check", "--algorithm", "bully", "--timing", "arbitrary", "--recoveries", "0", "--losses", "0", "--property", "unique-coordinator", "--write", file, "--json"])

@@ -103,7 +103,7 @@ describe("the manifest's suitability reaches every driver", () => {
 })
 
 describe("one timing table per transport", () => {
-  test("the rows: ideal in ticks, bus and WiFi in ms as the README documents", () => {
+  test("the rows: ideal in ticks, bus and WiFi in ms as docs/scenarios.md documents", () => {
     expect(defaultTiming("ideal")).toEqual({ answerTimeout: 3, coordinatorTimeout: 5, heartbeatInterval: 10, failureTimeout: 25, failureDetector: "fixed" })
     const board = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800, failureDetector: "fixed" }
     expect(defaultTiming("bus")).toEqual(board)

@@ -3,7 +3,7 @@
 // runs only with `npm run test:bench:failover`: it starts etcd and mosquitto, takes half a
 // minute, and all it can check beyond the benchmark itself is that each trial ended with a
 // new leader that every survivor reports, which every trial already waits for (it throws
-// when that does not happen in time). The figures are in the README (`npm run bench:failover`).
+// when that does not happen in time). The figures are in docs/benchmarks.md (`npm run bench:failover`).
 import { describe, expect, test } from "vitest"
 import { formatFailoverReport, runFailoverBench, stats } from "../sim/bench/failover"
 

@@ -108,7 +108,7 @@ describe("electlab lab --headless", () => {
     expect(out.failoverStats.count).toBe(1)
     expect(Object.keys(out.statsByTrigger)).toEqual(["crash", "recover"])
     // the failover has one coordinator at a time; the recovered board claims the role one
-    // delivery before the sitting coordinator hears it (see the README: overlap)
+    // delivery before the sitting coordinator hears it (see docs/lab.md: overlapMs)
     expect(out.transitions[0].overlapMs).toBe(0)
     expect(out.transitions[1].overlapMs).toBeLessThan(100)
     expect(out.failovers).toBeUndefined()

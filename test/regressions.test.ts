@@ -10,7 +10,7 @@ const dir = join(import.meta.dirname, "scenarios", "regressions")
 const files = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort()
 
 describe("regression scenarios", () => {
-  test("the issue's three examples are there", () => {
+  test("the three hand-found examples are there", () => {
     expect(files).toEqual(
       expect.arrayContaining([
         "ring-returning-election-dropped.txt",

@@ -1,4 +1,4 @@
-// The manifest's bid-ring suitability in the virtual lab (issue 13): the compiled firmware and
+// The manifest's bid-ring suitability in the virtual lab: the compiled firmware and
 // a host node both bid with their board's suitability. Called from lab.test.ts, which owns
 // the bus port, so that every lab test runs in sequence.
 import { mkdtempSync, writeFileSync } from "node:fs"
