@@ -175,20 +175,36 @@ describe("freshness by the sender's clock", () => {
     expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 2500)!)).toBe(2001)
   })
 
+  /** A stale frame is held and its sender re-proven: never released, refused once the proof comes. */
+  function staleAfterProof(a: FrameAuth, b: FrameAuth, missed: number[], at: number, aNow: number) {
+    const r = b.open(missed, at)
+    expect(r).toMatchObject({ held: true, frames: [], replyTo: 3 })
+    const proof = a.open(r.reply!, aNow).reply!
+    const released = b.open(proof, at + 1)
+    expect(released.frames).toEqual([])
+    expect(b.refused[AuthRefusal.Stale]).toBe(1)
+  }
+
   test("a frame b missed, replayed after the sender fell silent, is refused as stale", () => {
     const { a, b } = pair()
     const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)! // lost on the way to b
-    // a crashes; the missed frame is newer than any b has, replayed FRESH_MS + 1 later
-    const r = b.open(missed, AHEAD + 2100 + DELAY + FRESH_MS + 1)
-    expect(r.refusal).toBe(AuthRefusal.Stale)
-    expect(r.frames).toEqual([])
-    expect(b.refused[AuthRefusal.Stale]).toBe(1)
+    // the missed frame is newer than any b has, replayed FRESH_MS + 1 later
+    const at = AHEAD + 2100 + DELAY + FRESH_MS + 1
+    // a crashed: held, never proven, refused once too old to release
+    const c = auth(1, KEY, 5000) // another receiver with the same id: its own challenge values
+    exchange(a, c, a.seal(frame(Kind.HEARTBEAT, 3), 2050)!, AHEAD + 2050 + DELAY)
+    const r = c.open(missed, at)
+    expect(r).toMatchObject({ held: true, frames: [] })
+    expect(c.open(frame(Kind.HEARTBEAT, 2), at + 2 * FRESH_MS + 1).frames).toEqual([])
+    expect(c.refused[AuthRefusal.Unproven]).toBe(1)
+    // a still runs: its proof's floor refuses the frame
+    staleAfterProof(a, b, missed, at, at - AHEAD)
   })
 
   test("a missed frame replayed long after (minutes) is stale too, drift allowance included", () => {
     const { a, b } = pair()
     const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)!
-    expect(b.open(missed, AHEAD + 2100 + 10 * 60_000).refusal).toBe(AuthRefusal.Stale)
+    staleAfterProof(a, b, missed, AHEAD + 2100 + 10 * 60_000, 2100 + 10 * 60_000)
   })
 
   test("a delayed but fresh frame is accepted: up to FRESH_MS beyond the quickest transit", () => {
@@ -226,7 +242,10 @@ describe("freshness by the sender's clock", () => {
       // after those hours a replay of a frame sent 2.5 s earlier is still refused
       const t = 3 * hour + 1000
       const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
-      expect(b.open(missed, AHEAD + t + DELAY + 2500).refusal).toBe(AuthRefusal.Stale)
+      const r = b.open(missed, AHEAD + t + DELAY + 2500)
+      expect(r).toMatchObject({ held: true, frames: [] })
+      expect(b.open(a.open(r.reply!, (t + 2500) * rate).reply!, AHEAD + t + DELAY + 2501).frames).toEqual([])
+      expect(b.refused[AuthRefusal.Stale]).toBe(1)
     }
   })
 
