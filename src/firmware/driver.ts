@@ -4,7 +4,7 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { createNode } from "../core/algorithms"
-import { AUTH_REFUSAL_COUNT, AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
+import { AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
@@ -70,6 +70,7 @@ export class NodeDriver {
     private refusalFlush: any = 0
     /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
     private checking: number[] = []
+    private duplicateHintPending = false
 
     readonly platform: Platform
 
@@ -145,6 +146,7 @@ export class NodeDriver {
         // meet every peer's boot now, not in the middle of the first election
         if (this.auth && this.transport) await this.transport.broadcast(Buffer.from(this.auth.helloChallenge(this.platform.now())))
         await this.apply(out)
+        if (this.duplicateHintPending) await this.duplicateIdReported()
     }
 
     /** Frames refused by the auth layer (bad tag, replay, unsigned). */
@@ -175,7 +177,7 @@ export class NodeDriver {
             if (!opened.reply) return
         }
         if (opened.reply && this.transport) {
-            this.log("auth", "n=" + this.node.id + " " + (opened.held ? "challenge" : "proof") + " to=" + opened.replyTo)
+            this.log("auth", "n=" + this.node.id + " " + (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
             await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
         }
         if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
@@ -289,7 +291,7 @@ export class NodeDriver {
      */
     async peerLeft(id: number) {
         if (!this.node || this.problems.length > 0 || !this.started) return
-        if (!this.auth || id === this.node.id) {
+        if (!this.auth || id === this.node.id || this.node.crashed) {
             await this.left(id, "")
             return
         }
@@ -309,8 +311,13 @@ export class NodeDriver {
     async duplicateIdReported() {
         if (!this.node || this.problems.length > 0) return
         const me = this.config.nodeId
-        if (!this.auth || !this.started) {
+        if (!this.auth) {
             this.duplicateId()
+            return
+        }
+        if (!this.started) {
+            // proofs are not taken before start: check once running
+            this.duplicateHintPending = true
             return
         }
         const self = this
