@@ -110,24 +110,29 @@ describe("measurements", () => {
   test("challenge replay flood: the coordinator's frames are refused for no time at all", async () => {
     const c = await settled(Algorithm.Bully, 1)
     c.watch()
-    const refusedFrom3 = () => c.boards.slice(0, 2).map((b) => b.driver.auth!.refused[AuthRefusal.Stale])
-    const before = refusedFrom3()
+    const staleAt = (b: number) => c.board(b).driver.auth!.refused[AuthRefusal.Stale]
     const start = c.now()
+    let last = [staleAt(1), staleAt(2)]
     let lastStale = -1
-    const stale = refusedFrom3()
-    await challengeReplayFlood.run({ cluster: c, advance: async (ms) => {
+    const sampled = async (ms: number) => {
       for (let t = 0; t < ms; t += 50) {
         await advance(50)
-        const now = refusedFrom3()
-        if (now.some((n, i) => n !== stale[i])) lastStale = c.now() - start
-        now.forEach((n, i) => (stale[i] = n))
+        const now = [staleAt(1), staleAt(2)]
+        if (now[0] !== last[0] || now[1] !== last[1]) lastStale = c.now() - start
+        last = now
       }
-    }, previousSession: [] }, true)
+    }
+    await challengeReplayFlood.run({ cluster: c, advance: sampled, previousSession: [] }, true)
+    await sampled(20000)
     const a3 = c.board(3).driver.auth!
-    // one proof answered the hello at boot; the 6,000 copies get none
-    expect(a3.refused[AuthRefusal.Replay]).toBeGreaterThanOrEqual(6000)
+    // the figures of docs/security.md (before and after): printed, then checked
+    console.log(
+      `challenge replay flood: proofs=${a3.proofsSent} stale=${last} refused-until=${lastStale} ms after the flood began, coordinators=${c.coordinators()}`,
+    )
+    // one proof answered the hello at boot (and a few challenges back); the 6,000 copies get none
+    expect(a3.refused[AuthRefusal.Replay]).toBe(6000)
     expect(a3.proofsSent).toBeLessThan(10)
-    expect(refusedFrom3()).toEqual(before)
+    expect(last).toEqual([0, 0])
     expect(lastStale).toBe(-1)
     expect(c.coordinators()).toEqual([3, 3, 3])
     expect(c.boards.every((b) => b.reports.length === 0)).toBe(true)
