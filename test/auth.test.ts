@@ -7,11 +7,18 @@ import {
   AUTH_TRAILER_BYTES,
   AuthRefusal,
   CHALLENGE_RETRY_MS,
+  CREEP_CAP_MS,
+  DRIFT_DIVISOR,
   FRESH_MS,
   FrameAuth,
   KEY_MISMATCH_MS,
   KEY_MISMATCH_TAGS,
+  MAX_AHEAD_MS,
+  MAX_HELD,
+  MAX_HELD_NONCES,
   MAX_SEALED_LIST_LENGTH,
+  PROOF_BURST,
+  PROOF_WINDOW_MS,
   type Opened,
   parseKeyHex,
   REPLAY_WINDOW,
@@ -175,20 +182,36 @@ describe("freshness by the sender's clock", () => {
     expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 2500)!)).toBe(2001)
   })
 
+  /** A stale frame is held and its sender re-proven: never released, refused once the proof comes. */
+  function staleAfterProof(a: FrameAuth, b: FrameAuth, missed: number[], at: number, aNow: number) {
+    const r = b.open(missed, at)
+    expect(r).toMatchObject({ held: true, frames: [], replyTo: 3 })
+    const proof = a.open(r.reply!, aNow).reply!
+    const released = b.open(proof, at + 1)
+    expect(released.frames).toEqual([])
+    expect(b.refused[AuthRefusal.Stale]).toBe(1)
+  }
+
   test("a frame b missed, replayed after the sender fell silent, is refused as stale", () => {
     const { a, b } = pair()
     const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)! // lost on the way to b
-    // a crashes; the missed frame is newer than any b has, replayed FRESH_MS + 1 later
-    const r = b.open(missed, AHEAD + 2100 + DELAY + FRESH_MS + 1)
-    expect(r.refusal).toBe(AuthRefusal.Stale)
-    expect(r.frames).toEqual([])
-    expect(b.refused[AuthRefusal.Stale]).toBe(1)
+    // the missed frame is newer than any b has, replayed FRESH_MS + 1 later
+    const at = AHEAD + 2100 + DELAY + FRESH_MS + 1
+    // a crashed: held, never proven, refused once too old to release
+    const c = auth(1, KEY, 5000) // another receiver with the same id: its own challenge values
+    exchange(a, c, a.seal(frame(Kind.HEARTBEAT, 3), 2050)!, AHEAD + 2050 + DELAY)
+    const r = c.open(missed, at)
+    expect(r).toMatchObject({ held: true, frames: [] })
+    expect(c.open(frame(Kind.HEARTBEAT, 2), at + 2 * FRESH_MS + 1).frames).toEqual([])
+    expect(c.refused[AuthRefusal.Unproven]).toBe(1)
+    // a still runs: its proof's floor refuses the frame
+    staleAfterProof(a, b, missed, at, at - AHEAD)
   })
 
   test("a missed frame replayed long after (minutes) is stale too, drift allowance included", () => {
     const { a, b } = pair()
     const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)!
-    expect(b.open(missed, AHEAD + 2100 + 10 * 60_000).refusal).toBe(AuthRefusal.Stale)
+    staleAfterProof(a, b, missed, AHEAD + 2100 + 10 * 60_000, 2100 + 10 * 60_000)
   })
 
   test("a delayed but fresh frame is accepted: up to FRESH_MS beyond the quickest transit", () => {
@@ -226,7 +249,10 @@ describe("freshness by the sender's clock", () => {
       // after those hours a replay of a frame sent 2.5 s earlier is still refused
       const t = 3 * hour + 1000
       const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
-      expect(b.open(missed, AHEAD + t + DELAY + 2500).refusal).toBe(AuthRefusal.Stale)
+      const r = b.open(missed, AHEAD + t + DELAY + 2500)
+      expect(r).toMatchObject({ held: true, frames: [] })
+      expect(b.open(a.open(r.reply!, (t + 2500) * rate).reply!, AHEAD + t + DELAY + 2501).frames).toEqual([])
+      expect(b.refused[AuthRefusal.Stale]).toBe(1)
     }
   })
 
@@ -347,4 +373,139 @@ test("the start-up hello: one broadcast challenge, and every pair knows each oth
     expect(r.held).toBe(false)
     expect(r.frames).toEqual([f])
   }
+})
+
+describe("against an attacker without the key", () => {
+  const counterOf = (sealed: number[]) => Buffer.from(sealed).readUInt32BE(sealed.length - AUTH_TRAILER_BYTES)
+
+  test("6,000 replays of a recorded challenge: answered once, the counter stays on the clock", () => {
+    const a = auth(3)
+    const b = auth(1)
+    a.seal(frame(Kind.HEARTBEAT, 3), 0) // a's clock starts
+    const hello = b.helloChallenge(100)
+    expect(a.open(hello, 100).reply).not.toBeNull()
+    for (let i = 0; i < 6000; i++) {
+      const r = a.open(hello, 100 + i / 50)
+      expect(r.reply).toBeNull()
+    }
+    expect(a.refused[AuthRefusal.Replay]).toBe(6000)
+    expect(a.proofsSent).toBe(1)
+    // the next frame's counter is the clock (221 ms since a's first frame), not 6,000 ahead
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 220)!)).toBe(221)
+  })
+
+  test("distinct challenges beyond the challenger's rate are dropped as a flood; proofs never move the counter", () => {
+    const a = auth(3)
+    const b = auth(1)
+    a.seal(frame(Kind.HEARTBEAT, 3), 0)
+    const challenges = Array.from({ length: 40 }, (_, i) => auth(1, KEY, 50_000 + i * 10).probe(3, 1))
+    let proofs = 0
+    for (let i = 0; i < challenges.length; i++) if (a.open(challenges[i], 10 + i).reply) proofs++
+    expect(proofs).toBe(PROOF_BURST)
+    expect(a.refused[AuthRefusal.Flood]).toBe(40 - PROOF_BURST)
+    // one more per CHALLENGE_RETRY_MS
+    const later = auth(1, KEY, 90_000).probe(3, 2)
+    expect(a.open(later, 10 + CHALLENGE_RETRY_MS).reply).not.toBeNull()
+    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 300)!)).toBe(301)
+  })
+
+  test("the counter never runs more than MAX_AHEAD_MS ahead of the clock: beyond, the frame is not sealed", () => {
+    const a = auth(3)
+    let sealed = 0
+    for (let i = 0; i < 500; i++) if (a.seal(frame(Kind.HEARTBEAT, 3), 0)) sealed++
+    expect(sealed).toBe(MAX_AHEAD_MS + 1)
+    expect(a.refused[AuthRefusal.TooFast]).toBe(500 - MAX_AHEAD_MS - 1)
+  })
+
+  test("a proof held back longer than PROOF_WINDOW_MS is refused; the sender is asked again", () => {
+    const a = auth(3)
+    const b = auth(1)
+    const first = b.open(a.seal(frame(Kind.COORDINATOR, 3), 0)!, 0)
+    const proof = a.open(first.reply!, 5).reply!
+    const late = b.open(proof, PROOF_WINDOW_MS + 1)
+    expect(late.refusal).toBe(AuthRefusal.Late)
+    expect(late.frames).toEqual([])
+    // a hello's proof too
+    const c = auth(2)
+    const hello = c.helloChallenge(0)
+    expect(c.open(a.open(hello, 1).reply!, PROOF_WINDOW_MS + 1).refusal).toBe(AuthRefusal.Late)
+    // in time, it is taken: both frames (each fresh when it came) are released
+    const again = b.open(a.seal(frame(Kind.COORDINATOR, 3), 1100)!, PROOF_WINDOW_MS + 100)
+    expect(b.open(a.open(again.reply!, 1105).reply!, PROOF_WINDOW_MS + 100 + PROOF_WINDOW_MS).frames.length).toBe(2)
+  })
+
+  test("replays from old boots never push out a held frame of another boot", () => {
+    const oldBoots = [auth(3, KEY, 100), auth(3, KEY, 200), auth(3, KEY, 300)]
+    const recorded = oldBoots.flatMap((o) => Array.from({ length: 8 }, (_, i) => o.seal(frame(Kind.HEARTBEAT, 3), i)!))
+    const a = auth(3, KEY, 400) // the sender now
+    const b = auth(1)
+    const genuine = frame(Kind.COORDINATOR, 3, BROADCAST, [1, 2])
+    const first = b.open(a.seal(genuine, 5000)!, 5000)
+    expect(first.held).toBe(true)
+    for (const r of recorded) b.open(r, 5001)
+    // one other nonce may hold up to MAX_HELD frames (its older ones go); further boots' are refused outright
+    expect(b.refused[AuthRefusal.Unproven]).toBe(8 - MAX_HELD + 16)
+    expect(MAX_HELD_NONCES).toBe(2)
+    const released = b.open(a.open(first.reply!, 5002).reply!, 5003)
+    expect(released.frames).toEqual([genuine])
+    expect(b.refused[AuthRefusal.Replay]).toBe(MAX_HELD)
+  })
+
+  test("a quiet sender: the drift allowance stops growing; a missed frame 9 s late after 10 h is refused, the sender's next frame passes after a re-proof", () => {
+    const hour = 3_600_000
+    for (const rate of [1, 1 - 200e-6]) {
+      const a = auth(3)
+      const b = auth(1)
+      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
+      expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 250)!, 255).frames.length).toBe(1)
+      // ten hours of silence; a frame b missed is replayed 9 s after it was sent
+      const t = 10 * hour
+      const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
+      const r = b.open(missed, t + 9000)
+      expect(r).toMatchObject({ held: true, frames: [] })
+      expect(b.open(a.open(r.reply!, (t + 9000) * rate).reply!, t + 9001).frames).toEqual([])
+      expect(b.refused[AuthRefusal.Stale]).toBe(1)
+      // the sender's own next frame after the silence: held, re-proven, released
+      const next = frame(Kind.ELECTION, 3)
+      const held = b.open(a.seal(next, (t + 20_000) * rate)!, t + 20_005)
+      expect(held.held || held.frames.length === 1).toBe(true)
+      if (held.held) expect(b.open(a.open(held.reply!, (t + 20_010) * rate).reply!, t + 20_015).frames).toEqual([next])
+      else expect(held.frames).toEqual([next])
+      expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), (t + 20_250) * rate)!, t + 20_255).frames.length).toBe(1)
+    }
+    expect(CREEP_CAP_MS / DRIFT_DIVISOR).toBe(12)
+  })
+
+  test("a sender found stale far behind the clock is re-proven at once, not refused for hours", () => {
+    const a = auth(3)
+    const b = auth(1)
+    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
+    // b learnt an offset 6 s too low (as after a counter run ahead): every frame looks 6 s old
+    const f = frame(Kind.HEARTBEAT, 3)
+    const sealed = a.seal(f, 1000)!
+    const shifted = b.open(sealed, 1005 + 6000)
+    expect(shifted.held).toBe(true)
+    expect(b.open(a.open(shifted.reply!, 1010).reply!, 7015).refusal).toBe(AuthRefusal.None)
+    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 1250)!, 7255).frames.length).toBe(1)
+  })
+
+  test("probe and proven: a sealed challenge to a node, and whether it answered since", () => {
+    const a = auth(3)
+    const b = auth(1)
+    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    expect(b.proven(3, 0)).toBe(true)
+    expect(b.proven(3, 100)).toBe(false)
+    const challenge = b.probe(3, 100)
+    expect(b.open(a.open(challenge, 101).reply!, 102).refusal).toBe(AuthRefusal.None)
+    expect(b.proven(3, 100)).toBe(true)
+    // nobody answers for a node that is not there
+    b.probe(2, 200)
+    expect(b.proven(2, 200)).toBe(false)
+    // a challenge to our own id reaches a twin (same id, other boot) only: it proves itself
+    const twin = auth(1, KEY, 7000)
+    const self = b.probe(1, 300)
+    expect(b.open(self, 300).ignored).toBe(true) // our own, heard back
+    expect(b.open(twin.open(self, 301).reply!, 302).refusal).toBe(AuthRefusal.None)
+    expect(b.proven(1, 300)).toBe(true)
+  })
 })

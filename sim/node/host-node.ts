@@ -120,6 +120,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   })
   client.on("message", (topic, payload) => {
     if (topic === leaveTopic(prefix, group)) {
+      // a hint, not a verdict: with a key the driver challenges the node before acting
       const id = Number(payload.toString())
       if (Number.isInteger(id)) void driver.peerLeft(id)
     } else if (trace && isHeartbeat(payload) && payload[8] * 256 + payload[9] !== nodeId) {

@@ -21,6 +21,17 @@
 // fresh random number; the sender's PROOF (tagged, echoing it) names its nonce, its counter
 // (the receiver's first offset) and its clock FRESH_MS ago (the floor). Held frames at or above
 // that floor and fresh by age are released; older ones, however validly tagged, are refused.
+//
+// Against an attacker without the key who records, replays, reflects and floods:
+// - a proof carries the sender's clock but takes no counter: answering any number of
+//   challenges never moves the frame counter, which stays within MAX_AHEAD_MS of the clock;
+// - a challenger's challenge values are remembered (CHALLENGE_MEMORY) and answered once, and
+//   proofs to one challenger are rate-limited (PROOF_BURST, one more per CHALLENGE_RETRY_MS);
+// - a proof counts only within PROOF_WINDOW_MS of its challenge (a held-back proof is refused);
+// - held frames are kept per boot nonce: frames of another boot never push out a held one;
+// - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
+//   is held and its sender re-proven, not refused for as long as the offset is off;
+// - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check.
 
 import { ByteSource, getU16, getU32, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
@@ -47,10 +58,29 @@ export const FRESH_MS = 2000
 export const DRIFT_DIVISOR = 5000
 /** At most one challenge per sender in this time. */
 export const CHALLENGE_RETRY_MS = 250
+/**
+ * A proof is taken only this long after its challenge left (the hello's too): a man in the
+ * middle who holds a proof back stretches the age limit by at most this. Cost: a proof slower
+ * than this is refused and the sender is challenged again.
+ */
+export const PROOF_WINDOW_MS = 1000
 /** Proofs answering the start-up hello are taken this long. */
-export const HELLO_VALID_MS = 5000
-/** Frames held per unproven sender (the oldest goes first). */
+export const HELLO_VALID_MS = PROOF_WINDOW_MS
+/** Frames held per boot nonce of an unproven sender (the oldest of that nonce goes first). */
 export const MAX_HELD = 4
+/** Boot nonces held per sender: a frame of a further nonce is refused, never one held pushed out. Cost: at most 2 × 4 × 236 bytes per sender. */
+export const MAX_HELD_NONCES = 2
+/**
+ * The frame counter may run ahead of the clock by at most this (a burst of sends in one
+ * millisecond); a frame beyond it is not sealed. Receivers allow for it within FRESH_MS.
+ */
+export const MAX_AHEAD_MS = 100
+/** Challenge values remembered per challenger: a repeat is a replay, answered never (8 × 4 bytes). */
+export const CHALLENGE_MEMORY = 8
+/** Proofs a challenger gets at once; one more per CHALLENGE_RETRY_MS (4 proofs/s at steady flood). */
+export const PROOF_BURST = 4
+/** The drift allowance grows for at most this much silence (12 ms); beyond, a stale frame re-proves its sender. */
+export const CREEP_CAP_MS = 60000
 /**
  * A board suspects its own key after this many bad tags spread over KEY_MISMATCH_MS, with no
  * valid frame ever: a rogue's burst at boot, before the group has spoken, is not enough.
@@ -80,10 +110,16 @@ export enum AuthRefusal {
     TooLong = 5,
     /** Sent longer than FRESH_MS ago by the sender's clock (a captured frame replayed later). */
     Stale = 6,
+    /** A challenge beyond the challenger's rate (PROOF_BURST): a flood, dropped unanswered. */
+    Flood = 7,
+    /** A proof later than PROOF_WINDOW_MS after its challenge (held back on the way). */
+    Late = 8,
+    /** (seal) The counter would run more than MAX_AHEAD_MS ahead of the clock. */
+    TooFast = 9,
 }
 
-export const AUTH_REFUSAL_COUNT = 7
-const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long", "stale"]
+export const AUTH_REFUSAL_COUNT = 10
+const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long", "stale", "flood", "late", "too-fast"]
 
 export function authRefusalName(r: number): string {
     if (r >= 0 && r < AUTH_REFUSAL_COUNT) return REFUSAL_NAMES[r]
@@ -126,8 +162,19 @@ class PeerState {
     /** The challenge before the last one: its proof may still be on the way. */
     previousChallenge = -1
     challengeAt = 0
+    previousChallengeAt = 0
     held: Held[] = []
     helloAnswered = false
+    /** Challenge values of this challenger already answered (a ring of CHALLENGE_MEMORY). */
+    answered: number[] = []
+    answeredNext = 0
+    /** Proofs this challenger may still get now (refilled one per CHALLENGE_RETRY_MS). */
+    proofTokens = PROOF_BURST
+    tokensAt = 0
+    /** A frame of the proven nonce was found stale: the next proof sets the offset afresh. */
+    reproving = false
+    /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
+    provenAt = -1
     constructor(public id: number) {}
 }
 
@@ -204,7 +251,7 @@ export class FrameAuth {
     private tagMatches(bytes: ByteSource, signedLength: number): boolean {
         const expected = this.tagOf(copyBytes(bytes, 0, signedLength))
         let diff = 0
-        for (let i = 0; i < AUTH_TAG_BYTES; i++) if (expected[i] !== bytes[signedLength + i]) diff++
+        for (let i = 0; i < AUTH_TAG_BYTES; i++) diff |= expected[i] ^ bytes[signedLength + i]
         return diff === 0
     }
 
@@ -218,9 +265,11 @@ export class FrameAuth {
         return Math.floor(now - this.clockStart)
     }
 
-    /** The sender's clock, never repeating: max(previous + 1, clock). */
+    /** The sender's clock, never repeating: max(previous + 1, clock); -1 past MAX_AHEAD_MS. */
     private nextCounter(now: number): number {
-        const next = Math.max(this.counter + 1, this.clock(now))
+        const clock = this.clock(now)
+        const next = Math.max(this.counter + 1, clock)
+        if (next > clock + MAX_AHEAD_MS && clock < MAX_U32) return -1
         if (next >= MAX_U32) {
             // 2^32 ms (49 days) spent: a new nonce and clock, as after a reboot
             this.nonce = this.random32()
@@ -243,8 +292,13 @@ export class FrameAuth {
             this.refused[AuthRefusal.TooLong]++
             return null
         }
+        const counter = this.nextCounter(now)
+        if (counter < 0) {
+            this.refused[AuthRefusal.TooFast]++
+            return null
+        }
         const out = frame.slice(0)
-        putU32(out, this.nextCounter(now))
+        putU32(out, counter)
         putU32(out, this.nonce)
         const tag = this.tagOf(out)
         for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(tag[i])
@@ -283,9 +337,12 @@ export class FrameAuth {
         return p
     }
 
-    /** The offset as it may have crept since it was learned: clocks drift apart by up to 1/DRIFT_DIVISOR. */
+    /**
+     * The offset as it may have crept since it was learned: clocks drift apart by up to
+     * 1/DRIFT_DIVISOR, but for CREEP_CAP_MS at most (a quiet sender is re-proven instead).
+     */
     private driftedOffset(p: PeerState, now: number): number {
-        return p.offset + (now - p.offsetAt) / DRIFT_DIVISOR
+        return p.offset + Math.min(now - p.offsetAt, CREEP_CAP_MS) / DRIFT_DIVISOR
     }
 
     /** Takes a sample of receive time − counter: a lower one (a quicker frame, or drift) becomes the offset. */
@@ -305,6 +362,7 @@ export class FrameAuth {
         else if (counter < p.seen[lowest]) return AuthRefusal.Replay
         else p.seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
         this.learnOffset(p, sample, now)
+        p.provenAt = now
         return AuthRefusal.None
     }
 
@@ -333,6 +391,46 @@ export class FrameAuth {
         }
     }
 
+    /** A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS (or `force`), or null. */
+    private challengeTo(p: PeerState, now: number, force = false): number[] {
+        if (!force && p.challenge >= 0 && now - p.challengeAt < CHALLENGE_RETRY_MS) return null
+        p.previousChallenge = p.challenge
+        p.previousChallengeAt = p.challengeAt
+        p.challenge = this.random32()
+        p.challengeAt = now
+        this.challengesSent++
+        return this.control(CONTROL_CHALLENGE, p.id, p.challenge, 0, 0)
+    }
+
+    /**
+     * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
+     * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
+     */
+    private hold(p: PeerState, nonce: number, counter: number, now: number, frame: number[]): boolean {
+        let ofNonce = 0
+        let oldest = -1
+        let nonces: number[] = []
+        for (let i = 0; i < p.held.length; i++) {
+            const h = p.held[i]
+            if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
+            if (h.nonce !== nonce) continue
+            ofNonce++
+            if (oldest < 0 || h.at < p.held[oldest].at) oldest = i
+        }
+        if (ofNonce === 0 && nonces.length >= MAX_HELD_NONCES) {
+            this.refused[AuthRefusal.Unproven]++
+            return false
+        }
+        if (ofNonce >= MAX_HELD) {
+            const keep: Held[] = []
+            for (let i = 0; i < p.held.length; i++) if (i !== oldest) keep.push(p.held[i])
+            p.held = keep
+            this.refused[AuthRefusal.Unproven]++
+        }
+        p.held.push(new Held(nonce, counter, now, frame))
+        return true
+    }
+
     /** A received frame: verified, checked for replay, held or released. Never throws. */
     open(bytes: ByteSource, now: number): Opened {
         this.expireHeld(now)
@@ -357,26 +455,46 @@ export class FrameAuth {
         const p = this.peer(r.src)
         if (p.nonce === nonce) {
             const why = this.fresh(p, counter, now, now)
-            if (why !== AuthRefusal.None) return this.refuse(r, why, now)
-            r.frames.push(frame)
-            return r
+            if (why === AuthRefusal.None) {
+                r.frames.push(frame)
+                return r
+            }
+            if (why !== AuthRefusal.Stale) return this.refuse(r, why, now)
+            // Stale by the offset we hold: a replay, or a quiet sender whose clock drifted past
+            // the allowance. Hold it and re-prove the sender; the proof's floor sorts them out.
+            p.reproving = true
         }
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
-        r.held = true
-        if (p.held.length >= MAX_HELD) {
-            p.held = p.held.slice(1)
-            this.refused[AuthRefusal.Unproven]++
-        }
-        p.held.push(new Held(nonce, counter, now, frame))
-        if (p.challenge < 0 || now - p.challengeAt >= CHALLENGE_RETRY_MS) {
-            p.previousChallenge = p.challenge
-            p.challenge = this.random32()
-            p.challengeAt = now
-            this.challengesSent++
-            r.reply = this.control(CONTROL_CHALLENGE, r.src, p.challenge, 0, 0)
+        r.held = this.hold(p, nonce, counter, now, frame)
+        const challenge = this.challengeTo(p, now)
+        if (challenge) {
+            r.reply = challenge
             r.replyTo = r.src
         }
+        if (!r.held) r.refusal = AuthRefusal.Unproven
         return r
+    }
+
+    /** Whether `challenge` from challenger `q` was answered already; remembers it if not. */
+    private answeredBefore(q: PeerState, challenge: number): boolean {
+        if (q.answered.indexOf(challenge) >= 0) return true
+        if (q.answered.length < CHALLENGE_MEMORY) q.answered.push(challenge)
+        else q.answered[q.answeredNext] = challenge
+        q.answeredNext = (q.answeredNext + 1) % CHALLENGE_MEMORY
+        return false
+    }
+
+    /** Takes one proof token of challenger `q`, refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST. */
+    private takeProofToken(q: PeerState, now: number): boolean {
+        const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
+        if (refill > 0) {
+            q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
+            q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
+        }
+        if (q.proofTokens === PROOF_BURST) q.tokensAt = now
+        if (q.proofTokens <= 0) return false
+        q.proofTokens--
+        return true
     }
 
     private openControl(bytes: ByteSource, now: number): Opened {
@@ -384,7 +502,10 @@ export class FrameAuth {
         const r = this.result(n >= 6 ? getU16(bytes, 4) : -1)
         if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned, now)
         const dst = getU16(bytes, 6)
-        if ((dst !== this.id && dst !== BROADCAST) || r.src === this.id || bytes[2] !== this.group) {
+        const nonce = getU32(bytes, 12)
+        // our own control frame heard back; another nonce under our id is a duplicate board
+        const own = r.src === this.id && nonce === this.nonce
+        if ((dst !== this.id && dst !== BROADCAST) || own || bytes[2] !== this.group) {
             r.ignored = true
             return r
         }
@@ -393,49 +514,77 @@ export class FrameAuth {
         const type = bytes[1]
         const challenge = getU32(bytes, 8)
         if (type === CONTROL_CHALLENGE) {
-            const counter = this.nextCounter(now)
+            const q = this.peer(r.src)
+            // a recorded challenge replayed, or more than the challenger's rate: no proof
+            if (this.answeredBefore(q, challenge)) return this.refuse(r, AuthRefusal.Replay, now)
+            if (!this.takeProofToken(q, now)) return this.refuse(r, AuthRefusal.Flood, now)
             this.proofsSent++
-            r.reply = this.control(CONTROL_PROOF, r.src, challenge, counter, this.freshFloor(now))
+            // the clock, not a counter: proofs never move the frame counter ahead of the clock
+            r.reply = this.control(CONTROL_PROOF, r.src, challenge, this.clock(now), this.freshFloor(now))
             r.replyTo = r.src
             // the challenger is probably new (it just started): make sure of it too
-            const q = this.peer(r.src)
-            if (q.nonce !== getU32(bytes, 12) && (q.challenge < 0 || now - q.challengeAt >= CHALLENGE_RETRY_MS)) {
-                q.previousChallenge = q.challenge
-                q.challenge = this.random32()
-                q.challengeAt = now
-                this.challengesSent++
-                r.challengeBack = this.control(CONTROL_CHALLENGE, r.src, q.challenge, 0, 0)
-            }
+            if (q.nonce !== nonce && r.src !== this.id) r.challengeBack = this.challengeTo(q, now)
             return r
         }
         const p = this.peer(r.src)
-        const answersHello = this.helloValue >= 0 && challenge === this.helloValue && now - this.helloAt <= HELLO_VALID_MS
-        const answersOurs = challenge === p.challenge || challenge === p.previousChallenge
-        if (type !== CONTROL_PROOF || (!answersOurs && !answersHello)) return this.refuse(r, AuthRefusal.Replay, now)
+        const answersHello = this.helloValue >= 0 && challenge === this.helloValue
+        const answersCurrent = challenge === p.challenge
+        const answersPrevious = challenge === p.previousChallenge
+        if (type !== CONTROL_PROOF || (!answersCurrent && !answersPrevious && !answersHello)) return this.refuse(r, AuthRefusal.Replay, now)
+        const askedAt = answersCurrent ? p.challengeAt : answersPrevious ? p.previousChallengeAt : this.helloAt
+        if (now - askedAt > PROOF_WINDOW_MS) return this.refuse(r, AuthRefusal.Late, now)
         // one proof per node for the hello: a second copy is a replay
-        if (answersHello && !answersOurs && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
+        if (answersHello && !answersCurrent && !answersPrevious && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
         if (answersHello) p.helloAnswered = true
-        const nonce = getU32(bytes, 12)
         const proofCounter = getU32(bytes, 16)
         if (p.nonce !== nonce) {
             p.nonce = nonce
             p.offset = now - proofCounter
             p.offsetAt = now
             p.floor = getU32(bytes, 20)
-            p.seen = [proofCounter]
+            // the proof's counter is the sender's clock, not a frame counter: nothing to remember
+            p.seen = []
+        } else if (p.reproving) {
+            // re-proven after a stale frame: the offset starts afresh, the window stands
+            p.offset = now - proofCounter
+            p.offsetAt = now
+            p.floor = Math.max(p.floor, getU32(bytes, 20))
         } else this.learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
-        if (challenge === p.challenge) p.challenge = -1
-        if (challenge === p.previousChallenge) p.previousChallenge = -1
+        p.reproving = false
+        p.provenAt = now
+        if (answersCurrent) p.challenge = -1
+        if (answersPrevious) p.previousChallenge = -1
         // release the held frames of this boot, oldest first, each once
         const held = p.held
         p.held = []
         held.sort((a, b) => a.counter - b.counter)
         for (let i = 0; i < held.length; i++) {
             const h = held[i]
-            const why = h.nonce !== p.nonce ? AuthRefusal.Replay : now - h.at > 2 * FRESH_MS ? AuthRefusal.Stale : this.fresh(p, h.counter, h.at, now)
+            const why =
+                h.nonce !== p.nonce
+                    ? AuthRefusal.Replay
+                    : now - h.at > 2 * FRESH_MS || h.counter < p.floor
+                      ? AuthRefusal.Stale
+                      : this.fresh(p, h.counter, h.at, now)
             if (why === AuthRefusal.None) r.frames.push(h.frame)
             else this.refused[why]++
         }
         return r
+    }
+
+    /**
+     * A sealed challenge to node `id`, to check an unauthenticated hint (a last will, a
+     * duplicate id) before acting on it: unicast it, then ask proven(id, now) after a round trip.
+     * For `id` = this node, the challenge reaches whichever other board claims our id.
+     */
+    probe(id: number, now: number): number[] {
+        // a probe asks now: the retry limit applies to frames; the driver probes once per hint
+        return this.challengeTo(this.peer(id), now, true)
+    }
+
+    /** Whether node `id` proved itself (a proof, or a fresh sealed frame) at or after `since`. */
+    proven(id: number, since: number): boolean {
+        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt >= since
+        return false
     }
 }

@@ -127,26 +127,26 @@ export class BusTransport implements FrameTransport {
             this.peerNode[i] = SELF
             return
         }
-        if (id === me) {
-            log("config", "n=" + me + " problem=duplicate-node-id")
-            this.driver.flagProblem("another board on the bus has node id " + me)
-        }
         this.peerNode[i] = id
         log("peer", "n=" + me + " peer=" + id)
+        // anyone can advertise our id: a hint the driver checks (with a key) before it acts
+        if (id === me) await this.driver.duplicateIdReported()
     }
 
+    /** To every role bound to `dst`: a device advertising that id too cannot divert the frames. */
     async unicast(dst: number, bytes: Buffer) {
-        const i = this.peerNode.indexOf(dst)
-        if (i < 0) {
-            // no role bound to the destination: it is off the bus; the algorithm's timeouts cover it
-            log("lost", "n=" + this.driver.config.nodeId + " dst=" + dst + " why=unroutable")
-            return
+        let sent = 0
+        for (let i = 0; i < this.peerNode.length; i++) {
+            if (this.peerNode[i] !== dst) continue
+            sent++
+            try {
+                await this.peers[i].frame(bytes)
+            } catch (e) {
+                log("err", "where=unicast msg=" + e)
+            }
         }
-        try {
-            await this.peers[i].frame(bytes)
-        } catch (e) {
-            log("err", "where=unicast msg=" + e)
-        }
+        // no role bound to the destination: it is off the bus; the algorithm's timeouts cover it
+        if (sent === 0) log("lost", "n=" + this.driver.config.nodeId + " dst=" + dst + " why=unroutable")
     }
 
     async broadcast(bytes: Buffer) {

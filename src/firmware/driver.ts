@@ -4,7 +4,7 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { createNode } from "../core/algorithms"
-import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
+import { AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
@@ -36,6 +36,9 @@ export interface Platform {
     random32?(): number
 }
 
+/** At most one "refused" line per reason in this time: a flood of refused frames is counted, not logged frame by frame. */
+export const REFUSAL_LOG_MS = 1000
+
 /** A structured log line: "EL <event> t=<ms> key=value ...", parsed by the virtual lab. */
 export function formatLog(event: string, t: number, fields: string): string {
     return "EL " + event + " t=" + Math.round(t) + " " + fields
@@ -59,6 +62,15 @@ export class NodeDriver {
     private problems: string[]
     private started = false
     private crashAtStart = false
+    /** Refusals since the last "refused" line, by AuthRefusal; the last sender and length of each. */
+    private refusalsPending: number[] = []
+    private refusalFrom: number[] = []
+    private refusalLength: number[] = []
+    private refusalLoggedAt = -REFUSAL_LOG_MS
+    private refusalFlush: any = 0
+    /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
+    private checking: number[] = []
+    private duplicateHintPending = false
 
     readonly platform: Platform
 
@@ -76,6 +88,11 @@ export class NodeDriver {
             seed: platform.random32 ? platform.random32() : config.nodeId,
         })
         for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
+        for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) {
+            this.refusalsPending.push(0)
+            this.refusalFrom.push(-1)
+            this.refusalLength.push(0)
+        }
         if (config.authKey) {
             const key = parseKeyHex(config.authKey)
             if (!key) problems.push("AUTH_KEY is not 64 hex digits")
@@ -129,6 +146,7 @@ export class NodeDriver {
         // meet every peer's boot now, not in the middle of the first election
         if (this.auth && this.transport) await this.transport.broadcast(Buffer.from(this.auth.helloChallenge(this.platform.now())))
         await this.apply(out)
+        if (this.duplicateHintPending) await this.duplicateIdReported()
     }
 
     /** Frames refused by the auth layer (bad tag, replay, unsigned). */
@@ -150,15 +168,16 @@ export class NodeDriver {
         const opened = this.auth.open(bytes, this.platform.now())
         if (opened.ignored) return
         if (opened.refusal !== AuthRefusal.None) {
-            this.log("refused", "n=" + this.node.id + " why=" + authRefusalName(opened.refusal) + " from=" + opened.src + " len=" + bytes.length)
+            this.noteRefusal(opened.refusal, opened.src, bytes.length)
             if (this.auth.keyMismatch(this.platform.now())) {
                 this.log("config", "n=" + this.node.id + " problem=key-mismatch")
                 this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
             }
-            return
+            // a frame refused for want of room to hold it still has its sender challenged
+            if (!opened.reply) return
         }
         if (opened.reply && this.transport) {
-            this.log("auth", "n=" + this.node.id + " " + (opened.held ? "challenge" : "proof") + " to=" + opened.replyTo)
+            this.log("auth", "n=" + this.node.id + " " + (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
             await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
         }
         if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
@@ -221,12 +240,123 @@ export class NodeDriver {
         this.report(Role.Misconfigured, NO_NODE, this.epoch())
     }
 
-    /** The transport heard that node `id` dropped off (an MQTT last will). */
+    /**
+     * Counts a refused frame; logs one line per reason at most every REFUSAL_LOG_MS, with the
+     * count since the last one (count=), the last sender and length.
+     */
+    private noteRefusal(why: AuthRefusal, src: number, length: number) {
+        this.refusalsPending[why]++
+        this.refusalFrom[why] = src
+        this.refusalLength[why] = length
+        const wait = this.refusalLoggedAt + REFUSAL_LOG_MS - this.platform.now()
+        if (wait <= 0) {
+            this.flushRefusals()
+            return
+        }
+        if (this.refusalFlush) return
+        const self = this
+        this.refusalFlush = setTimeout(() => {
+            try {
+                self.refusalFlush = 0
+                self.flushRefusals()
+            } catch (e) {
+                self.caught("refused", e)
+            }
+        }, wait)
+    }
+
+    private flushRefusals() {
+        this.refusalLoggedAt = this.platform.now()
+        for (let r = 0; r < AUTH_REFUSAL_COUNT; r++) {
+            const count = this.refusalsPending[r]
+            if (count === 0) continue
+            this.refusalsPending[r] = 0
+            this.log(
+                "refused",
+                "n=" + this.config.nodeId + " why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " len=" + this.refusalLength[r] + " count=" + count
+            )
+        }
+    }
+
+    /** How long a hint's check waits for the proof: the algorithm's answer timeout. */
+    hintCheckMs(): number {
+        return this.config.timing.answerTimeout
+    }
+
+    /**
+     * A hint that node `id` dropped off (an MQTT last will: anyone can publish one). With a
+     * key it is checked: a sealed challenge to `id`; only if no proof (nor fresh frame) comes
+     * back within hintCheckMs() is the node taken as gone. Without a key there is nothing to
+     * check against: the node is taken as gone at once.
+     */
     async peerLeft(id: number) {
         if (!this.node || this.problems.length > 0 || !this.started) return
+        if (!this.auth || id === this.node.id || this.node.crashed) {
+            await this.left(id, "")
+            return
+        }
+        const self = this
+        await this.checkHint(id, "left", async (alive: boolean) => {
+            if (alive) self.log("left", "n=" + self.node.id + " peer=" + id + " verdict=alive")
+            else await self.left(id, " verdict=silent")
+        })
+    }
+
+    /**
+     * A hint that another board claims this node's id (the bus saw our id with another boot
+     * nonce; anyone can advertise that). With a key: a sealed challenge addressed to our own id,
+     * which only a board holding the key and our id can answer; the id is a duplicate only if
+     * it does. Without a key: a duplicate at once.
+     */
+    async duplicateIdReported() {
+        if (!this.node || this.problems.length > 0) return
+        const me = this.config.nodeId
+        if (!this.auth) {
+            this.duplicateId()
+            return
+        }
+        if (!this.started) {
+            // proofs are not taken before start: check once running
+            this.duplicateHintPending = true
+            return
+        }
+        const self = this
+        await this.checkHint(me, "duplicate", async (proven: boolean) => {
+            if (proven) self.duplicateId()
+            else self.log("config", "n=" + me + " hint=duplicate-node-id verdict=unproven")
+        })
+    }
+
+    private duplicateId() {
+        const me = this.config.nodeId
+        this.log("config", "n=" + me + " problem=duplicate-node-id")
+        this.flagProblem("another board on the bus has node id " + me)
+    }
+
+    /** Challenges `id` and calls `verdict(proven)` after hintCheckMs(); one check per id at a time. */
+    private async checkHint(id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
+        if (this.checking.indexOf(id) >= 0) return
+        const since = this.platform.now()
+        const challenge = this.auth.probe(id, since)
+        this.checking.push(id)
+        this.log("hint", "n=" + this.config.nodeId + " " + what + "=" + id + " check=challenge")
+        const self = this
+        setTimeout(async () => {
+            try {
+                self.checking = self.checking.filter((c) => c !== id)
+                await verdict(self.auth.proven(id, since))
+            } catch (e) {
+                self.caught("hint", e)
+            }
+        }, this.hintCheckMs())
+        if (this.transport) await this.transport.unicast(id, Buffer.from(challenge))
+    }
+
+    private async left(id: number, why: string) {
+        if (!this.node || this.problems.length > 0) return
         const out: Action[] = []
         try {
-            this.log("left", "n=" + this.node.id + " peer=" + id)
+            this.log("left", "n=" + this.node.id + " peer=" + id + why)
             this.node.peerLeft(id, this.platform.now(), out)
         } catch (e) {
             this.caught("left", e)

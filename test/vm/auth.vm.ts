@@ -71,6 +71,28 @@ describe("tags", () => {
     })
 })
 
+describe("against replays", () => {
+    test("a recorded challenge replayed 50 times gets one proof; the counter stays on the clock", async () => {
+        const key = parseKeyHex(VECTOR_KEY)
+        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32)
+        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+        const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
+        a.seal(plain, 0)
+        const hello = b.helloChallenge(10)
+        let proofs = 0
+        for (let i = 0; i < 50; i++) {
+            if (a.open(hello, 10).reply) proofs++
+            if (i % 10 === 9) await ds.sleep(1) // a long run without yielding panics (InfiniteLoop)
+        }
+        expect(proofs).toBe(1)
+        expect(a.refused[AuthRefusal.Replay]).toBe(49)
+        const sealed = a.seal(plain, 20)
+        // counter bytes right after the frame: 21 ms since a's first frame
+        const at = plain.length
+        expect(((sealed[at] * 256 + sealed[at + 1]) * 256 + sealed[at + 2]) * 256 + sealed[at + 3]).toBe(21)
+    })
+})
+
 describe("drivers with a key", () => {
     test("three boards fail over; a wrong-key board and replays change nothing", async () => {
         const bus = new MemoryBus()

@@ -1,0 +1,253 @@
+// The attack catalogue, in the manner of Jepsen's nemeses: each attack is a named function
+// with an attacker's means only. It records the wire, injects frames, replays, reflects,
+// floods, holds frames back, forges hints (an MQTT last will, a duplicate id on the bus); it
+// never holds the group key. The test (test/attacks.test.ts) runs each one against every
+// algorithm and checks the property: nobody's coordinator changes compared with the same run
+// without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
+
+import { randomBytes } from "node:crypto"
+import { BROADCAST } from "../../src/core/frame"
+import type { NodeDriver } from "../../src/firmware/driver"
+import { Cluster, type WireFrame } from "./cluster"
+
+export interface AttackContext {
+  cluster: Cluster
+  /** Moves the clock (fake timers) and runs what falls due. */
+  advance(ms: number): Promise<void>
+  /** Frames a previous session with the same key recorded (another boot of every node). */
+  previousSession: WireFrame[]
+}
+
+export interface Attack {
+  name: string
+  /** "safety": nobody's coordinator may change; "denial": it may deny service, then recovers. */
+  property: "safety" | "denial"
+  /** For denial attacks: the bound on recovery after the attack ends, ms. */
+  recoverMs?: number
+  /** The control run (no attacker) does the same with `attacking` false: reboots, waits. */
+  run(ctx: AttackContext, attacking: boolean): Promise<void>
+}
+
+/** Attacker's send: bytes on the wire from nobody in particular. */
+export function inject(c: Cluster, bytes: number[], to: number, after = 0) {
+  c.deliverLater({ at: c.now(), from: -1, to, bytes }, c.delay + after)
+}
+
+/** Every node receives a forged leave for `id` (the broker delivers the last will to all). */
+async function forgeLeave(c: Cluster, id: number) {
+  for (const b of c.boards) if (b.id !== id) await b.driver.peerLeft(id)
+}
+
+/**
+ * The bus reports our id with another boot nonce (a device advertises the victim's id).
+ * Drivers without the hint API (older firmware) flagged the duplicate at once.
+ */
+async function advertiseId(driver: NodeDriver) {
+  const d = driver as NodeDriver & { duplicateIdReported?: () => Promise<void> }
+  if (d.duplicateIdReported) await d.duplicateIdReported()
+  else d.flagProblem(`another board on the bus has node id ${driver.config.nodeId}`)
+}
+
+/** Replays every frame recorded in [from, to) to its destination and to every node. */
+function replayAll(c: Cluster, frames: WireFrame[], spacing = 1) {
+  let i = 0
+  for (const f of frames) {
+    inject(c, f.bytes, f.to, i * spacing)
+    if (f.to !== BROADCAST) inject(c, f.bytes, BROADCAST, i * spacing)
+    i++
+  }
+}
+
+const AGES: [string, number][] = [
+  ["fresh", 0],
+  ["1s", 1000],
+  ["3s", 3000],
+  ["60s", 60000],
+]
+
+/** Replays of every frame kind recorded at boot (election, heartbeats, challenges, proofs) at an age. */
+function replayAtAge(label: string, age: number): Attack {
+  return {
+    name: `replay every frame kind, ${label} old`,
+    property: "safety",
+    async run(ctx, attacking) {
+      const c = ctx.cluster
+      // the boot election was recorded from t = 0; replay each frame `age` after it was sent
+      const frames = c.recorded.filter((f) => f.at < 1500)
+      const wait = Math.max(0, 1500 + age - c.now())
+      await ctx.advance(wait)
+      if (attacking) {
+        if (age === 0) {
+          // fresh: each frame of the last second as it goes by, again at once
+          replayAll(c, c.recorded.filter((f) => f.at >= c.now() - 1000))
+        } else replayAll(c, frames)
+      }
+      await ctx.advance(3000)
+    },
+  }
+}
+
+/** A follower reboots; the attacker then replays everything recorded before, to everyone. */
+const replayAfterReboot: Attack = {
+  name: "replay every frame kind after a reboot (of the sender and of the receiver)",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const before = c.recorded.slice()
+    await c.boot(1)
+    await ctx.advance(2000)
+    if (attacking) replayAll(c, before)
+    await ctx.advance(3000)
+    // and frames of a previous session (same key, every node another boot)
+    if (attacking) replayAll(c, ctx.previousSession)
+    await ctx.advance(3000)
+  },
+}
+
+/** Each frame sent back to its sender, and to every third node, as it goes by. */
+const reflection: Attack = {
+  name: "reflection: every frame back to its sender and to third nodes",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    if (attacking)
+      c.intercept = (f) => {
+        for (const b of c.ids) if (b !== f.to) inject(c, f.bytes, b)
+        return "pass"
+      }
+    await c.boot(1) // challenges and proofs flow too
+    await ctx.advance(4000)
+    c.intercept = null
+    await ctx.advance(2000)
+  },
+}
+
+/**
+ * The challenge replay flood: node 1's start-up hello (a broadcast CHALLENGE), recorded once,
+ * replayed 6,000 times to the coordinator at 50 a millisecond.
+ */
+export const CHALLENGE_FLOOD_COUNT = 6000
+export const challengeReplayFlood: Attack = {
+  name: "challenge replay flood (6,000 copies of a recorded hello at 50/ms)",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const hello = c.recorded.find((f) => f.from === 1 && Cluster.kindOf(f.bytes) === "challenge")
+    if (!hello) throw new Error("attack: no hello recorded")
+    if (attacking) for (let i = 0; i < CHALLENGE_FLOOD_COUNT; i++) inject(c, hello.bytes, 3, Math.floor(i / 50))
+    await ctx.advance(10000)
+  },
+}
+
+/** Every challenge recorded so far (distinct values), replayed round-robin 6,000 times at 50/ms. */
+const challengeMixFlood: Attack = {
+  name: "challenge flood of every recorded challenge value",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    await c.boot(1) // more challenges to record
+    await ctx.advance(2000)
+    const challenges = c.recorded.filter((f) => Cluster.kindOf(f.bytes) === "challenge")
+    if (attacking)
+      for (let i = 0; i < CHALLENGE_FLOOD_COUNT; i++) {
+        const f = challenges[i % challenges.length]
+        for (const to of c.ids) inject(c, f.bytes, to, Math.floor(i / 50))
+      }
+    await ctx.advance(8000)
+  },
+}
+
+/**
+ * Proof hold-back: node 1 reboots; every proof on the wire is held back 1.5 s (a man in the
+ * middle) while the attacker replays frames recorded 3 s before.
+ */
+const proofHoldBack: Attack = {
+  name: "proof hold-back (1.5 s) with replays of 3 s old frames",
+  property: "denial",
+  recoverMs: 3000,
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    if (attacking) c.intercept = (f) => (Cluster.kindOf(f.bytes) === "proof" ? 1500 : "pass")
+    const start = c.now()
+    await c.boot(1)
+    await ctx.advance(3000)
+    if (attacking) replayAll(c, c.recorded.filter((f) => f.at >= start && f.at < start + 500))
+    await ctx.advance(3000)
+    c.intercept = null
+  },
+}
+
+/** A forged MQTT last will of the coordinator, delivered to every node; then of every node. */
+const forgedLeave: Attack = {
+  name: "forged leave of the coordinator (and of every node)",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    if (attacking) await forgeLeave(c, 3)
+    await ctx.advance(2000)
+    if (attacking) for (const id of c.ids) await forgeLeave(c, id)
+    await ctx.advance(2000)
+  },
+}
+
+/** A device on the bus advertises every node's id with another boot nonce. */
+const duplicateIdReport: Attack = {
+  name: "duplicate-id advertisement of every node",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    if (attacking) for (const b of c.boards) await advertiseId(b.driver)
+    await ctx.advance(3000)
+  },
+}
+
+/** 2,000 frames with random tags: copies of recorded frames with the tag replaced, and random bytes. */
+export const BAD_TAG_COUNT = 2000
+const badTagFlood: Attack = {
+  name: "bad-tag flood (2,000 frames in 1 s)",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const frames = c.recorded.filter((f) => f.bytes.length > 8)
+    if (attacking)
+      for (let i = 0; i < BAD_TAG_COUNT; i++) {
+        const f = frames[i % frames.length].bytes.slice()
+        const tag = randomBytes(8)
+        for (let j = 0; j < 8; j++) f[f.length - 8 + j] = tag[j]
+        inject(c, f, i % 2 === 0 ? BROADCAST : c.ids[i % c.ids.length], Math.floor(i / 2))
+      }
+    await ctx.advance(3000)
+  },
+}
+
+/**
+ * Old-boot replays: node 1 reboots, and while it meets the others the attacker floods it
+ * with frames of a previous session (other boots of every node, validly tagged).
+ */
+const oldBootEviction: Attack = {
+  name: "old-boot replays while a rebooted node holds genuine frames",
+  property: "denial",
+  recoverMs: 2000,
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const old = ctx.previousSession.filter((f) => f.from !== 1)
+    await c.boot(1)
+    if (attacking) for (let round = 0; round < 20; round++) for (let i = 0; i < old.length; i++) inject(c, old[i].bytes, 1, round * 100 + (i % 100))
+    await ctx.advance(2500)
+  },
+}
+
+export function catalogue(): Attack[] {
+  return [
+    ...AGES.map(([label, age]) => replayAtAge(label, age)),
+    replayAfterReboot,
+    reflection,
+    challengeReplayFlood,
+    challengeMixFlood,
+    proofHoldBack,
+    forgedLeave,
+    duplicateIdReport,
+    badTagFlood,
+    oldBootEviction,
+  ]
+}
