@@ -18,6 +18,11 @@ export interface BrokerAccess {
   prefix: string
   group: number
   ids: number[]
+  /**
+   * Logins that read and publish frames as a node does but have no node id, so no leave
+   * topic (tests: an intruder who got a broker password but not the group key).
+   */
+  guests?: string[]
 }
 
 export interface Credentials {
@@ -50,6 +55,14 @@ export function aclText(a: BrokerAccess): string {
       "",
     )
   }
+  for (const user of a.guests ?? [])
+    lines.push(
+      `user ${user}`,
+      `topic read ${a.prefix}/${a.group}/#`,
+      `topic write ${groupTopic(a.prefix, a.group)}`,
+      `topic write ${a.prefix}/${a.group}/node/+/frame`,
+      "",
+    )
   for (const user of [OBSERVER_USER, WEB_USER]) lines.push(`user ${user}`, `topic read ${a.prefix}/${a.group}/#`, "")
   return lines.join("\n")
 }
@@ -75,7 +88,7 @@ export function writeBrokerAccess(dir: string, a: BrokerAccess): { config: strin
   const acl = join(dir, "acl")
   const credentials = new Map<string, Credentials>()
   writeFileSync(passwd, "", { mode: 0o600 })
-  for (const user of [...a.ids.map(nodeUser), OBSERVER_USER, WEB_USER]) {
+  for (const user of [...a.ids.map(nodeUser), ...(a.guests ?? []), OBSERVER_USER, WEB_USER]) {
     const password = randomBytes(12).toString("hex")
     execFileSync(MOSQUITTO_PASSWD, ["-b", passwd, user, password])
     credentials.set(user, { username: user, password })

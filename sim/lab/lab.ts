@@ -48,6 +48,8 @@ export interface LabOptions {
   wrongKeyBoards?: number[]
   /** A rogue VM with this id (not a member) forging frames with a wrong key (src/firmware/rogue.ts). */
   rogue?: number
+  /** With mqtt and a key: extra broker logins that publish frames but hold no key and no node id (attack tests). */
+  brokerGuests?: string[]
   /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
   hub?: "lab" | "devtools"
 }
@@ -151,7 +153,7 @@ export class Lab {
     if (o.transport === "mqtt") {
       // with a key, the broker checks a password per node and each node's topic rights
       const port = o.brokerPort ?? (await freePort())
-      this.broker = this.authKey ? new Broker(port, { prefix: LAB_TOPIC_PREFIX, group: o.group, ids: o.ids }) : new Broker(port)
+      this.broker = this.authKey ? new Broker(port, { prefix: LAB_TOPIC_PREFIX, group: o.group, ids: o.ids, guests: o.brokerGuests }) : new Broker(port)
       await this.broker.start()
       this.note(`mosquitto on ${this.broker.url}${this.authKey ? " (a password per node, per-node topic rights)" : " (anonymous clients)"}`)
     }
