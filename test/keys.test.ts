@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { existsSync } from "node:fs"
 import { readKeyFile } from "../sim/auth/keys"
-import { entrySource } from "../sim/lab/firmware-image"
+import { entrySource, labImageConfig } from "../sim/lab/firmware-image"
 import { redact } from "../sim/lab/secret-files"
 
 const CLI = join(import.meta.dirname, "..", "bin", "electlab.js")
@@ -101,5 +101,20 @@ describe("keys", () => {
     expect(source).toContain(`mqttUser: ["node-1","node-2"][[1, 2].indexOf(nodeId)] ?? ""`)
     expect(source).toContain("labTools: true")
     expect(redact(`lab-main.ts:30 authKey: "${key}" p1`, [key, "p1"])).toBe(`lab-main.ts:30 authKey: "<secret>" <secret>`)
+  })
+
+  test("a lab's image configuration carries its key and each node's broker login (the start and retime share it)", () => {
+    const key = "cd".repeat(32)
+    const credentials = new Map([1, 2].map((id) => [`node-${id}`, { username: `node-${id}`, password: `pw${id}` }]))
+    const timing = { answerTimeout: 1, coordinatorTimeout: 2, heartbeatInterval: 0, failureTimeout: 0 }
+    const config = labImageConfig({ algorithm: 2, ids: [1, 2], group: 1, timing, authKey: key, broker: { port: 1884, credentials } })
+    expect(config.authKey).toBe(key)
+    expect(config.mqtt).toEqual({
+      host: "127.0.0.1",
+      port: 1884,
+      prefix: "electlab",
+      logins: [{ username: "node-1", password: "pw1" }, { username: "node-2", password: "pw2" }],
+    })
+    expect(labImageConfig({ algorithm: 2, ids: [1, 2], group: 1, timing, authKey: null }).authKey).toBeUndefined()
   })
 })
