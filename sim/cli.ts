@@ -30,7 +30,7 @@ import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
 import { runViewCommand } from "./web/command"
-import { boardSettings, envText, writeBoardSettings } from "./settings"
+import { boardSettings, previewText, writeBoardSettings } from "./settings"
 import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
@@ -323,8 +323,9 @@ export function buildProgram(): Command {
       if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
         writeBoardSettings(s, flags.board)
-        process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}\n`)
-      } else process.stdout.write(envText(s.shared, ".env.defaults") + envText(s.board, ".env.local"))
+        const secret = flags.keyFile ? " (it holds the group key: readable by you only, keep it out of git)" : ""
+        process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}${secret}\n`)
+      } else process.stdout.write(previewText(s, flags.keyFile))
     })
   program
     .command("keygen")

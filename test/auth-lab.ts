@@ -158,14 +158,16 @@ export function authLabSuites() {
     const timing = { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 250, failureTimeout: 1500 }
     // node 6 is a host node (electlab node --key-file): VMs and Node must agree on tags
     const vms = [1, 2, 3, 4, 5]
-    const lab = new Lab({ ids: [...vms, 6], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt", hostNodes: [6] })
+    // the rogue has a broker login (the broker takes no anonymous client when the lab has a key), not the key
+    const lab = new Lab({ ids: [...vms, 6], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt", hostNodes: [6], brokerGuests: ["rogue"] })
     let rogue: mqtt.MqttClient
     const recorded: { topic: string; payload: Buffer }[] = []
     let recording = false
 
     beforeAll(async () => {
       await lab.start()
-      rogue = mqtt.connect(lab.brokerUrl()!, { clientId: "rogue" })
+      const login = lab.brokerLogin("rogue")!
+      rogue = mqtt.connect(lab.brokerUrl()!, { clientId: "rogue", username: login.username, password: login.password })
       await new Promise<void>((resolve) => rogue.once("connect", () => resolve()))
       rogue.on("message", (topic, payload) => recording && topic.endsWith("/frame") && recorded.push({ topic, payload: Buffer.from(payload) }))
       await rogue.subscribeAsync("electlab/#")

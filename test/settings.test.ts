@@ -1,7 +1,7 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { readManifest } from "../sim/manifest"
-import { boardSettings, envText } from "../sim/settings"
+import { boardSettings, envText, previewText } from "../sim/settings"
 
 const manifest = readManifest(join(import.meta.dirname, "..", "devicescript.json"))
 
@@ -43,6 +43,20 @@ describe("electlab settings", () => {
       MQTT_PORT: "1884",
       MQTT_PREFIX: "lab7",
     })
+  })
+
+  test("the preview names each secret and where it comes from, never its value", () => {
+    const s = boardSettings(manifest, "c3-supermini-b", "m")
+    s.board.AUTH_KEY = "ab".repeat(32)
+    s.board.MQTT_PASS = "hunter2"
+    const text = previewText(s, "lab.key")
+    expect(text).not.toContain("ab".repeat(32))
+    expect(text).not.toContain("hunter2")
+    expect(text.split("# .env.local\n")[1]).toBe(
+      "NODE_ID=4\nBUTTON_PIN=9\nSUITABILITY=0\n" +
+        "# AUTH_KEY: the group key from lab.key, not shown; --write puts it in .env.local (mode 0600)\n" +
+        "# MQTT_PASS: a secret, not shown; --write puts it in .env.local (mode 0600)\n",
+    )
   })
 
   test("env text", () => {

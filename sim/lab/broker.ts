@@ -1,18 +1,21 @@
 // A local mosquitto for the virtual lab over WiFi and for the tests (Debian package
-// `mosquitto`; the README's set-up and CI install it). Loopback only, anonymous, no persistence.
+// `mosquitto`; the README's set-up and CI install it). Loopback only, no persistence;
+// anonymous, or with a password per node and topic rights (broker-access.ts). Its folder
+// (config, password file) is the owner's only and removed at exit.
 
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type BrokerAccess, type Credentials, writeBrokerAccess } from "./broker-access"
+import { holdSecretFolder, removeSecretFolder } from "./secret-files"
 
 export const MOSQUITTO = process.env.MOSQUITTO ?? "mosquitto"
 
 export class Broker {
   private child: ChildProcess | null = null
-  private dir = mkdtempSync(join(tmpdir(), "electlab-mosquitto-"))
+  private dir = holdSecretFolder(mkdtempSync(join(tmpdir(), "electlab-mosquitto-")))
   readonly log: string[] = []
   /** With access control: every client's credentials (see broker-access.ts). */
   credentials: Map<string, Credentials> | null = null
@@ -67,7 +70,7 @@ export class Broker {
 
   async dispose(): Promise<void> {
     await this.stop()
-    rmSync(this.dir, { recursive: true, force: true })
+    removeSecretFolder(this.dir)
   }
 }
 

@@ -14,10 +14,11 @@ import type { BoardEvent } from "./board-event"
 import { type BoardState, boardRoleName, emptyBoard, isLive } from "./board-state"
 import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
-import { buildFirmwareImage, type FirmwareImage, removeFirmwareImage, ROOT } from "./firmware-image"
+import { buildFirmwareImage, buildLabFirmware, type FirmwareImage, LAB_TOPIC_PREFIX, labImageConfig, removeFirmwareImage, ROOT } from "./firmware-image"
+import { type Credentials, nodeUser } from "./broker-access"
 import { BusHub, HUB_PORT } from "./hub"
 import { CoordinatorReigns } from "./reigns"
-import { writeFileSync } from "node:fs"
+import { chmodSync, writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
 
@@ -47,6 +48,8 @@ export interface LabOptions {
   wrongKeyBoards?: number[]
   /** A rogue VM with this id (not a member) forging frames with a wrong key (src/firmware/rogue.ts). */
   rogue?: number
+  /** With mqtt and a key: extra broker logins that publish frames but hold no key and no node id (attack tests). */
+  brokerGuests?: string[]
   /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
   hub?: "lab" | "devtools"
 }
@@ -148,20 +151,14 @@ export class Lab {
       })
     else await this.hub.start()
     if (o.transport === "mqtt") {
-      this.broker = new Broker(o.brokerPort ?? (await freePort()))
+      // with a key, the broker checks a password per node and each node's topic rights
+      const port = o.brokerPort ?? (await freePort())
+      this.broker = this.authKey ? new Broker(port, { prefix: LAB_TOPIC_PREFIX, group: o.group, ids: o.ids, guests: o.brokerGuests }) : new Broker(port)
       await this.broker.start()
-      this.note(`mosquitto on ${this.broker.url}`)
+      this.note(`mosquitto on ${this.broker.url}${this.authKey ? " (a password per node, per-node topic rights)" : " (anonymous clients)"}`)
     }
     this.note(`building the firmware (${algorithmName(o.algorithm)}, boards ${o.ids.join(",")})`)
-    const image = await buildFirmwareImage({
-      algorithm: o.algorithm,
-      ids: o.ids,
-      group: o.group,
-      timing: o.timing,
-      suitability: o.suitability,
-      mqtt: this.broker ? { host: "127.0.0.1", port: this.broker.port, prefix: "electlab" } : undefined,
-      authKey: this.authKey ?? undefined,
-    })
+    const image = await this.buildImage()
     this.image = image
     this.firmwareBytes = image.bytes
     const imageFor = await this.attackImages(image)
@@ -190,7 +187,7 @@ export class Lab {
     if (!wrong.length && o.rogue === undefined) return () => image
     // one image serves both, with two other keys: the rogue is recognised by its id
     const attack = await buildFirmwareImage(
-      { ...o, mqtt: image.mqtt, authKey: newKeyHex(), rogue: o.rogue, rogueKey: newKeyHex() },
+      { ...labImageConfig(this.firmwareSettings()), authKey: newKeyHex(), rogue: o.rogue, rogueKey: newKeyHex() },
       `ws-${process.pid}-wrongkey`,
     )
     this.extraImages.push(attack)
@@ -224,6 +221,25 @@ export class Lab {
   /** The compiled firmware the VMs run (null before start). */
   firmwarePath(): string | null {
     return this.image ? this.image.path : null
+  }
+
+  /** Everything the firmware depends on: the options, the key, the broker and its logins. */
+  private firmwareSettings() {
+    const b = this.broker
+    return { ...this.options, authKey: this.authKey, broker: b ? { port: b.port, credentials: b.credentials } : null }
+  }
+
+  /** The lab's firmware, built from its whole configuration (the start and retime both use it). */
+  private buildImage(): Promise<FirmwareImage> {
+    return buildLabFirmware(this.firmwareSettings())
+  }
+
+  /**
+   * A login of the lab's broker when it checks passwords ("node-3", "observer", "web"; see
+   * broker-access.ts), null when it takes anonymous clients. Never logged.
+   */
+  brokerLogin(user: string): Credentials | null {
+    return this.broker?.credentials?.get(user) ?? null
   }
 
   /** The broker's address, when frames go over MQTT. */
@@ -260,14 +276,25 @@ export class Lab {
       "--coordinator-timeout", String(t.coordinatorTimeout),
       ...(o.suitability ? ["--suitability", o.suitability.join(",")] : []),
       "--stdin-control",
-      ...(this.authKey ? ["--key-file", this.keyFile()] : []),
+      ...(this.authKey ? ["--key-file", this.secretFile("lab.key", this.authKey)] : []),
+      ...this.hostNodeLogin(node),
     ]
   }
 
-  /** The run's key in a file of the build folder (host nodes read it; removed with the folder). */
-  private keyFile(): string {
-    const file = join(this.image!.folder, "lab.key")
-    writeFileSync(file, this.authKey + "\n", { mode: 0o600 })
+  private hostNodeLogin(node: number): string[] {
+    const login = this.brokerLogin(nodeUser(node))
+    if (!login) return []
+    return ["--mqtt-user", login.username, "--mqtt-password-file", this.secretFile(`${login.username}.password`, login.password)]
+  }
+
+  /**
+   * A secret in a file of the build folder (host nodes read the key and their password
+   * there): 0600 in a 0700 folder, removed with it when the lab stops or the process exits.
+   */
+  private secretFile(name: string, secret: string): string {
+    const file = join(this.image!.folder, name)
+    writeFileSync(file, secret + "\n", { mode: 0o600 })
+    chmodSync(file, 0o600)
     return file
   }
 
@@ -387,15 +414,8 @@ export class Lab {
     o.timing = timing
     this.closeFailover(null)
     await Promise.all([...this.members.values()].map((m) => m.kill()))
-    const broker = this.broker
-    this.image = await buildFirmwareImage({
-      algorithm: o.algorithm,
-      ids: o.ids,
-      group: o.group,
-      timing,
-      suitability: o.suitability,
-      mqtt: broker ? { host: "127.0.0.1", port: broker.port, prefix: "electlab" } : undefined,
-    })
+    // the same whole configuration as at the start (the key, the broker logins), new timing
+    this.image = await this.buildImage()
     this.note(`timing: answer ${timing.answerTimeout} ms, heartbeat ${timing.heartbeatInterval} ms; every board reboots`)
     this.reigns.clear()
     for (const [node, old] of this.members) {

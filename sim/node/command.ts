@@ -84,7 +84,13 @@ export async function runNodeCommand(flags: NodeFlags): Promise<void> {
     // the observer needs only the group
     const manifest = manifestOf(flags)
     const group = flags.group !== undefined ? parseInteger(flags.group, "--group", 0, 255) : (manifest?.manifest.group ?? 1)
-    const observer = startObserver({ broker, prefix: flags.prefix || DEFAULT_TOPIC_PREFIX, group })
+    const observer = startObserver({
+      broker,
+      prefix: flags.prefix || DEFAULT_TOPIC_PREFIX,
+      group,
+      username: flags.mqttUser,
+      password: flags.mqttPasswordFile ? readPasswordFile(flags.mqttPasswordFile) : undefined,
+    })
     await new Promise<void>((resolve) => {
       const leave = (): void => void observer.stop().then(resolve)
       process.once("SIGINT", leave)

@@ -8,7 +8,7 @@ import mqtt from "mqtt"
 import { Backoff, FIRST_BACKOFF_MS } from "../../src/firmware/backoff"
 import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
-import { groupTopic, leaveTopic, nodeTopic } from "../../src/firmware/topics"
+import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32 } from "../auth/keys"
 import { FRAME_HEADER_BYTES, Kind } from "../../src/core/frame"
 
@@ -66,6 +66,8 @@ function isHeartbeat(bytes: { readonly length: number; [i: number]: number }): b
 
 export interface HostNode {
   driver: NodeDriver
+  /** Leave messages refused: the payload's id is not the one in the topic. */
+  leavesRefused(): number
   stop(): Promise<void>
 }
 
@@ -83,7 +85,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     keepalive: 3,
     reconnectPeriod: FIRST_BACKOFF_MS,
     connectTimeout: 5000,
-    will: { topic: leaveTopic(prefix, group), payload: Buffer.from(String(nodeId)), qos: 0, retain: false },
+    will: { topic: leaveTopic(prefix, group, nodeId), payload: Buffer.from(String(nodeId)), qos: 0, retain: false },
   })
   const transport = new MqttJsTransport(client, driver)
   driver.transport = transport
@@ -94,6 +96,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     transport.onHeartbeatSent = () => traceLine("hbtx", platform.now(), "")
   }
   let started = false
+  let leavesRefused = 0
   const backoff = new Backoff()
   client.on("connect", () => {
     // small frames must not wait for Nagle's algorithm
@@ -102,7 +105,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     backoff.reset()
     client.options.reconnectPeriod = backoff.next
     driver.log("mqtt", `n=${nodeId} state=connected`)
-    client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopic(prefix, group)])
+    client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopics(prefix, group)])
     if (!started) {
       started = true
       void driver.start()
@@ -118,11 +121,14 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     const code = (e as NodeJS.ErrnoException).code
     driver.log("mqtt", `n=${nodeId} state=error msg=${(code ?? e.message).replace(/\s+/g, "_")}`)
   })
+  const mine = nodeTopic(prefix, group, nodeId)
+  const all = groupTopic(prefix, group)
   client.on("message", (topic, payload) => {
-    if (topic === leaveTopic(prefix, group)) {
-      // a hint, not a verdict: with a key the driver challenges the node before acting
-      const id = Number(payload.toString())
-      if (Number.isInteger(id)) void driver.peerLeft(id)
+    if (topic !== mine && topic !== all) {
+      // a leave is only a hint (the driver checks it); a payload that names another id than the topic is refused
+      const id = leftNode(prefix, group, topic, payload.toString())
+      if (id >= 0) void driver.peerLeft(id)
+      else leavesRefused++
     } else if (trace && isHeartbeat(payload) && payload[8] * 256 + payload[9] !== nodeId) {
       const at = platform.now()
       void driver.receive(payload).then(() =>
@@ -141,6 +147,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   }
   return {
     driver,
+    leavesRefused: () => leavesRefused,
     stop: () => new Promise<void>((resolve) => client.end(true, {}, () => resolve())),
   }
 }

@@ -5,12 +5,15 @@ import mqtt from "mqtt"
 import { CodecError, codecErrorName, decodeFrame } from "../../src/core/codec"
 import { BROADCAST, Kind, kindName } from "../../src/core/frame"
 import { Backoff as ReconnectBackoff } from "../../src/firmware/backoff"
-import { leaveTopic } from "../../src/firmware/topics"
+import { leaveTopicId, leftNode } from "../../src/firmware/topics"
 
 export interface ObserverOptions {
   broker: string
   prefix: string
   group: number
+  /** Broker login, when the broker checks passwords (the lab's `observer` user reads everything). */
+  username?: string
+  password?: string
   print?: (line: string) => void
   /** A node not heard from for this long leaves the "heard from" list, ms. */
   forgetMs?: number
@@ -48,6 +51,8 @@ export function startObserver(options: ObserverOptions): { stop(): Promise<void>
   const backoff = new Backoff()
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-observer-${process.pid}`,
+    username: options.username || undefined,
+    password: options.password || undefined,
     reconnectPeriod: backoff.next,
     connectTimeout: 5000,
   })
@@ -72,9 +77,13 @@ export function startObserver(options: ObserverOptions): { stop(): Promise<void>
     lastError = (e as NodeJS.ErrnoException).code ?? e.message
   })
   client.on("message", (topic, payload) => {
-    if (topic === leaveTopic(options.prefix, options.group)) {
-      const id = Number(payload.toString())
-      if (Number.isInteger(id)) heard.left(id)
+    if (leaveTopicId(options.prefix, options.group, topic) >= 0) {
+      const id = leftNode(options.prefix, options.group, topic, payload.toString())
+      if (id < 0) {
+        print(`${at()} refused a leave on ${topic}: its payload names another node`)
+        return
+      }
+      heard.left(id)
       print(`${at()} ${payload.toString()} dropped off (last will); heard from ${heard.list(now()).join(",") || "nobody"}`)
       return
     }

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type net from "node:net"
 import { performance } from "node:perf_hooks"
 import mqtt from "mqtt"
+import { WEB_USER } from "../lab/broker-access"
 import { algorithmName } from "../../src/core/frame"
 import { roleName } from "../../src/core/node"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
@@ -62,7 +63,14 @@ export class LiveFeed {
     const url = this.lab.brokerUrl()
     if (!url) return
     const prefix = `${DEFAULT_TOPIC_PREFIX}/${this.lab.options.group}/`
-    const client = mqtt.connect(url, { clientId: `electlab-web-${process.pid}`, reconnectPeriod: 500 })
+    // a lab with a key: the broker's read-only login for the web view
+    const login = this.lab.brokerLogin(WEB_USER)
+    const client = mqtt.connect(url, {
+      clientId: `electlab-web-${process.pid}`,
+      reconnectPeriod: 500,
+      username: login?.username,
+      password: login?.password,
+    })
     this.mqttClient = client
     client.on("message", (topic, payload) => {
       if (!topic.endsWith("/frame")) return

@@ -13,6 +13,8 @@ import { MAX_BOARDS } from "./bus-limits"
 class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     driver: NodeDriver
     nonce: number
+    /** set_crashed commands ignored: not a lab build. */
+    labCommandsRefused = 0
 
     constructor(driver: NodeDriver, nonce: number) {
         super(ds.ElectlabElection.spec)
@@ -51,6 +53,11 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
         await this.driver.receive(data)
     }
     async setCrashed(crashed: boolean) {
+        // anyone on the bus may send it: only the virtual lab's image obeys
+        if (!this.driver.config.labTools) {
+            this.labCommandsRefused++
+            return
+        }
         log("action", "n=" + this.driver.config.nodeId + " crashed=" + (crashed ? 1 : 0))
         await this.driver.setCrashed(crashed)
     }

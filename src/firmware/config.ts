@@ -28,6 +28,12 @@ export interface FirmwareConfig {
     /** Broker credentials, when the broker checks them (secrets: .env.local). */
     mqttUser?: string
     mqttPassword?: string
+    /**
+     * Lab build: the service's set_crashed command (a demo and test tool) takes effect. The
+     * virtual lab's image sets it; a board's image (settings) never does, and ignores and
+     * counts the command.
+     */
+    labTools?: boolean
 }
 
 export const TRANSPORT_BUS = 0

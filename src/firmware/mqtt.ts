@@ -3,17 +3,18 @@
 // One MQTT connection is the board's only socket (a DeviceScript board has one).
 
 import { Backoff } from "./backoff"
-import { parseIdList } from "./config"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 import { MqttLink } from "./mqtt-link"
-import { groupTopic, leaveTopic, nodeTopic } from "./topics"
+import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "./topics"
 
 export class MqttTransport implements FrameTransport {
     private client: MqttLink
     connected = false
     private backoff = new Backoff()
     private reconnecting = false
+    /** Leave messages refused: the payload's id is not the one in the topic. */
+    leavesRefused = 0
 
     constructor(private driver: NodeDriver) {}
 
@@ -22,7 +23,7 @@ export class MqttTransport implements FrameTransport {
         const self = this
         const mine = nodeTopic(c.topicPrefix, c.group, c.nodeId)
         const all = groupTopic(c.topicPrefix, c.group)
-        const leave = leaveTopic(c.topicPrefix, c.group)
+        const leaves = leaveTopics(c.topicPrefix, c.group)
         this.client = new MqttLink({
             host: c.mqttHost,
             port: c.mqttPort,
@@ -31,16 +32,20 @@ export class MqttTransport implements FrameTransport {
             password: c.mqttPassword ? c.mqttPassword : undefined,
             // the broker drops a silent board after 1.5 keep-alives and publishes its will
             keepAliveSec: 3,
-            willTopic: leave,
+            // our own leave topic: the broker's ACL lets no one else publish there
+            willTopic: leaveTopic(c.topicPrefix, c.group, c.nodeId),
             willMessage: "" + c.nodeId,
-            topics: [mine, all, leave],
+            topics: [mine, all, leaves],
             timeoutMs: 3000,
         })
         this.client.onMessage = async (topic: string, payload: Buffer) => {
-            if (topic === leave) {
-                const ids = parseIdList(payload.toString())
-                if (ids.length === 1) await self.driver.peerLeft(ids[0])
-            } else if (topic === mine || topic === all) await self.driver.receive(payload)
+            if (topic === mine || topic === all) await self.driver.receive(payload)
+            else {
+                // a leave is only a hint: the driver checks it before it acts
+                const id = leftNode(c.topicPrefix, c.group, topic, payload.toString())
+                if (id >= 0) await self.driver.peerLeft(id)
+                else self.leavesRefused++
+            }
         }
         this.client.onLost = async (why: string) => {
             self.connected = false
