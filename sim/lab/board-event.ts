@@ -25,7 +25,7 @@ export type BoardEvent = Common &
     | { event: "tx"; kind: string }
     | { event: "rx"; kind: string }
     | { event: "drop" }
-    | { event: "refused"; why: string }
+    | { event: "refused"; why: string; count: number }
     | { event: "err"; where: string; message: string }
     | { event: "config"; problem: string }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
@@ -53,7 +53,8 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
     case "rx":
       return { ...common, event: e.event, kind: f.k ?? "" }
     case "refused":
-      return { ...common, event: "refused", why: f.why ?? "" }
+      // one line stands for `count` refusals of one reason (the firmware summarises a flood)
+      return { ...common, event: "refused", why: f.why ?? "", count: Math.max(1, Number(f.count ?? 1) || 1) }
     case "err":
       return { ...common, event: "err", where: f.where ?? "", message: f.msg ?? "" }
     case "config":

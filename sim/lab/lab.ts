@@ -535,8 +535,8 @@ export class Lab {
         b.drops++
         break
       case "refused":
-        b.refused++
-        b.refusedWhy[e.why] = (b.refusedWhy[e.why] ?? 0) + 1
+        b.refused += e.count
+        b.refusedWhy[e.why] = (b.refusedWhy[e.why] ?? 0) + e.count
         break
       case "err":
         b.errors++
