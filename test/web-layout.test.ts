@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest"
 import { kindName, MAX_KIND } from "../src/core/frame"
 import { type CausalFrame, causalSteps, framesOfFailover } from "../sim/web/page/causal"
-import { KIND_COLORS } from "../sim/web/page/look"
+import { KIND_COLORS } from "../sim/web/page/kinds"
 import { pendingTimers } from "../sim/web/page/timers"
 
 const f = (at: number, src: number, dst: number, kind: string, epoch = 0): CausalFrame => ({ at, src, dst, kind, epoch })
@@ -31,10 +31,21 @@ describe("causal layout of an election", () => {
     expect(steps.map((s) => s.at)).toEqual([1000, 1002, 1010, 1200])
   })
 
-  test("frames in any order come out in tap order; a frame of another board between the copies of a multicast stays apart", () => {
-    const mixed = [f(1003, 3, 5, "ELECTION"), f(1000, 4, 5, "ELECTION"), f(1002, 3, 4, "ELECTION"), f(1002, 2, 3, "ELECTION")]
+  test("frames in any order come out in tap order; another board's frame between the copies of a multicast does not split it", () => {
+    const mixed = [f(1003, 3, 5, "ELECTION"), f(1000, 4, 5, "ELECTION"), f(1002, 3, 4, "ELECTION"), f(1002, 2, 4, "ELECTION")]
     const steps = causalSteps(mixed)
-    expect(steps.map((s) => `${s.src}:${s.kind}>${s.dsts.join(",")}`)).toEqual(["4:ELECTION>5", "3:ELECTION>4,5", "2:ELECTION>3"])
+    expect(steps.map((s) => `${s.src}:${s.kind}>${s.dsts.join(",")}`)).toEqual(["4:ELECTION>5", "3:ELECTION>4,5", "2:ELECTION>4"])
+  })
+
+  test("copies with a frame to their sender in between are separate steps: the later one may answer it", () => {
+    // 4 answers 3, then 2 asks 4, then 4 answers 2: two OKs, two steps, each after its question
+    const answers = [f(1000, 3, 4, "ELECTION"), f(1001, 2, 4, "ELECTION"), f(1002, 4, 3, "OK"), f(1003, 1, 4, "ELECTION"), f(1004, 4, 2, "OK"), f(1005, 4, 1, "OK")]
+    const steps = causalSteps(answers)
+    expect(steps.map((s) => `${s.src}:${s.kind}>${s.dsts.join(",")}`)).toEqual(["3:ELECTION>4", "2:ELECTION>4", "4:OK>3", "1:ELECTION>4", "4:OK>2,1"])
+    expect(steps.map((s) => s.lamport)).toEqual([1, 1, 2, 1, 3])
+    // a broadcast heard in between splits too
+    const heard = causalSteps([f(0, 4, 3, "OK"), f(1, 5, -1, "COORDINATOR"), f(2, 4, 2, "OK")])
+    expect(heard.map((s) => s.dsts)).toEqual([[3], [-1], [2]])
   })
 
   test("a repeat after a timeout, a broadcast and another kind are separate steps", () => {

@@ -1,7 +1,7 @@
 // The web lab's replay: the engine stepped for the page gives the golden files' traces, the
 // clicks re-run from the seed, the exports, the bus tap's decoding; then the page itself in
-// headless Chromium (Debian's package through playwright-core). The live page's browser test
-// needs the lab's bus: it is in lab.test.ts.
+// headless Chromium (Debian's package through playwright-core). The live page's browser tests
+// need the lab's bus: they are in lab.test.ts and, the failover zoom, in ci/web-live.test.ts.
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
@@ -272,12 +272,12 @@ describe("the replay page in headless Chromium", () => {
   test("large type: ?large=1 and the toggle, which keeps the address in step", async () => {
     await page.goto(`${server.url}?scenario=tanenbaum-bully&large=1`)
     await page.waitForSelector("body[data-ready=true]")
-    expect(await page.evaluate(() => document.body.classList.contains("large"))).toBe(true)
-    const big = await page.evaluate(() => getComputedStyle(document.body).fontSize)
+    expect(await page.evaluate("document.body.classList.contains('large')")).toBe(true)
+    const big = await page.evaluate("getComputedStyle(document.body).fontSize")
     await page.click("#large")
-    expect(await page.evaluate(() => document.body.classList.contains("large"))).toBe(false)
+    expect(await page.evaluate("document.body.classList.contains('large')")).toBe(false)
     expect(new URL(page.url()).search).toBe("?scenario=tanenbaum-bully")
-    expect([big, await page.evaluate(() => getComputedStyle(document.body).fontSize)]).toEqual(["19px", "14px"])
+    expect([big, await page.evaluate("getComputedStyle(document.body).fontSize")]).toEqual(["19px", "14px"])
   })
 
   test("a made-up cluster: echo on a 3x3 grid", async () => {

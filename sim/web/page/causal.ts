@@ -13,11 +13,11 @@ export interface CausalFrame {
   epoch: number
 }
 
-/** One send event: a unicast, a broadcast, or a multicast (one send to several, as the firmware logs it). */
+/** One column: a unicast, a broadcast, or the copies of a multicast (one kind from one board to several, at once). */
 export interface CausalStep {
-  /** Column of the zoomed diagram, from 0: one per send event. */
+  /** Column of the zoomed diagram, from 0. */
   step: number
-  /** Lamport clock of the send, from the send/receive pairs (receipt at tap time + hub delay). */
+  /** Lamport clock of the send (of its first copy), from the send/receive pairs (receipt at tap time + hub delay). */
   lamport: number
   src: number
   kind: string
@@ -38,7 +38,10 @@ export interface CausalOptions {
 /**
  * Steps in tap order: the tap sees a frame before any frame it causes (a board answers only
  * after the hub relayed the question), so that order is causal. Unicasts of the same kind and
- * epoch from one board within `multicastMs` are one multicast: one step with several arrows.
+ * epoch from one board within `multicastMs`, with no frame to that board in between, share a
+ * step (a multicast: one column, several arrows); the tap cannot tell them from separate sends
+ * (three OKs to three askers), but nothing in between could have caused the later copies, so
+ * the column order stays causal.
  * The Lamport clock ticks on each send and takes the maximum over the frames the sender had
  * received before it (received = tapped at least `hubDelayMs` earlier, so it never misses a cause).
  */
@@ -47,11 +50,14 @@ export function causalSteps(frames: readonly CausalFrame[], options: CausalOptio
   const hubDelay = options.hubDelayMs ?? 0
   const ordered = frames.map((f, i) => ({ f, i })).sort((a, b) => a.f.at - b.f.at || a.i - b.i).map((x) => x.f)
   const steps: CausalStep[] = []
-  const lastOf = new Map<number, CausalStep>()
-  for (const f of ordered) {
-    const open = lastOf.get(f.src)
+  const lastOf = new Map<number, { step: CausalStep; index: number }>()
+  const reaches = (g: CausalFrame, node: number) => g.src !== node && (g.dst === node || g.dst === -1)
+  ordered.forEach((f, i) => {
+    const last = lastOf.get(f.src)
+    const open = last?.step
     if (
       open &&
+      !ordered.slice(last.index + 1, i).some((g) => reaches(g, f.src)) &&
       f.dst >= 0 &&
       open.dsts[0] >= 0 &&
       open.kind === f.kind &&
@@ -60,12 +66,12 @@ export function causalSteps(frames: readonly CausalFrame[], options: CausalOptio
       !open.dsts.includes(f.dst)
     ) {
       open.dsts.push(f.dst)
-      continue
+      return
     }
     const step: CausalStep = { step: steps.length, lamport: 0, src: f.src, kind: f.kind, epoch: f.epoch, at: f.at, dsts: [f.dst] }
     steps.push(step)
-    lastOf.set(f.src, step)
-  }
+    lastOf.set(f.src, { step, index: i })
+  })
   // Lamport clocks: a send's clock is one more than the sender's last send and than every
   // send it had received by then.
   const clock = new Map<number, number>()
@@ -73,8 +79,8 @@ export function causalSteps(frames: readonly CausalFrame[], options: CausalOptio
     let c = clock.get(s.src) ?? 0
     for (const g of steps) {
       if (g.step >= s.step) break
-      const reaches = g.src !== s.src && (g.dsts[0] === -1 || g.dsts.includes(s.src))
-      if (reaches && g.at + hubDelay <= s.at) c = Math.max(c, g.lamport)
+      const reached = g.src !== s.src && (g.dsts[0] === -1 || g.dsts.includes(s.src))
+      if (reached && g.at + hubDelay <= s.at) c = Math.max(c, g.lamport)
     }
     s.lamport = c + 1
     clock.set(s.src, s.lamport)

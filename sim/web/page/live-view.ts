@@ -204,15 +204,15 @@ export function startLive(root: HTMLElement) {
       replace(zoomEl,
         h("div", { class: "zoom-head" },
           h("b", {}, `${opened.trigger} → ${opened.coordinatorAfter ?? "?"}`),
-          ` · ${opened.durationMs === null ? "still electing" : `${opened.durationMs} ms`} · ${steps.length} sends (${shown.length} frames) in causal order`,
+          ` · ${opened.durationMs === null ? "still electing" : `${opened.durationMs} ms`} · ${steps.length} steps, ${shown.length} frames, in causal order`,
           h("button", { id: "zoom-close", onclick: () => {
             zoom = null
             render()
           } }, "✕ close")),
-        h("p", { class: "hint" }, "One column per send, in the order the hub saw them: an answer is always to the right of what it answers. " +
-          "A multicast is one column with several arrows. Under each column: when the hub saw it, after the trigger."),
+        h("p", { class: "hint" }, "One column per send, in the order the hub saw them: an answer is always to the right of what it answers; " +
+          "copies a board sent at once (a multicast) share a column. Under each column: when the hub saw it, after the trigger."),
         kindLegend(steps.map((x) => x.kind), "zoom-legend"),
-        h("div", { class: "diagram" }, zoomDiagram(ids, steps, opened.startedAt)))
+        h("div", { class: "diagram" }, zoomDiagram(ids, steps, opened.startedAt, zoomEl.clientWidth - 24)))
     }
     replace(logEl, st.log.map((l) => `${(l.at / 1000).toFixed(1).padStart(6)}s ${l.text}`).join("\n"))
     logEl.scrollTop = logEl.scrollHeight
@@ -313,11 +313,12 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
 }
 
 /** One election by causal order: a column per send, each arrow labelled with its kind. */
-function zoomDiagram(ids: number[], steps: CausalStep[], startedAt: number): SVGElement {
+function zoomDiagram(ids: number[], steps: CausalStep[], startedAt: number, room: number): SVGElement {
   const large = isLarge()
-  const col = large ? 132 : 96
   const lane = large ? 58 : 44
   const left = large ? 100 : 70
+  // columns as wide as the room allows, between a label's width and a little more; beyond, it scrolls
+  const col = Math.max(large ? 84 : 62, Math.min(large ? 132 : 96, Math.floor((room - left - 20) / (steps.length + 1))))
   const top = large ? 34 : 26
   const width = left + (steps.length + 1) * col + 20
   const height = top + (ids.length - 1) * lane + (large ? 48 : 36)

@@ -3,6 +3,9 @@
 import { Role } from "../../../src/core/node"
 import { LED_SLOT_MS, ledLook } from "../../../src/firmware/led-scheme"
 import { h } from "./dom"
+import { KIND_COLORS, kindColor } from "./kinds"
+
+export { KIND_COLORS, kindColor }
 
 const ROLE_BY_NAME: Record<string, Role> = {
   follower: Role.Follower,
@@ -10,25 +13,6 @@ const ROLE_BY_NAME: Record<string, Role> = {
   electing: Role.Electing,
   crashed: Role.Crashed,
   misconfigured: Role.Misconfigured,
-}
-
-export const KIND_COLORS: Record<string, string> = {
-  ELECTION: "#e8590c",
-  OK: "#1c7ed6",
-  COORDINATOR: "#2b8a3e",
-  REQUEST: "#7048e8",
-  TABLE: "#9c36b5",
-  UPDATE: "#ae3ec9",
-  HEARTBEAT: "#adb5bd",
-  ACK: "#0c8599",
-  INQUIRY: "#795548",
-  ECHO: "#d6336c",
-  HANDOVER: "#f59f00",
-  RESIGN: "#c92a2a",
-}
-
-export function kindColor(kind: string): string {
-  return KIND_COLORS[kind] ?? "#495057"
 }
 
 /** A row of swatches naming each kind's colour, in the frame codec's order. */
