@@ -1,7 +1,7 @@
 // The web lab's replay: the engine stepped for the page gives the golden files' traces, the
 // clicks re-run from the seed, the exports, the bus tap's decoding; then the page itself in
-// headless Chromium (Debian's package through playwright-core). The live page's browser test
-// needs the lab's bus: it is in lab.test.ts.
+// headless Chromium (Debian's package through playwright-core). The live page's browser tests
+// need the lab's bus: they are in lab.test.ts and, the failover zoom, in ci/web-live.test.ts.
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
@@ -244,6 +244,41 @@ describe("the replay page in headless Chromium", () => {
       expect(await page.locator(".summary .ok").count(), name).toBe(summaries)
     }
   }, 60_000)
+
+  test("the form follows the address, and the address the form; the legend names the kinds", async () => {
+    await page.goto(`${server.url}?algorithm=echo&n=9&topology=grid:3x3`)
+    await page.waitForSelector("body[data-ready=true]")
+    expect(await page.inputValue("#algorithm")).toBe("echo")
+    expect(await page.inputValue("#n")).toBe("9")
+    expect(await page.inputValue("#topology")).toBe("grid:3x3")
+    expect(await page.locator(".board").count()).toBe(9)
+    expect(await page.locator("#replay-legend .kind").allTextContents()).toEqual(["ELECTION", "COORDINATOR", "ACK", "ECHO"])
+    await page.fill("#n", "6")
+    await page.selectOption("#topology", "grid:2x3")
+    expect(new URL(page.url()).search).toBe("?algorithm=echo&n=6&topology=grid:2x3")
+    expect(await page.locator(".board").count()).toBe(6)
+    await page.selectOption("#algorithm", "bully")
+    expect(new URL(page.url()).search).toBe("?algorithm=bully&n=6")
+    await page.click("#end")
+    expect(await page.textContent("#winner")).toBe("5")
+    // a reload shows what the address says
+    await page.reload()
+    await page.waitForSelector("body[data-ready=true]")
+    expect([await page.inputValue("#algorithm"), await page.inputValue("#n")]).toEqual(["bully", "6"])
+    await page.selectOption("#scenario", "tanenbaum-bully")
+    expect(new URL(page.url()).search).toBe("?scenario=tanenbaum-bully")
+  })
+
+  test("large type: ?large=1 and the toggle, which keeps the address in step", async () => {
+    await page.goto(`${server.url}?scenario=tanenbaum-bully&large=1`)
+    await page.waitForSelector("body[data-ready=true]")
+    expect(await page.evaluate("document.body.classList.contains('large')")).toBe(true)
+    const big = await page.evaluate("getComputedStyle(document.body).fontSize")
+    await page.click("#large")
+    expect(await page.evaluate("document.body.classList.contains('large')")).toBe(false)
+    expect(new URL(page.url()).search).toBe("?scenario=tanenbaum-bully")
+    expect([big, await page.evaluate("getComputedStyle(document.body).fontSize")]).toEqual(["19px", "14px"])
+  })
 
   test("a made-up cluster: echo on a 3x3 grid", async () => {
     await page.goto(`${server.url}?algorithm=echo&n=9&topology=grid:3x3`)

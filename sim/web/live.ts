@@ -89,6 +89,11 @@ export class LiveFeed {
     this.lab.hub.dropCopy = null
   }
 
+  /** The election frames the tap saw so far (the page receives the same list). */
+  recorded(): readonly TappedFrame[] {
+    return this.frames
+  }
+
   /** GET /api/live: the state so far, then every change. */
   subscribe(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" })

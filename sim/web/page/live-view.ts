@@ -4,8 +4,10 @@
 import { type LiveAction, type LogEvent, liveScenario, shivizLog } from "../export"
 import type { Transition } from "../../lab/lab"
 import type { TappedFrame } from "../tap"
+import { type CausalStep, causalSteps, framesOfFailover } from "./causal"
 import { download, h, replace, s } from "./dom"
-import { KIND_COLORS, kindColor, paintLeds } from "./look"
+import { isLarge, KIND_COLORS, kindColor, kindLegend, largeTypeToggle, paintLeds } from "./look"
+import { pendingTimers } from "./timers"
 
 interface Board {
   node: number
@@ -53,6 +55,8 @@ export function startLive(root: HTMLElement) {
   let showHeartbeats = false
   let paused = false
   let windowMs = 3000
+  /** The failover opened in the zoomed diagram (by its start), and how many failovers there were then. */
+  let zoom: { startedAt: number; count: number } | null = null
   /** Page receipt minus tap time, ms, per frame (same machine, same clock). */
   const delays: number[] = []
   let message = ""
@@ -67,6 +71,13 @@ export function startLive(root: HTMLElement) {
   const boardsEl = h("div", { class: "boards", id: "boards" })
   const statusEl = h("div", { class: "status", id: "status" })
   const diagramEl = h("div", { class: "diagram", id: "diagram" })
+  const legendEl = h("div", { id: "legend" })
+  const zoomEl = h("section", { class: "zoom", id: "zoom", hidden: true })
+  const openZoom = (f: Failover) => {
+    zoom = { startedAt: f.startedAt, count: state?.failovers.length ?? 0 }
+    render()
+    zoomEl.scrollIntoView({ block: "nearest" })
+  }
   const logEl = h("pre", { class: "trace", id: "log" })
   const lossInput = h("input", { id: "loss", type: "number", min: 0, max: 0.9, step: 0.05, value: 0, style: "width:5em" }) as HTMLInputElement
   const delayInput = h("input", { id: "delay", type: "number", min: 0, max: 10000, step: 10, value: 0, style: "width:5em" }) as HTMLInputElement
@@ -77,7 +88,7 @@ export function startLive(root: HTMLElement) {
 
   replace(
     root,
-    h("header", {}, h("h1", {}, "ElectLab"), h("span", { class: "mode", id: "mode" }, "live · virtual lab")),
+    h("header", {}, h("h1", {}, "ElectLab"), h("span", { class: "mode", id: "mode" }, "live · virtual lab"), largeTypeToggle(() => render())),
     statusEl,
     h("p", { class: "hint" }, "Click a board's buttons to crash or recover it, or to power it off and on."),
     boardsEl,
@@ -109,7 +120,9 @@ export function startLive(root: HTMLElement) {
       h("button", { id: "export-shiviz", onclick: () => download("live-run-shiviz.log", liveShiviz(frames, hello?.ids ?? [])) }, "export ShiViz log"),
       messageEl,
     ),
+    legendEl,
     diagramEl,
+    zoomEl,
     logEl,
     h("textarea", { id: "export-text", hidden: true, readonly: true, rows: 8 }),
   )
@@ -143,6 +156,18 @@ export function startLive(root: HTMLElement) {
         `tap → page: median ${d[Math.floor(d.length / 2)]} ms, max ${d[d.length - 1]} ms over ${d.length} frames`) : null,
     )
     const byNode = new Map(st.boards.map((b) => [b.node, b]))
+    const timerNow = paused ? frozenAt : st.now
+    const timerBars = (b: Board, role: string) => {
+      const timers = pendingTimers({ node: b.node, role, coordinator: b.coordinator }, frames, hello!.timing, hello!.algorithm, st.hub.delayMs)
+      return h("div", { class: "timers" }, timers.map((t) => {
+        const total = t.deadline - t.startedAt
+        const left = Math.max(0, Math.min(total, t.deadline - timerNow))
+        return h("div", { class: "timer", "data-timer": t.name, "data-left": Math.round(left), title: `${t.name}: ${Math.round(left)} of ${total} ms left · ${t.how}` },
+          h("span", { class: "timer-name" }, t.name),
+          h("span", { class: "timer-track" }, h("span", { class: `timer-bar timer-${t.name === "watch" ? "watch" : "election"}`, style: `width:${total > 0 ? (100 * left) / total : 0}%` })),
+          h("span", { class: "timer-left" }, `${(left / 1000).toFixed(1)} s`))
+      }))
+    }
     replace(
       boardsEl,
       ids.map((id) => {
@@ -155,6 +180,7 @@ export function startLive(root: HTMLElement) {
           h("div", { class: "role" }, role),
           h("div", { class: "small" }, b.powered && b.coordinator >= 0 ? `coord ${b.coordinator} · epoch ${b.epoch}` : "—"),
           h("div", { class: "small" }, `tx ${b.tx} · rx ${b.rx}`),
+          timerBars(b, role),
           h("div", { class: "buttons" },
             b.powered && b.booted
               ? h("button", { class: "crash", onclick: () => post({ action: b.role === "crashed" ? "recover" : "crash", node: id }) },
@@ -165,7 +191,29 @@ export function startLive(root: HTMLElement) {
       }),
     )
     if (!paused) frozenAt = st.now
-    replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, windowMs, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0)))
+    replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, windowMs, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0), openZoom))
+    replace(legendEl, kindLegend(frames.filter((f) => showHeartbeats || f.kind !== "HEARTBEAT").map((f) => f.kind), "live-legend"))
+    // a new failover closes the one opened before it
+    if (zoom && st.failovers.length > zoom.count) zoom = null
+    const opened = zoom && st.failovers.find((f) => f.startedAt === zoom!.startedAt)
+    zoomEl.hidden = !opened
+    if (opened) {
+      const end = opened.durationMs === null ? st.now : opened.startedAt + opened.durationMs
+      const shown = framesOfFailover(frames, opened.startedAt, end)
+      const steps = causalSteps(shown, { hubDelayMs: st.hub.delayMs })
+      replace(zoomEl,
+        h("div", { class: "zoom-head" },
+          h("b", {}, `${opened.trigger} → ${opened.coordinatorAfter ?? "?"}`),
+          ` · ${opened.durationMs === null ? "still electing" : `${opened.durationMs} ms`} · ${steps.length} steps, ${shown.length} frames, in causal order`,
+          h("button", { id: "zoom-close", onclick: () => {
+            zoom = null
+            render()
+          } }, "✕ close")),
+        h("p", { class: "hint" }, "One column per send, in the order the hub saw them: an answer is always to the right of what it answers; " +
+          "copies a board sent at once (a multicast) share a column. Under each column: when the hub saw it, after the trigger."),
+        kindLegend(steps.map((x) => x.kind), "zoom-legend"),
+        h("div", { class: "diagram" }, zoomDiagram(ids, steps, opened.startedAt, zoomEl.clientWidth - 24)))
+    }
     replace(logEl, st.log.map((l) => `${(l.at / 1000).toFixed(1).padStart(6)}s ${l.text}`).join("\n"))
     logEl.scrollTop = logEl.scrollHeight
     paintLeds()
@@ -214,7 +262,8 @@ export function startLive(root: HTMLElement) {
 }
 
 /** The last `windowMs` of frames: one lane per board, broadcasts fan out to every other lane. */
-function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartbeats: boolean, windowMs: number, now: number): SVGElement {
+function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartbeats: boolean, windowMs: number, now: number,
+  open: (f: Failover) => void): SVGElement {
   const left = 70
   const width = 1100
   const lane = 36
@@ -226,9 +275,13 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
   for (const f of st.failovers) {
     const end = f.startedAt + (f.durationMs ?? now - f.startedAt)
     if (end < t0) continue
-    parts.push(s("rect", { x: x(Math.max(t0, f.startedAt)), y: 14, width: Math.max(2, x(end) - x(Math.max(t0, f.startedAt))), height: height - 40, class: "failover" }))
-    parts.push(s("text", { x: Math.min(x(Math.max(t0, f.startedAt)) + 3, width - 260), y: height - 14, class: "failover-label" },
-      `${f.trigger} → ${f.coordinatorAfter ?? "?"}: ${f.durationMs ?? "…"} ms, ${f.electionFrames} frames`))
+    const title = s("title", {}, "click: this election step by step")
+    // at least 12 px wide, so that a short election is still easy to click
+    const w = Math.max(12, x(end) - x(Math.max(t0, f.startedAt)))
+    parts.push(s("rect", { x: x(Math.max(t0, f.startedAt)), y: 14, width: w, height: height - 40, class: "failover",
+      "data-started": f.startedAt, onclick: () => open(f) }, title))
+    parts.push(s("text", { x: Math.min(x(Math.max(t0, f.startedAt)) + 3, width - 330), y: height - 14, class: "failover-label", onclick: () => open(f) },
+      `${f.trigger} → ${f.coordinatorAfter ?? "?"}: ${f.durationMs ?? "…"} ms, ${f.electionFrames} frames · click to zoom`, title.cloneNode(true)))
   }
   for (const id of ids) {
     parts.push(s("text", { x: 8, y: y(id) + 4, class: "lane-label" }, `board ${id}`))
@@ -252,11 +305,54 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
     }
   }
   parts.push(s("text", { x: left, y: 12, class: "legend" },
-    `last ${windowMs / 1000} s · ${hidden ? `${hidden} heartbeats folded · ` : ""}ELECTION, OK, COORDINATOR … coloured by kind`))
+    `last ${windowMs / 1000} s · ${hidden ? `${hidden} heartbeats folded · ` : ""}a yellow band is a failover: click it to see its election step by step`))
   const defs = s("defs", {}, Object.keys(KIND_COLORS).map((k) =>
     s("marker", { id: `live-head-${k}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" },
       s("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: kindColor(k) }))))
-  return s("svg", { width, height, class: "tsd" }, defs, parts)
+  return s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "tsd live-tsd" }, defs, parts)
+}
+
+/** One election by causal order: a column per send, each arrow labelled with its kind. */
+function zoomDiagram(ids: number[], steps: CausalStep[], startedAt: number, room: number): SVGElement {
+  const large = isLarge()
+  const lane = large ? 58 : 44
+  const left = large ? 100 : 70
+  // columns as wide as the room allows, between a label's width and a little more; beyond, it scrolls
+  const col = Math.max(large ? 84 : 62, Math.min(large ? 132 : 96, Math.floor((room - left - 20) / (steps.length + 1))))
+  const top = large ? 34 : 26
+  const width = left + (steps.length + 1) * col + 20
+  const height = top + (ids.length - 1) * lane + (large ? 48 : 36)
+  const x = (i: number) => left + i * col + col / 2
+  const y = (id: number) => top + ids.indexOf(id) * lane
+  const parts: SVGElement[] = []
+  for (const id of ids) {
+    parts.push(s("text", { x: 8, y: y(id) + 4, class: "lane-label" }, `board ${id}`))
+    parts.push(s("line", { x1: left, x2: width - 20, y1: y(id), y2: y(id), class: "lane" }))
+  }
+  const labels: SVGElement[] = []
+  for (const st of steps) {
+    if (!ids.includes(st.src)) continue
+    const x1 = x(st.step)
+    parts.push(s("text", { x: x1, y: top - (large ? 16 : 12), class: "tick zstep", "text-anchor": "middle" }, st.step + 1))
+    parts.push(s("text", { x: x1, y: height - 6, class: "tick", "text-anchor": "middle" }, `+${Math.round(st.at - startedAt)} ms`))
+    parts.push(s("circle", { cx: x1, cy: y(st.src), r: 3.5, fill: kindColor(st.kind) }))
+    const targets = st.dsts[0] === -1 ? ids.filter((i) => i !== st.src) : st.dsts.filter((d) => ids.includes(d))
+    for (const dst of targets) {
+      const y1 = y(st.src)
+      const y2 = y(dst)
+      const title = `step ${st.step + 1} (Lamport clock ${st.lamport}): ${st.src} → ${st.dsts[0] === -1 ? "all" : dst} ${st.kind} epoch ${st.epoch}, seen at +${Math.round(st.at - startedAt)} ms`
+      parts.push(s("line", { x1, y1, x2: x1 + col, y2, stroke: kindColor(st.kind), "stroke-width": 2, class: `zarrow kind-${st.kind}`,
+        "marker-end": `url(#live-head-${st.kind})`, "data-kind": st.kind, "data-src": st.src, "data-dst": dst, "data-step": st.step, "data-lamport": st.lamport },
+        s("title", {}, title)))
+      // the label sits on the arrow's middle, a third of the way in so that fans do not overlap
+      labels.push(s("text", { x: x1 + col * 0.45, y: y1 + (y2 - y1) * 0.45 + 4, class: "zlabel", "text-anchor": "middle", fill: kindColor(st.kind),
+        "data-kind": st.kind, "data-src": st.src, "data-dst": dst, "data-step": st.step }, st.kind, s("title", {}, title)))
+    }
+  }
+  const defs = s("defs", {}, Object.keys(KIND_COLORS).map((k) =>
+    s("marker", { id: `live-head-${k}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" },
+      s("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: kindColor(k) }))))
+  return s("svg", { width, height, class: "tsd zoom-tsd" }, defs, parts, labels)
 }
 
 /** ShiViz log of the live frames: a send at the hub, a receipt at each destination. */

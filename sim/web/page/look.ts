@@ -2,6 +2,10 @@
 
 import { Role } from "../../../src/core/node"
 import { LED_SLOT_MS, ledLook } from "../../../src/firmware/led-scheme"
+import { h } from "./dom"
+import { KIND_COLORS, kindColor } from "./kinds"
+
+export { KIND_COLORS, kindColor }
 
 const ROLE_BY_NAME: Record<string, Role> = {
   follower: Role.Follower,
@@ -11,21 +15,35 @@ const ROLE_BY_NAME: Record<string, Role> = {
   misconfigured: Role.Misconfigured,
 }
 
-export const KIND_COLORS: Record<string, string> = {
-  ELECTION: "#e8590c",
-  OK: "#1c7ed6",
-  COORDINATOR: "#2b8a3e",
-  REQUEST: "#7048e8",
-  TABLE: "#9c36b5",
-  UPDATE: "#ae3ec9",
-  HEARTBEAT: "#adb5bd",
-  ACK: "#0c8599",
-  INQUIRY: "#795548",
-  ECHO: "#d6336c",
+/** A row of swatches naming each kind's colour, in the frame codec's order. */
+export function kindLegend(kinds: Iterable<string>, id?: string): HTMLElement {
+  const present = new Set(kinds)
+  const order = [...Object.keys(KIND_COLORS).filter((k) => present.has(k)), ...[...present].filter((k) => !(k in KIND_COLORS))]
+  return h("div", { class: "kind-legend", id },
+    order.map((k) => h("span", { class: "kind", "data-kind": k }, h("span", { class: "swatch", style: `background:${kindColor(k)}` }), k)))
 }
 
-export function kindColor(kind: string): string {
-  return KIND_COLORS[kind] ?? "#495057"
+/** Large type for a projector: `?large=1` in the address, or the toggle (which keeps the address in step). */
+export function largeTypeToggle(onChange: () => void): HTMLElement {
+  const params = new URLSearchParams(location.search)
+  const on = params.get("large") === "1"
+  document.body.classList.toggle("large", on)
+  const box = h("input", { type: "checkbox", id: "large", checked: on, onchange: () => {
+    const large = (box as HTMLInputElement).checked
+    document.body.classList.toggle("large", large)
+    const p = new URLSearchParams(location.search)
+    if (large) p.set("large", "1")
+    else p.delete("large")
+    const q = p.toString()
+    history.replaceState(null, "", q ? `?${q}` : location.pathname)
+    onChange()
+  } })
+  return h("label", { class: "large-toggle", title: "bigger letters and diagrams, for a projector" }, box, " large type")
+}
+
+/** The diagrams' letter size: larger with large type. */
+export function isLarge(): boolean {
+  return document.body.classList.contains("large")
 }
 
 function hex(color: number): string {

@@ -14,7 +14,7 @@ import {
   traceUpTo,
 } from "../replay"
 import { download, h, replace, s } from "./dom"
-import { kindColor, paintLeds, roleColor } from "./look"
+import { kindColor, kindLegend, largeTypeToggle, paintLeds, roleColor } from "./look"
 
 export interface PageConfig {
   algorithms: string[]
@@ -44,6 +44,14 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
   const first = params.has("algorithm")
     ? customScenario(params.get("algorithm")!, Number(params.get("n") ?? 5), params.get("topology") ?? undefined)
     : sourceOf(params.get("scenario") ?? "tanenbaum-bully") ?? sourceOf("tanenbaum-bully")!
+  /** The address names what is shown: the form's values, or the scenario; the look's settings stay. */
+  const follow = (values: Record<string, string>) => {
+    const p = new URLSearchParams()
+    for (const [k, v] of Object.entries(values)) p.set(k, v)
+    const now = new URLSearchParams(location.search)
+    for (const keep of ["large", "led"]) if (now.has(keep)) p.set(keep, now.get(keep)!)
+    history.replaceState(null, "", `?${p.toString().replace(/%3A/g, ":")}`)
+  }
   const st = {} as State
   st.showHeartbeats = false
   st.playing = null
@@ -103,25 +111,36 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
     { id: "scenario", onchange: () => {
       const v = (scenarioSelect as HTMLSelectElement).value
       if (v) {
-        history.replaceState(null, "", `?scenario=${v}`)
+        follow({ scenario: v })
         load(sourceOf(v)!)
       }
     } },
     h("option", { value: "" }, "— a golden scenario —"),
     config.scenarios.map((sc) => h("option", { value: sc.name }, sc.name)),
   ) as HTMLSelectElement
-  const algorithmSelect = h("select", { id: "algorithm" }, config.algorithms.map((a) => h("option", { value: a }, a))) as HTMLSelectElement
-  const nInput = h("input", { id: "n", type: "number", min: 2, max: 40, value: 6, style: "width:4em" }) as HTMLInputElement
+  // the form: a change re-runs at once and the address follows it
+  const algorithmSelect = h("select", { id: "algorithm", onchange: () => custom() },
+    config.algorithms.map((a) => h("option", { value: a }, a))) as HTMLSelectElement
+  const nInput = h("input", { id: "n", type: "number", min: 2, max: 40, value: 6, style: "width:4em", onchange: () => custom() }) as HTMLInputElement
+  const topologies = ["complete", "ring", "grid:2x3", "grid:3x3"]
+  const wanted = params.get("topology")
+  if (wanted && !topologies.includes(wanted)) topologies.push(wanted)
   const topologySelect = h(
     "select",
-    { id: "topology", title: "echo only" },
-    ["complete", "ring", "grid:2x3", "grid:3x3"].map((t) => h("option", { value: t }, t)),
+    { id: "topology", title: "echo only", onchange: () => custom() },
+    topologies.map((t) => h("option", { value: t }, t)),
   ) as HTMLSelectElement
+  if (params.has("algorithm")) {
+    algorithmSelect.value = params.get("algorithm")!
+    nInput.value = String(Number(params.get("n") ?? 5))
+    if (wanted) topologySelect.value = wanted
+  }
   const custom = () => {
     const alg = algorithmSelect.value
     const n = Math.max(2, Math.min(40, Number(nInput.value) || 5))
+    nInput.value = String(n)
     const topo = alg === "echo" ? topologySelect.value : undefined
-    history.replaceState(null, "", `?algorithm=${alg}&n=${n}${topo ? `&topology=${topo}` : ""}`)
+    follow({ algorithm: alg, n: String(n), ...(topo ? { topology: topo } : {}) })
     scenarioSelect.value = ""
     load(customScenario(alg, n, topo), 0)
   }
@@ -130,13 +149,14 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
   const boardsEl = h("div", { class: "boards", id: "boards" })
   const statusEl = h("div", { class: "status" })
   const diagramEl = h("div", { class: "diagram", id: "diagram" })
+  const legendEl = h("div", { id: "legend" })
   const traceEl = h("pre", { class: "trace", id: "trace" })
   const stepLabel = h("span", { id: "step" })
   const playButton = h("button", { id: "play", onclick: play }, "▶ play")
 
   replace(
     root,
-    h("header", {}, h("h1", {}, "ElectLab"), h("span", { class: "mode" }, "replay · the core's engine running in this page")),
+    h("header", {}, h("h1", {}, "ElectLab"), h("span", { class: "mode" }, "replay · the core's engine running in this page"), largeTypeToggle(() => render())),
     h(
       "section",
       { class: "controls" },
@@ -169,6 +189,7 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
     statusEl,
     h("p", { class: "hint" }, "Click a process to crash or recover it now; click a dashed arrow (a message in flight) to drop it. Every step re-runs from the seed."),
     boardsEl,
+    legendEl,
     diagramEl,
     traceEl,
     h("textarea", { id: "export-text", hidden: true, readonly: true, rows: 8 }),
@@ -217,6 +238,7 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
           h("div", { class: "small" }, p.role === "crashed" ? "" : `coord ${p.coordinator < 0 ? "?" : p.coordinator} · epoch ${p.epoch}`))),
     )
     replace(diagramEl, diagram(run, pos, st.showHeartbeats, drop))
+    replace(legendEl, kindLegend(run.messages.filter((m) => st.showHeartbeats || !m.heartbeat).map((m) => m.kind), "replay-legend"))
     replace(traceEl, traceUpTo(run, pos).join("\n"))
     traceEl.scrollTop = traceEl.scrollHeight
     paintLeds()
@@ -285,7 +307,5 @@ function diagram(run: ReplayRun, pos: number, heartbeats: boolean, drop: (m: Rep
   const defs = s("defs", {}, kinds.map((k) =>
     s("marker", { id: `head-${k}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
       s("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: kindColor(k) }))))
-  const legend = kinds.filter((k) => heartbeats || k !== "HEARTBEAT").map((k, i) =>
-    s("text", { x: left + i * 120, y: 12, fill: kindColor(k), class: "legend" }, `— ${k}`))
-  return s("svg", { width, height: height + 4, class: "tsd", "data-now": now }, defs, legend, parts)
+  return s("svg", { width, height: height + 4, class: "tsd", "data-now": now }, defs, parts)
 }
