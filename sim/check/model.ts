@@ -27,7 +27,8 @@
 
 import { createNode } from "../../src/core/algorithms"
 import { defaultTiming } from "../../src/core/timing"
-import { firstSeqs, frameTextNamed, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { firstSeqs, frameTextNamed, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
@@ -384,6 +385,265 @@ export function stateText(s: State, timing: TimingModel): string {
   return text
 }
 
+// ---- the search's key: the canonical text's content as words (key.ts), no text built ----
+
+function timeValue(t: number): number {
+  return Math.round(t * 1e6) / 1e6
+}
+
+function keyValue(v: unknown, clock: number, isTime: boolean) {
+  if (v === null || v === undefined) keyWord(TAG_NULL)
+  else if (typeof v === "number") {
+    if (!isTime) keyNumber(v)
+    else if (v < 0) keyWord(TAG_NONE)
+    else keyNumber(timeValue(v - clock))
+  } else if (typeof v === "boolean") keyWord(v ? TAG_TRUE : TAG_FALSE)
+  else if (typeof v === "string") {
+    keyWord(TAG_STRING)
+    keyString(v)
+  } else if (Array.isArray(v)) {
+    keyWord(TAG_ARRAY)
+    keyWord(v.length)
+    for (let i = 0; i < v.length; i++) keyValue(v[i], clock, isTime)
+  } else {
+    // a class's fields come in one order: their count stands for their names
+    const o = v as Record<string, unknown>
+    const keys = Object.keys(o)
+    keyWord(TAG_OBJECT)
+    keyWord(keys.length)
+    for (let i = 0; i < keys.length; i++) keyValue(o[keys[i]], clock, false)
+  }
+}
+
+/** A node's key at a clock under a context; nodes are never changed once shared, so it is kept. */
+const keyCache = new WeakMap<ElectionNode, { clock: number; ctx: string; lo: number; hi: number }>()
+const nodeKeyOut = new Uint32Array(2)
+
+function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
+  const ctxKey = ctx ? ctx.key : ""
+  const cached = keyCache.get(node)
+  if (cached && cached.clock === clock && cached.ctx === ctxKey) {
+    nodeKeyOut[0] = cached.lo
+    nodeKeyOut[1] = cached.hi
+    return
+  }
+  keyStart()
+  const o = node as unknown as Record<string, unknown>
+  const keys = Object.keys(o)
+  keyWord(keys.length)
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
+    if (SKIPPED_FIELDS.has(k)) continue
+    if (keyRingField(node, k, clock, ctx)) continue
+    let v = o[k]
+    const cap = CAPPED_FIELDS[k]
+    if (cap !== undefined && typeof v === "number" && v > cap) v = cap
+    keyValue(v, clock, TIME_FIELDS.has(k))
+    keyWord(TAG_END)
+  }
+  keyEnd(nodeKeyOut)
+  keyCache.set(node, { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] })
+}
+
+function keyMessage(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
+  keyWord(m.dst)
+  keyFrame(m.frame, ctx)
+  if (bounded) keyNumber(timeValue(m.sent - now))
+}
+
+/**
+ * The state's 64-bit key into out[0], out[1]: the content of stateText (equal texts, equal
+ * keys), fed as words. Messages: in link order in the ideal model, else as a multiset
+ * (their own keys, sorted).
+ */
+export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boolean {
+  const ctx = textContext(
+    s.nodes,
+    s.firstSeq,
+    s.messages.map((m) => m.frame),
+  )
+  const exact = !(ctx && ctx.seenNearlyFull)
+  if (!exact) inexactTexts++
+  const n = s.nodes.length
+  const nodeWords: number[] = []
+  for (let i = 0; i < n; i++) {
+    nodeKey(s.nodes[i], s.clocks[i], ctx)
+    nodeWords.push(nodeKeyOut[0], nodeKeyOut[1])
+  }
+  const bounded = clocked(timing)
+  const now = s.clocks[0]
+  let sorted: number[][] | null = null
+  if (timing !== "ideal" && s.messages.length > 1) {
+    sorted = []
+    for (const m of s.messages) {
+      keyStart()
+      keyMessage(m, bounded, now, ctx)
+      keyEnd(nodeKeyOut)
+      sorted.push([nodeKeyOut[0], nodeKeyOut[1]])
+    }
+    sorted.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  }
+  keyStart()
+  keyWord(s.crashes)
+  keyWord(s.recoveries)
+  keyWord(s.losses)
+  keyWord(s.duplicates)
+  keyWord(s.errors.length > 0 ? 1 : 0)
+  for (let i = 0; i < n; i++) {
+    const clock = s.clocks[i]
+    keyWord(nodeWords[2 * i])
+    keyWord(nodeWords[2 * i + 1])
+    for (let t = 0; t < MAX_TIMERS; t++) {
+      const d = s.deadlines[i * MAX_TIMERS + t]
+      if (d >= 0) {
+        keyWord(t)
+        keyNumber(timeValue(d - clock))
+      }
+    }
+    keyWord(TAG_END)
+    if (s.absentSince[i] >= 0) keyNumber(timeValue(s.absentSince[i] - clock))
+    else keyWord(TAG_NONE)
+  }
+  keyWord(s.messages.length)
+  if (sorted) for (const k of sorted) {
+    keyWord(k[0])
+    keyWord(k[1])
+  }
+  else for (const m of s.messages) keyMessage(m, bounded, now, ctx)
+  keyEnd(out)
+  return exact
+}
+
+/**
+ * The key of a state for the fault-free continuation's memo: stateKey with the messages
+ * in the state's own order, their age order (the continuation delivers the oldest first)
+ * and the heartbeat rounds left, so equal keys continue alike. False when the state's key
+ * leaves out remembered seqs while a buffer is half full (not memoized).
+ */
+function continuationKey(s: State, rounds: number, out: Uint32Array): boolean {
+  const ctx = textContext(
+    s.nodes,
+    s.firstSeq,
+    s.messages.map((m) => m.frame),
+  )
+  if (ctx && ctx.seenNearlyFull) return false
+  const n = s.nodes.length
+  const nodeWords: number[] = []
+  for (let i = 0; i < n; i++) {
+    nodeKey(s.nodes[i], s.clocks[i], ctx)
+    nodeWords.push(nodeKeyOut[0], nodeKeyOut[1])
+  }
+  keyStart()
+  keyWord(rounds)
+  for (let i = 0; i < n; i++) {
+    const clock = s.clocks[i]
+    keyWord(nodeWords[2 * i])
+    keyWord(nodeWords[2 * i + 1])
+    for (let t = 0; t < MAX_TIMERS; t++) {
+      const d = s.deadlines[i * MAX_TIMERS + t]
+      if (d >= 0) {
+        keyWord(t)
+        keyNumber(timeValue(d - clock))
+      }
+    }
+    keyWord(TAG_END)
+  }
+  keyWord(s.messages.length)
+  for (let m = 0; m < s.messages.length; m++) {
+    const msg = s.messages[m]
+    keyWord(msg.dst)
+    keyFrame(msg.frame, ctx)
+    let rank = 0
+    for (const o of s.messages) if (o.uid < msg.uid) rank++
+    keyWord(rank)
+  }
+  keyEnd(out)
+  return true
+}
+
+/**
+ * What the fault-free continuation found from states already continued: for each
+ * continuation key (two words), the steps from there to a quiet state where the campaign's
+ * property holds. Continuations of neighbouring states soon meet one already taken.
+ */
+export class ContinuationMemo {
+  private keys: Uint32Array
+  private steps: Int32Array
+  private mask: number
+  size = 0
+  hits = 0
+  /** Keys met on the continuation under way, with the step each was met at. */
+  private path: number[] = []
+  private readonly key = new Uint32Array(2)
+
+  constructor(capacity = 1 << 16) {
+    this.keys = new Uint32Array(2 * capacity)
+    this.steps = new Int32Array(capacity)
+    this.mask = capacity - 1
+  }
+
+  begin() {
+    this.path.length = 0
+  }
+
+  /** At step `step` of a continuation: the steps to its end when known (it holds), else -1 (and the state is noted). */
+  lookup(s: State, rounds: number, step: number): number {
+    if (!continuationKey(s, rounds, this.key)) return -1
+    const lo = this.key[0]
+    const hi = this.key[1] === 0 && lo === 0 ? 1 : this.key[1]
+    let i = lo & this.mask
+    for (;;) {
+      const a = this.keys[2 * i]
+      const b = this.keys[2 * i + 1]
+      if (a === 0 && b === 0) break
+      if (a === lo && b === hi) {
+        this.hits++
+        return this.steps[i]
+      }
+      i = (i + 1) & this.mask
+    }
+    this.path.push(lo, hi, step)
+    return -1
+  }
+
+  /** The continuation under way reached a quiet state where the property holds, at step `end`. */
+  holds(end: number) {
+    for (let k = 0; k < this.path.length; k += 3) this.put(this.path[k], this.path[k + 1], end - this.path[k + 2])
+    this.path.length = 0
+  }
+
+  bytes(): number {
+    return this.keys.byteLength + this.steps.byteLength
+  }
+
+  private put(lo: number, hi: number, steps: number) {
+    let i = lo & this.mask
+    for (;;) {
+      const a = this.keys[2 * i]
+      const b = this.keys[2 * i + 1]
+      if (a === 0 && b === 0) break
+      if (a === lo && b === hi) return
+      i = (i + 1) & this.mask
+    }
+    this.keys[2 * i] = lo
+    this.keys[2 * i + 1] = hi
+    this.steps[i] = steps
+    this.size++
+    if (2 * this.size > this.mask + 1) this.grow()
+  }
+
+  private grow() {
+    const keys = this.keys
+    const steps = this.steps
+    const c = 2 * (this.mask + 1)
+    this.keys = new Uint32Array(2 * c)
+    this.steps = new Int32Array(c)
+    this.mask = c - 1
+    this.size = 0
+    for (let i = 0; i < steps.length; i++) if (keys[2 * i] !== 0 || keys[2 * i + 1] !== 0) this.put(keys[2 * i], keys[2 * i + 1], steps[i])
+  }
+}
+
 /** cyrb53: a 53-bit string hash (collisions at 10^6 states: about 1 in 10^4). */
 export function hash53(str: string): number {
   let h1 = 0xdeadbeef
@@ -686,6 +946,9 @@ export function maxEpoch(s: State): number {
   return e
 }
 
+/** continueFaultFree with a memo: the continuation met a state known to end where the property holds. */
+export const MEMO_HOLDS = -2
+
 /**
  * The fault-free continuation, in place: every message delivered (oldest first) before
  * any timer fires, timers in time order on one clock, and a follower of an absent
@@ -693,8 +956,15 @@ export function maxEpoch(s: State): number {
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
-export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
+export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number, memo: ContinuationMemo | null = null): number {
+  if (memo) memo.begin()
   for (let step = 0; step < maxSteps; step++) {
+    // looked up where no message is in flight (before a timer): where continuations meet
+    if (memo && s.messages.length === 0) {
+      const rest = memo.lookup(s, heartbeatRounds, step)
+      // known to reach a quiet state where the property holds: MEMO_HOLDS stands for it
+      if (rest >= 0 && step + rest < maxSteps) return MEMO_HOLDS
+    }
     if (s.messages.length > 0) {
       let oldest = 0
       for (let m = 1; m < s.messages.length; m++) if (s.messages[m].uid < s.messages[oldest].uid) oldest = m

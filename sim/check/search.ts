@@ -33,6 +33,8 @@ import { indexOfSorted, NO_NODE, Role, roleName } from "../../src/core/node"
 import {
   applyEvent,
   cloneState,
+  ContinuationMemo,
+  MEMO_HOLDS,
   clocked,
   continueFaultFree,
   type Detection,
@@ -42,7 +44,6 @@ import {
   stepNode,
   type Event,
   EventType,
-  hash53,
   inexactTexts,
   initialState,
   maxEpoch,
@@ -50,9 +51,10 @@ import {
   processViews,
   setFrameDescriber,
   type State,
-  stateText,
+  stateKey,
   type StepRecord,
 } from "./model"
+import { IntList, StateSet } from "./key"
 
 setFrameDescriber(describeFrame)
 
@@ -76,6 +78,8 @@ export interface SearchOptions extends ModelConfig {
   all?: boolean
   /** Ideal model: the partial-order reduction (on unless false). */
   reduce?: boolean
+  /** Remember where fault-free continuations ended (on unless false; a test compares both). */
+  memo?: boolean
   /** Called with each state visited (tests compare searches by it). */
   visit?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
@@ -111,6 +115,8 @@ export interface SearchResult {
   limits: string[]
   seconds: number
   statesPerSecond: number
+  /** Peak memory the search used (heap and typed arrays, sampled every 10,000 states) over the states visited. */
+  bytesPerState: number
   violations: Violation[]
 }
 
@@ -119,7 +125,7 @@ export function defaultOptions(config: ModelConfig, properties: Property[]): Sea
 }
 
 /** The first broken clause of `property` in state `s`, or "". */
-function judge(s: State, property: Property, options: SearchOptions): string {
+function judge(s: State, property: Property, options: SearchOptions, memo: ContinuationMemo | null): string {
   if (property === "unique-coordinator") {
     const v = checkCluster(processViews(s)).violations.find((x) => x.startsWith("more than one coordinator"))
     return v ?? ""
@@ -129,10 +135,14 @@ function judge(s: State, property: Property, options: SearchOptions): string {
     return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
   }
   const c = cloneState(s)
-  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
+  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, memo)
+  if (steps === MEMO_HOLDS) return ""
   if (steps < 0) return `the fault-free continuation finds no quiet state in ${options.continuationSteps} steps`
   const verdict = checkCluster(processViews(c))
-  if (verdict.violations.length === 0) return ""
+  if (verdict.violations.length === 0) {
+    if (memo) memo.holds(steps)
+    return ""
+  }
   return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
 }
 
@@ -140,10 +150,13 @@ export function search(options: SearchOptions): SearchResult {
   const started = performance.now()
   const inexactBefore = inexactTexts
   const root = initialState(options)
-  const visited = new Set<number>()
-  const parent: number[] = []
-  const via: Event[] = []
-  const depthOf: number[] = []
+  const visited = new StateSet()
+  const key = new Uint32Array(2)
+  // per state visited: its parent's index and the event from it (packed), for the trace
+  const parent = new IntList()
+  const via = new IntList()
+  const memory = new MemoryGauge()
+  const memo = options.memo === false ? null : new ContinuationMemo()
   const violations: Violation[] = []
   const found = new Set<Property>()
   const limits = new Set<string>()
@@ -153,7 +166,7 @@ export function search(options: SearchOptions): SearchResult {
   const consider = (s: State, index: number): boolean => {
     for (const p of options.properties) {
       if (found.has(p)) continue
-      const detail = judge(s, p, options)
+      const detail = judge(s, p, options, memo)
       if (detail === "") continue
       found.add(p)
       violations.push({ property: p, detail, ...rebuildTrace(options, pathTo(index, parent, via)) })
@@ -163,20 +176,21 @@ export function search(options: SearchOptions): SearchResult {
   }
 
   for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
-  visited.add(hash53(stateText(root, options.timing)))
+  stateKey(root, options.timing, key)
+  visited.add(key[0], key[1])
   parent.push(-1)
-  via.push({ type: EventType.Tick, a: 0, b: 0 })
-  depthOf.push(0)
+  via.push(packEvent({ type: EventType.Tick, a: 0, b: 0 }))
   const reduce = options.timing === "ideal" && options.reduce !== false
   const judgesRoles = options.properties.includes("unique-coordinator")
   if (options.visit) options.visit(root)
   let stop = consider(root, 0)
   let frontier: { s: State; index: number }[] = [{ s: root, index: 0 }]
+  let d = -1
   while (frontier.length > 0 && !stop) {
     const next: { s: State; index: number }[] = []
+    d++
     for (const { s, index } of frontier) {
       if (stop) break
-      const d = depthOf[index]
       if (d >= options.maxDepth) {
         limits.add(`depth limit ${options.maxDepth}`)
         continue
@@ -204,20 +218,21 @@ export function search(options: SearchOptions): SearchResult {
           visible = true
           for (const w of waiting) tried.push(w)
         }
-        const h = hash53(stateText(t, options.timing))
-        if (visited.has(h)) continue
+        stateKey(t, options.timing, key)
+        if (visited.has(key[0], key[1])) continue
         if (visited.size >= options.maxStates) {
           limits.add(`state limit ${options.maxStates}`)
           break
         }
-        visited.add(h)
+        visited.add(key[0], key[1])
         if (options.visit) options.visit(t)
-        if (options.progress && visited.size % 100_000 === 0)
-          options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+        if (visited.size % 10_000 === 0) {
+          memory.sample()
+          if (options.progress && visited.size % 100_000 === 0) options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+        }
         const ti = parent.length
         parent.push(index)
-        via.push(e)
-        depthOf.push(d + 1)
+        via.push(packEvent(e))
         if (d + 1 > depth) depth = d + 1
         if (consider(t, ti)) {
           stop = true
@@ -230,6 +245,8 @@ export function search(options: SearchOptions): SearchResult {
     frontier = next
   }
   if (inexactTexts !== inexactBefore) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  memory.sample()
+  if (process.env.ELECTLAB_CHECK_DEBUG && memo) process.stderr.write(`memo: ${memo.size} kept, ${memo.hits} hits\n`)
   const seconds = (performance.now() - started) / 1000
   return {
     algorithm: algorithmName(options.algorithm),
@@ -249,6 +266,7 @@ export function search(options: SearchOptions): SearchResult {
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
     statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
+    bytesPerState: Math.round(memory.peak / visited.size),
     violations,
   }
 }
@@ -286,10 +304,34 @@ function changesWhatIsJudged(s: State, t: State, i: number, roles: boolean): boo
   return after.coordinator !== before.coordinator && after.coordinator !== NO_NODE && indexOfSorted(after.ids, after.coordinator) < 0
 }
 
-function pathTo(index: number, parent: number[], via: Event[]): Event[] {
+function pathTo(index: number, parent: IntList, via: IntList): Event[] {
   const path: Event[] = []
-  for (let i = index; parent[i] >= 0; i = parent[i]) path.push(via[i])
+  for (let i = index; parent.get(i) >= 0; i = parent.get(i)) path.push(unpackEvent(via.get(i)))
   return path.reverse()
+}
+
+/** An event in one integer: type (4 bits), timer (4 bits), message or node index (the rest). */
+function packEvent(e: Event): number {
+  return e.type | (e.b << 4) | (e.a << 8)
+}
+
+function unpackEvent(w: number): Event {
+  return { type: w & 15, a: w >>> 8, b: (w >>> 4) & 15 }
+}
+
+/** The search's memory: the heap and typed arrays in use, above what was in use when it began. */
+class MemoryGauge {
+  private base: number
+  peak = 0
+  constructor() {
+    const m = process.memoryUsage()
+    this.base = m.heapUsed + m.arrayBuffers
+  }
+  sample() {
+    const m = process.memoryUsage()
+    const used = m.heapUsed + m.arrayBuffers - this.base
+    if (used > this.peak) this.peak = used
+  }
 }
 
 /** Replays `path` from the initial state, recording each step for the trace and the scenario writer. */
