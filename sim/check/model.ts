@@ -238,20 +238,37 @@ function cloneValue(v: unknown): unknown {
     return a
   }
   const src = v as Record<string, unknown>
-  const copy = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>
+  const proto = Object.getPrototypeOf(v) as object
+  // a class's instances share their fields: its cloner; a plain object is copied by its keys
+  if (proto !== Object.prototype && proto !== null) return clonerFor(src, false)(src, cloneValue)
+  const copy = Object.create(proto) as Record<string, unknown>
   for (const k in src) copy[k] = cloneValue(src[k])
   return copy
 }
 
+type Cloner = (src: Record<string, unknown>, deep: (v: unknown) => unknown) => Record<string, unknown>
+/** One cloner per class, made from its fields: copies them in one order (one shape), no lookups. */
+const cloners = new Map<object, Cloner>()
+
+function clonerFor(node: object, top: boolean): Cloner {
+  const proto = Object.getPrototypeOf(node) as object
+  let cloner = cloners.get(proto)
+  if (cloner) return cloner
+  const lines = ["const c = Object.create(proto)"]
+  for (const k of Object.keys(node)) {
+    const f = JSON.stringify(k)
+    if (top && SHARED_FIELDS.has(k)) lines.push(`c[${f}] = s[${f}]`)
+    else lines.push(`{ const v = s[${f}]; c[${f}] = v === null || typeof v !== "object" ? v : deep(v) }`)
+  }
+  lines.push("return c")
+  cloner = new Function("proto", `return (s, deep) => { ${lines.join("; ")} }`)(proto) as Cloner
+  cloners.set(proto, cloner)
+  return cloner
+}
+
 /** A node by its own fields; configuration that never changes is shared. */
 export function cloneNode(node: ElectionNode): ElectionNode {
-  const src = node as unknown as Record<string, unknown>
-  const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>
-  for (const k in src) {
-    const v = src[k]
-    copy[k] = v === null || typeof v !== "object" || SHARED_FIELDS.has(k) ? v : cloneValue(v)
-  }
-  return copy as unknown as ElectionNode
+  return clonerFor(node, true)(node as unknown as Record<string, unknown>, cloneValue) as unknown as ElectionNode
 }
 
 export function cloneFrame(f: Frame): Frame {
@@ -415,34 +432,69 @@ function keyValue(v: unknown, clock: number, isTime: boolean) {
   }
 }
 
-/** A node's key at a clock under a context; nodes are never changed once shared, so it is kept. */
-const keyCache = new WeakMap<ElectionNode, { clock: number; ctx: string; lo: number; hi: number }>()
+/** How a node class's fields go into its key: by name once per class, then by position. */
+interface FieldPlan {
+  names: string[]
+  /** 0 plain, 1 a time, 2 capped at caps[i], 3 possibly written by the ring abstraction. */
+  kinds: number[]
+  caps: number[]
+}
+const plans = new Map<object, FieldPlan>()
+const RING_FIELDS = new Set(["lastSeq", "link", "seen"])
+
+function planFor(node: ElectionNode): FieldPlan {
+  const proto = Object.getPrototypeOf(node) as object
+  let plan = plans.get(proto)
+  if (plan) return plan
+  plan = { names: [], kinds: [], caps: [] }
+  for (const k of Object.keys(node)) {
+    if (SKIPPED_FIELDS.has(k)) continue
+    plan.names.push(k)
+    plan.kinds.push(TIME_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : 0)
+    plan.caps.push(CAPPED_FIELDS[k] ?? 0)
+  }
+  plans.set(proto, plan)
+  return plan
+}
+
+/** A node's key at a clock under a context, kept on the node (never changed once shared; a clone does not copy it). */
+const KEY_CACHE = Symbol("stateKey")
+interface KeyCache {
+  clock: number
+  ctx: string
+  lo: number
+  hi: number
+}
 const nodeKeyOut = new Uint32Array(2)
 
 function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   const ctxKey = ctx ? ctx.key : ""
-  const cached = keyCache.get(node)
+  const holder = node as unknown as { [KEY_CACHE]?: KeyCache }
+  const cached = holder[KEY_CACHE]
   if (cached && cached.clock === clock && cached.ctx === ctxKey) {
     nodeKeyOut[0] = cached.lo
     nodeKeyOut[1] = cached.hi
     return
   }
+  const plan = planFor(node)
   keyStart()
   const o = node as unknown as Record<string, unknown>
-  const keys = Object.keys(o)
-  keyWord(keys.length)
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]
-    if (SKIPPED_FIELDS.has(k)) continue
-    if (keyRingField(node, k, clock, ctx)) continue
+  for (let i = 0; i < plan.names.length; i++) {
+    const k = plan.names[i]
+    const kind = plan.kinds[i]
+    if (kind === 3 && keyRingField(node, k, clock, ctx)) continue
     let v = o[k]
-    const cap = CAPPED_FIELDS[k]
-    if (cap !== undefined && typeof v === "number" && v > cap) v = cap
-    keyValue(v, clock, TIME_FIELDS.has(k))
+    if (kind === 2 && typeof v === "number" && v > plan.caps[i]) v = plan.caps[i]
+    keyValue(v, clock, kind === 1)
     keyWord(TAG_END)
   }
   keyEnd(nodeKeyOut)
-  keyCache.set(node, { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] })
+  if (cached) {
+    cached.clock = clock
+    cached.ctx = ctxKey
+    cached.lo = nodeKeyOut[0]
+    cached.hi = nodeKeyOut[1]
+  } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
 }
 
 function keyMessage(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
@@ -512,136 +564,6 @@ export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boole
   else for (const m of s.messages) keyMessage(m, bounded, now, ctx)
   keyEnd(out)
   return exact
-}
-
-/**
- * The key of a state for the fault-free continuation's memo: stateKey with the messages
- * in the state's own order, their age order (the continuation delivers the oldest first)
- * and the heartbeat rounds left, so equal keys continue alike. False when the state's key
- * leaves out remembered seqs while a buffer is half full (not memoized).
- */
-function continuationKey(s: State, rounds: number, out: Uint32Array): boolean {
-  const ctx = textContext(
-    s.nodes,
-    s.firstSeq,
-    s.messages.map((m) => m.frame),
-  )
-  if (ctx && ctx.seenNearlyFull) return false
-  const n = s.nodes.length
-  const nodeWords: number[] = []
-  for (let i = 0; i < n; i++) {
-    nodeKey(s.nodes[i], s.clocks[i], ctx)
-    nodeWords.push(nodeKeyOut[0], nodeKeyOut[1])
-  }
-  keyStart()
-  keyWord(rounds)
-  for (let i = 0; i < n; i++) {
-    const clock = s.clocks[i]
-    keyWord(nodeWords[2 * i])
-    keyWord(nodeWords[2 * i + 1])
-    for (let t = 0; t < MAX_TIMERS; t++) {
-      const d = s.deadlines[i * MAX_TIMERS + t]
-      if (d >= 0) {
-        keyWord(t)
-        keyNumber(timeValue(d - clock))
-      }
-    }
-    keyWord(TAG_END)
-  }
-  keyWord(s.messages.length)
-  for (let m = 0; m < s.messages.length; m++) {
-    const msg = s.messages[m]
-    keyWord(msg.dst)
-    keyFrame(msg.frame, ctx)
-    let rank = 0
-    for (const o of s.messages) if (o.uid < msg.uid) rank++
-    keyWord(rank)
-  }
-  keyEnd(out)
-  return true
-}
-
-/**
- * What the fault-free continuation found from states already continued: for each
- * continuation key (two words), the steps from there to a quiet state where the campaign's
- * property holds. Continuations of neighbouring states soon meet one already taken.
- */
-export class ContinuationMemo {
-  private keys: Uint32Array
-  private steps: Int32Array
-  private mask: number
-  size = 0
-  hits = 0
-  /** Keys met on the continuation under way, with the step each was met at. */
-  private path: number[] = []
-  private readonly key = new Uint32Array(2)
-
-  constructor(capacity = 1 << 16) {
-    this.keys = new Uint32Array(2 * capacity)
-    this.steps = new Int32Array(capacity)
-    this.mask = capacity - 1
-  }
-
-  begin() {
-    this.path.length = 0
-  }
-
-  /** At step `step` of a continuation: the steps to its end when known (it holds), else -1 (and the state is noted). */
-  lookup(s: State, rounds: number, step: number): number {
-    if (!continuationKey(s, rounds, this.key)) return -1
-    const lo = this.key[0]
-    const hi = this.key[1] === 0 && lo === 0 ? 1 : this.key[1]
-    let i = lo & this.mask
-    for (;;) {
-      const a = this.keys[2 * i]
-      const b = this.keys[2 * i + 1]
-      if (a === 0 && b === 0) break
-      if (a === lo && b === hi) {
-        this.hits++
-        return this.steps[i]
-      }
-      i = (i + 1) & this.mask
-    }
-    this.path.push(lo, hi, step)
-    return -1
-  }
-
-  /** The continuation under way reached a quiet state where the property holds, at step `end`. */
-  holds(end: number) {
-    for (let k = 0; k < this.path.length; k += 3) this.put(this.path[k], this.path[k + 1], end - this.path[k + 2])
-    this.path.length = 0
-  }
-
-  bytes(): number {
-    return this.keys.byteLength + this.steps.byteLength
-  }
-
-  private put(lo: number, hi: number, steps: number) {
-    let i = lo & this.mask
-    for (;;) {
-      const a = this.keys[2 * i]
-      const b = this.keys[2 * i + 1]
-      if (a === 0 && b === 0) break
-      if (a === lo && b === hi) return
-      i = (i + 1) & this.mask
-    }
-    this.keys[2 * i] = lo
-    this.keys[2 * i + 1] = hi
-    this.steps[i] = steps
-    this.size++
-    if (2 * this.size > this.mask + 1) this.grow()
-  }
-
-  private grow() {
-    const keys = this.keys
-    const steps = this.steps
-    const c = 2 * (this.mask + 1)
-    this.keys = new Uint32Array(2 * c)
-    this.steps = new Int32Array(c)
-    this.mask = c - 1
-    this.size = 0
-    for (let i = 0; i < steps.length; i++) if (keys[2 * i] !== 0 || keys[2 * i + 1] !== 0) this.put(keys[2 * i], keys[2 * i + 1], steps[i])
-  }
 }
 
 /** cyrb53: a 53-bit string hash (collisions at 10^6 states: about 1 in 10^4). */
@@ -826,9 +748,8 @@ function invoke(s: State, i: number, what: (node: ElectionNode, now: number, out
 }
 
 function removeMessage(s: State, m: number): Message {
-  const msg = s.messages[m]
-  s.messages = s.messages.slice(0, m).concat(s.messages.slice(m + 1))
-  return msg
+  // each state has its own array (cloneState copies it)
+  return s.messages.splice(m, 1)[0]
 }
 
 export function describeEvent(s: State, e: Event): string {
@@ -946,9 +867,6 @@ export function maxEpoch(s: State): number {
   return e
 }
 
-/** continueFaultFree with a memo: the continuation met a state known to end where the property holds. */
-export const MEMO_HOLDS = -2
-
 /**
  * The fault-free continuation, in place: every message delivered (oldest first) before
  * any timer fires, timers in time order on one clock, and a follower of an absent
@@ -956,15 +874,8 @@ export const MEMO_HOLDS = -2
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
-export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number, memo: ContinuationMemo | null = null): number {
-  if (memo) memo.begin()
+export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
   for (let step = 0; step < maxSteps; step++) {
-    // looked up where no message is in flight (before a timer): where continuations meet
-    if (memo && s.messages.length === 0) {
-      const rest = memo.lookup(s, heartbeatRounds, step)
-      // known to reach a quiet state where the property holds: MEMO_HOLDS stands for it
-      if (rest >= 0 && step + rest < maxSteps) return MEMO_HOLDS
-    }
     if (s.messages.length > 0) {
       let oldest = 0
       for (let m = 1; m < s.messages.length; m++) if (s.messages[m].uid < s.messages[oldest].uid) oldest = m
