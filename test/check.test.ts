@@ -2,7 +2,7 @@
 // the table in docs/algorithms.md ("Exhaustive check") is one test here: a counterexample
 // found (and replayed in the simulator), or a complete search without one, mostly at N = 3
 // and 4; the longest searches (ring and echo at N = 4, echo's with 2.3 million states) run
-// only in `npm run check` (ELECTLAB_CHECK_FULL=1, with a 12 GB heap).
+// only in `npm run check` (ELECTLAB_CHECK_FULL=1), which prints their speed and memory.
 
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -23,12 +23,13 @@ import {
   initialState,
   isDue,
   type ModelConfig,
+  stateKey,
   stateText,
   type TimingModel,
 } from "../sim/check/model"
 import { counterexampleScenario, solveTimes } from "../sim/check/replay"
 import { parseDelays } from "../sim/check/script"
-import { defaultOptions, type Property, promisedProperties, search } from "../sim/check/search"
+import { defaultOptions, type Property, promisedProperties, search, type SearchResult } from "../sim/check/search"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
@@ -47,7 +48,16 @@ function anyTime(algorithm: string, crashes: number, recoveries: number, losses:
 function check(c: ModelConfig, properties: Property[], all = false) {
   const options = defaultOptions(c, properties)
   options.all = all
-  return search(options)
+  return figures(search(options))
+}
+
+/** `npm run check` prints each search's speed and memory (the figures in docs/algorithms.md). */
+function figures(r: SearchResult): SearchResult {
+  if (full && r.states >= 50_000)
+    console.log(
+      `${r.algorithm} N=${r.nodes} ${r.timing} ${r.detection} c${r.crashes} r${r.recoveries} l${r.losses}: ${r.states} states, ${r.seconds} s, ${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first`,
+    )
+  return r
 }
 
 /** Six configurations small enough for the search without its reduction. */
@@ -113,6 +123,52 @@ describe("the state model", () => {
     // the original is untouched: nodes are copied before a change
     expect(s.nodes[2].crashed).toBe(false)
     expect(copy.nodes[2].crashed).toBe(true)
+  })
+
+  test("the search's 64-bit key tells states apart exactly as their canonical text does", () => {
+    const cases: ModelConfig[] = [
+      ...REDUCTION_CASES.map(([a, cr, rec, loss]) => config(a, "ideal", cr, rec, loss)),
+      config("ring", "bounded", 1, 0, 0),
+    ]
+    for (const c of cases) {
+      const textOf = new Map<string, string>()
+      const keyOf = new Map<string, string>()
+      const key = new Uint32Array(2)
+      const options = defaultOptions(c, ["valid-coordinator"])
+      options.order = "breadth"
+      options.visit = (s) => {
+        stateKey(s, c.timing, key)
+        const k = `${key[0]}:${key[1]}`
+        const t = stateText(s, c.timing)
+        expect(textOf.get(k) ?? t).toBe(t)
+        expect(keyOf.get(t) ?? k).toBe(k)
+        textOf.set(k, t)
+        keyOf.set(t, k)
+      }
+      const r = search(options)
+      expect(textOf.size, algorithmName(c.algorithm)).toBe(r.states)
+    }
+  })
+
+  test("depth first and breadth first visit the same states", () => {
+    for (const [a, cr, rec, loss] of REDUCTION_CASES) {
+      const c = config(a, "ideal", cr, rec, loss)
+      const visited = (order: "depth" | "breadth") => {
+        const texts = new Set<string>()
+        const options = defaultOptions(c, ["valid-coordinator", "eventual-agreement"])
+        options.order = order
+        options.all = true
+        options.visit = (s) => texts.add(stateText(s, c.timing))
+        const r = search(options)
+        expect(r).toMatchObject({ complete: true, order, violations: [] })
+        return { texts, r }
+      }
+      const depth = visited("depth")
+      const breadth = visited("breadth")
+      expect(depth.r.states, a).toBe(breadth.r.states)
+      expect(depth.r.transitions, a).toBe(breadth.r.transitions)
+      for (const t of breadth.texts) expect(depth.texts.has(t)).toBe(true)
+    }
   })
 
   test("the initial state offers exactly the fault events (nothing else is pending)", () => {
@@ -378,8 +434,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
       const c = config(algorithm, "ideal", 1, 1, 1, 4)
       const options = defaultOptions(c, promisedProperties(c))
       options.all = true
-      options.maxStates = 3_000_000 // echo's 2.3 million (npm run check gives the heap room)
-      const r = search(options)
+      const r = figures(search(options))
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
       expect(r).toMatchObject({ complete: true, detection: "timed", states: four })
     })

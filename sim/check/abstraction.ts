@@ -18,6 +18,7 @@
 import type { ElectionNode } from "../../src/core/node"
 import { SEEN_MESSAGES, seqOfAckTag, seqOfSeenKey } from "../../src/core/ring-base"
 import type { Frame } from "../../src/core/frame"
+import { keyNumber, keyWord, TAG_NULL } from "./key"
 
 /** What the text of one state depends on besides each node's own fields. */
 export interface TextContext {
@@ -115,4 +116,82 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
     return "{" + kept.sort().join(",") + "}"
   }
   return null
+}
+
+// ---- the same, as words of the search's key (key.ts); equal texts, equal words ----
+
+/** A seq as who gave it and its age (tag 1), or as it is (tag 0; tag 2 when outside every range). */
+export function keySeq(ctx: TextContext | null, seq: number) {
+  if (seq === 0 || !ctx) {
+    keyWord(0)
+    keyNumber(seq)
+    return
+  }
+  for (let i = 0; i < ctx.lastSeq.length; i++)
+    if (ctx.firstSeq[i] >= 0 && seq >= ctx.firstSeq[i] && seq <= ctx.lastSeq[i]) {
+      keyWord(1)
+      keyWord(i)
+      keyNumber(ctx.lastSeq[i] - seq)
+      return
+    }
+  keyWord(2)
+  keyNumber(seq)
+}
+
+export function keyFrame(f: Frame, ctx: TextContext | null) {
+  keyNumber(f.kind)
+  keyNumber(f.epoch)
+  keyNumber(f.src)
+  keyNumber(f.dst)
+  keyNumber(f.initiator)
+  keyNumber(f.bid)
+  keySeq(ctx, f.seq)
+  keyWord(f.list.length)
+  for (let i = 0; i < f.list.length; i++) keyNumber(f.list[i])
+}
+
+/** ringFieldText's words: true when the field is one this module writes (else the caller writes it plainly). */
+export function keyRingField(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): boolean {
+  const r = ringFields(node)
+  if (!r || !ctx) return false
+  if (key === "lastSeq") return true
+  if (key === "link") {
+    const l = r.link
+    keyWord(l.dsts.length)
+    for (let k = 0; k < l.dsts.length; k++) {
+      const tag = l.tags[k]
+      const seq = seqOfAckTag(tag)
+      const f = l.frames[k]
+      keyNumber(l.dsts[k])
+      keyNumber(tag - seq)
+      keySeq(ctx, seq)
+      if (f) keyFrame(f, ctx)
+      else keyWord(TAG_NULL)
+      keyNumber(l.deadlines[k] - clock)
+    }
+    return true
+  }
+  if (key === "seen") {
+    if (r.seen.length >= 2 * SEEN_MESSAGES) return false
+    // the kept entries as a multiset: (low bits, giver or -1, age or seq, the entry's second word), sorted
+    const kept: number[][] = []
+    for (let k = 0; k < r.seen.length; k += 2) {
+      const seq = seqOfSeenKey(r.seen[k])
+      if (!ctx.live.has(seq)) continue
+      let giver = -1
+      let value = seq
+      for (let i = 0; i < ctx.lastSeq.length; i++)
+        if (ctx.firstSeq[i] >= 0 && seq >= ctx.firstSeq[i] && seq <= ctx.lastSeq[i]) {
+          giver = i
+          value = ctx.lastSeq[i] - seq
+          break
+        }
+      kept.push([r.seen[k] - seq * 256, giver, value, r.seen[k + 1]])
+    }
+    kept.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3])
+    keyWord(kept.length)
+    for (const e of kept) for (const v of e) keyNumber(v)
+    return true
+  }
+  return false
 }

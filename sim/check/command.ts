@@ -25,6 +25,7 @@ export interface CheckFlags {
   maxEpoch: string
   maxStates: string
   all?: boolean
+  breadthFirst?: boolean
   /** commander's negation of --no-reduction. */
   reduction?: boolean
   write?: string
@@ -54,7 +55,8 @@ export function registerCheckCommand(program: Command) {
     .option("--property <list>", `${PROPERTIES.join(", ")} (default: what the algorithm promises under the timing model)`)
     .option("--max-depth <n>", "most steps on a path", "200")
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
-    .option("--max-states <n>", "stop after this many states (memory: about 2 kB each)", "1000000")
+    .option("--max-states <n>", "stop after this many states (memory: about 16 to 32 bytes each, depth first)", "10000000")
+    .option("--breadth-first", "search breadth first from the start (memory: a layer of whole states)")
     .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
@@ -117,6 +119,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
   options.all = !!flags.all
   options.reduce = flags.reduction !== false
+  if (flags.breadthFirst) options.order = "breadth"
   options.progress = (states, depth, seconds) =>
     process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
   const result = search(options)
@@ -150,7 +153,7 @@ export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
     `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "timed" ? "timed" : "any-time"} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
-    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
+    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]
   if (r.violations.length === 0) lines.push("no violation")
   r.violations.forEach((v, i) => {

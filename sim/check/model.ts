@@ -27,7 +27,8 @@
 
 import { createNode } from "../../src/core/algorithms"
 import { defaultTiming } from "../../src/core/timing"
-import { firstSeqs, frameTextNamed, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { firstSeqs, frameTextNamed, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
@@ -237,20 +238,37 @@ function cloneValue(v: unknown): unknown {
     return a
   }
   const src = v as Record<string, unknown>
-  const copy = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>
+  const proto = Object.getPrototypeOf(v) as object
+  // a class's instances share their fields: its cloner; a plain object is copied by its keys
+  if (proto !== Object.prototype && proto !== null) return clonerFor(src, false)(src, cloneValue)
+  const copy = Object.create(proto) as Record<string, unknown>
   for (const k in src) copy[k] = cloneValue(src[k])
   return copy
 }
 
+type Cloner = (src: Record<string, unknown>, deep: (v: unknown) => unknown) => Record<string, unknown>
+/** One cloner per class, made from its fields: copies them in one order (one shape), no lookups. */
+const cloners = new Map<object, Cloner>()
+
+function clonerFor(node: object, top: boolean): Cloner {
+  const proto = Object.getPrototypeOf(node) as object
+  let cloner = cloners.get(proto)
+  if (cloner) return cloner
+  const lines = ["const c = Object.create(proto)"]
+  for (const k of Object.keys(node)) {
+    const f = JSON.stringify(k)
+    if (top && SHARED_FIELDS.has(k)) lines.push(`c[${f}] = s[${f}]`)
+    else lines.push(`{ const v = s[${f}]; c[${f}] = v === null || typeof v !== "object" ? v : deep(v) }`)
+  }
+  lines.push("return c")
+  cloner = new Function("proto", `return (s, deep) => { ${lines.join("; ")} }`)(proto) as Cloner
+  cloners.set(proto, cloner)
+  return cloner
+}
+
 /** A node by its own fields; configuration that never changes is shared. */
 export function cloneNode(node: ElectionNode): ElectionNode {
-  const src = node as unknown as Record<string, unknown>
-  const copy = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>
-  for (const k in src) {
-    const v = src[k]
-    copy[k] = v === null || typeof v !== "object" || SHARED_FIELDS.has(k) ? v : cloneValue(v)
-  }
-  return copy as unknown as ElectionNode
+  return clonerFor(node, true)(node as unknown as Record<string, unknown>, cloneValue) as unknown as ElectionNode
 }
 
 export function cloneFrame(f: Frame): Frame {
@@ -382,6 +400,170 @@ export function stateText(s: State, timing: TimingModel): string {
   if (timing === "ideal") for (const m of s.messages) text += messageText(m, timing, now, ctx) + "/"
   else text += s.messages.map((m) => messageText(m, timing, now, ctx)).sort().join("/")
   return text
+}
+
+// ---- the search's key: the canonical text's content as words (key.ts), no text built ----
+
+function timeValue(t: number): number {
+  return Math.round(t * 1e6) / 1e6
+}
+
+function keyValue(v: unknown, clock: number, isTime: boolean) {
+  if (v === null || v === undefined) keyWord(TAG_NULL)
+  else if (typeof v === "number") {
+    if (!isTime) keyNumber(v)
+    else if (v < 0) keyWord(TAG_NONE)
+    else keyNumber(timeValue(v - clock))
+  } else if (typeof v === "boolean") keyWord(v ? TAG_TRUE : TAG_FALSE)
+  else if (typeof v === "string") {
+    keyWord(TAG_STRING)
+    keyString(v)
+  } else if (Array.isArray(v)) {
+    keyWord(TAG_ARRAY)
+    keyWord(v.length)
+    for (let i = 0; i < v.length; i++) keyValue(v[i], clock, isTime)
+  } else {
+    // a class's fields come in one order: their count stands for their names
+    const o = v as Record<string, unknown>
+    const keys = Object.keys(o)
+    keyWord(TAG_OBJECT)
+    keyWord(keys.length)
+    for (let i = 0; i < keys.length; i++) keyValue(o[keys[i]], clock, false)
+  }
+}
+
+/** How a node class's fields go into its key: by name once per class, then by position. */
+interface FieldPlan {
+  names: string[]
+  /** 0 plain, 1 a time, 2 capped at caps[i], 3 possibly written by the ring abstraction. */
+  kinds: number[]
+  caps: number[]
+}
+const plans = new Map<object, FieldPlan>()
+const RING_FIELDS = new Set(["lastSeq", "link", "seen"])
+
+function planFor(node: ElectionNode): FieldPlan {
+  const proto = Object.getPrototypeOf(node) as object
+  let plan = plans.get(proto)
+  if (plan) return plan
+  plan = { names: [], kinds: [], caps: [] }
+  for (const k of Object.keys(node)) {
+    if (SKIPPED_FIELDS.has(k)) continue
+    plan.names.push(k)
+    plan.kinds.push(TIME_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : 0)
+    plan.caps.push(CAPPED_FIELDS[k] ?? 0)
+  }
+  plans.set(proto, plan)
+  return plan
+}
+
+/** A node's key at a clock under a context, kept on the node (never changed once shared; a clone does not copy it). */
+const KEY_CACHE = Symbol("stateKey")
+interface KeyCache {
+  clock: number
+  ctx: string
+  lo: number
+  hi: number
+}
+const nodeKeyOut = new Uint32Array(2)
+
+function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
+  const ctxKey = ctx ? ctx.key : ""
+  const holder = node as unknown as { [KEY_CACHE]?: KeyCache }
+  const cached = holder[KEY_CACHE]
+  if (cached && cached.clock === clock && cached.ctx === ctxKey) {
+    nodeKeyOut[0] = cached.lo
+    nodeKeyOut[1] = cached.hi
+    return
+  }
+  const plan = planFor(node)
+  keyStart()
+  const o = node as unknown as Record<string, unknown>
+  for (let i = 0; i < plan.names.length; i++) {
+    const k = plan.names[i]
+    const kind = plan.kinds[i]
+    if (kind === 3 && keyRingField(node, k, clock, ctx)) continue
+    let v = o[k]
+    if (kind === 2 && typeof v === "number" && v > plan.caps[i]) v = plan.caps[i]
+    keyValue(v, clock, kind === 1)
+    keyWord(TAG_END)
+  }
+  keyEnd(nodeKeyOut)
+  if (cached) {
+    cached.clock = clock
+    cached.ctx = ctxKey
+    cached.lo = nodeKeyOut[0]
+    cached.hi = nodeKeyOut[1]
+  } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
+}
+
+function keyMessage(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
+  keyWord(m.dst)
+  keyFrame(m.frame, ctx)
+  if (bounded) keyNumber(timeValue(m.sent - now))
+}
+
+/**
+ * The state's 64-bit key into out[0], out[1]: the content of stateText (equal texts, equal
+ * keys), fed as words. Messages: in link order in the ideal model, else as a multiset
+ * (their own keys, sorted).
+ */
+export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boolean {
+  const ctx = textContext(
+    s.nodes,
+    s.firstSeq,
+    s.messages.map((m) => m.frame),
+  )
+  const exact = !(ctx && ctx.seenNearlyFull)
+  if (!exact) inexactTexts++
+  const n = s.nodes.length
+  const nodeWords: number[] = []
+  for (let i = 0; i < n; i++) {
+    nodeKey(s.nodes[i], s.clocks[i], ctx)
+    nodeWords.push(nodeKeyOut[0], nodeKeyOut[1])
+  }
+  const bounded = clocked(timing)
+  const now = s.clocks[0]
+  let sorted: number[][] | null = null
+  if (timing !== "ideal" && s.messages.length > 1) {
+    sorted = []
+    for (const m of s.messages) {
+      keyStart()
+      keyMessage(m, bounded, now, ctx)
+      keyEnd(nodeKeyOut)
+      sorted.push([nodeKeyOut[0], nodeKeyOut[1]])
+    }
+    sorted.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  }
+  keyStart()
+  keyWord(s.crashes)
+  keyWord(s.recoveries)
+  keyWord(s.losses)
+  keyWord(s.duplicates)
+  keyWord(s.errors.length > 0 ? 1 : 0)
+  for (let i = 0; i < n; i++) {
+    const clock = s.clocks[i]
+    keyWord(nodeWords[2 * i])
+    keyWord(nodeWords[2 * i + 1])
+    for (let t = 0; t < MAX_TIMERS; t++) {
+      const d = s.deadlines[i * MAX_TIMERS + t]
+      if (d >= 0) {
+        keyWord(t)
+        keyNumber(timeValue(d - clock))
+      }
+    }
+    keyWord(TAG_END)
+    if (s.absentSince[i] >= 0) keyNumber(timeValue(s.absentSince[i] - clock))
+    else keyWord(TAG_NONE)
+  }
+  keyWord(s.messages.length)
+  if (sorted) for (const k of sorted) {
+    keyWord(k[0])
+    keyWord(k[1])
+  }
+  else for (const m of s.messages) keyMessage(m, bounded, now, ctx)
+  keyEnd(out)
+  return exact
 }
 
 /** cyrb53: a 53-bit string hash (collisions at 10^6 states: about 1 in 10^4). */
@@ -566,9 +748,8 @@ function invoke(s: State, i: number, what: (node: ElectionNode, now: number, out
 }
 
 function removeMessage(s: State, m: number): Message {
-  const msg = s.messages[m]
-  s.messages = s.messages.slice(0, m).concat(s.messages.slice(m + 1))
-  return msg
+  // each state has its own array (cloneState copies it)
+  return s.messages.splice(m, 1)[0]
 }
 
 export function describeEvent(s: State, e: Event): string {

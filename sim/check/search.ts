@@ -42,7 +42,6 @@ import {
   stepNode,
   type Event,
   EventType,
-  hash53,
   inexactTexts,
   initialState,
   maxEpoch,
@@ -50,9 +49,10 @@ import {
   processViews,
   setFrameDescriber,
   type State,
-  stateText,
+  stateKey,
   type StepRecord,
 } from "./model"
+import { IntList, StateSet } from "./key"
 
 setFrameDescriber(describeFrame)
 
@@ -64,7 +64,7 @@ export type Property = (typeof PROPERTIES)[number]
 
 export interface SearchOptions extends ModelConfig {
   properties: Property[]
-  /** Most events on a path; deeper states are not expanded. */
+  /** Breadth first: most events on a shortest path; deeper states are not expanded (a lower limit than the default searches breadth first). */
   maxDepth: number
   /** States with a higher epoch are not expanded. */
   maxEpoch: number
@@ -76,6 +76,8 @@ export interface SearchOptions extends ModelConfig {
   all?: boolean
   /** Ideal model: the partial-order reduction (on unless false). */
   reduce?: boolean
+  /** breadth: breadth first only (else depth first, breadth first when a violation or the depth limit is met). */
+  order?: "depth" | "breadth"
   /** Called with each state visited (tests compare searches by it). */
   visit?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
@@ -103,19 +105,27 @@ export interface SearchResult {
   properties: Property[]
   states: number
   transitions: number
+  /** Breadth first: the farthest state's distance; depth first: the longest path followed. */
   depth: number
   complete: boolean
   /** Whether the partial-order reduction was on. */
   reduced: boolean
+  /** depth: the depth-first search found no violation; breadth: the breadth-first one decided. */
+  order: "depth" | "breadth"
   /** Why the search is not complete (empty when it is). */
   limits: string[]
   seconds: number
   statesPerSecond: number
+  /** Peak memory the search used (heap and typed arrays, sampled every 10,000 states) over the states visited. */
+  bytesPerState: number
   violations: Violation[]
 }
 
+/** The default depth limit (breadth first's layers). */
+export const DEFAULT_MAX_DEPTH = 200
+
 export function defaultOptions(config: ModelConfig, properties: Property[]): SearchOptions {
-  return { ...config, properties, maxDepth: 200, maxEpoch: 12, maxStates: 1_000_000, continuationSteps: 2000 }
+  return { ...config, properties, maxDepth: DEFAULT_MAX_DEPTH, maxEpoch: 12, maxStates: 10_000_000, continuationSteps: 2000 }
 }
 
 /** The first broken clause of `property` in state `s`, or "". */
@@ -136,14 +146,151 @@ function judge(s: State, property: Property, options: SearchOptions): string {
   return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
 }
 
+/**
+ * The search: depth first (a stack of the states on the current path, nothing else kept
+ * but the visited keys), and breadth first from the start again when it meets a violation,
+ * so that a violation comes with a shortest trace. The depth limit bounds breadth first's
+ * layers; depth first needs none (the visited set ends every path) and cuts no path, so it
+ * visits what a complete breadth-first search does. `order: "breadth"`, or a depth limit
+ * below the default, searches breadth first only.
+ */
 export function search(options: SearchOptions): SearchResult {
+  // depth first only where it is known to match: the ideal model with timed detection (with
+  // any-time detection and in the other models the tests found it wander or differ)
+  const depthFirstFits = options.timing === "ideal" && detectionOf(options) === "timed"
+  if (options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH)
+    return breadthFirst(options)
+  const started = performance.now()
+  const result = depthFirst(options)
+  if (result) return result
+  const again = breadthFirst(options)
+  again.seconds = Math.round(performance.now() - started) / 1000
+  again.statesPerSecond = Math.round(again.states / Math.max(again.seconds, 1e-3))
+  return again
+}
+
+/**
+ * Depth first over the same states and transitions as breadthFirst (which successors a
+ * state has depends on the state alone, reduction included); null when it met a violation
+ * (breadth first finds its shortest trace).
+ */
+function depthFirst(options: SearchOptions): SearchResult | null {
   const started = performance.now()
   const inexactBefore = inexactTexts
   const root = initialState(options)
-  const visited = new Set<number>()
-  const parent: number[] = []
-  const via: Event[] = []
-  const depthOf: number[] = []
+  const visited = new StateSet()
+  const key = new Uint32Array(2)
+  const memory = new MemoryGauge()
+  const limits = new Set<string>()
+  const reduce = options.timing === "ideal" && options.reduce !== false
+  const judgesRoles = options.properties.includes("unique-coordinator")
+  let transitions = 0
+  let depth = 0
+  const violated = (s: State) => options.properties.some((p) => judge(s, p, options) !== "")
+  interface Step {
+    s: State
+    tried: Event[]
+    waiting: Event[]
+    stepper: number
+    visible: boolean
+    next: number
+  }
+  const expand = (s: State): Step | null => {
+    if (maxEpoch(s) > options.maxEpoch) {
+      limits.add(`epoch cap ${options.maxEpoch}`)
+      return null
+    }
+    const enabled = enabledEvents(s, options)
+    const stepper = reduce ? chooseStepper(s, enabled) : -1
+    const tried: Event[] = []
+    const waiting: Event[] = []
+    for (const e of enabled) {
+      const n = stepNode(s, e)
+      if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
+      else tried.push(e)
+    }
+    return { s, tried, waiting, stepper, visible: false, next: 0 }
+  }
+
+  for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
+  stateKey(root, options.timing, key)
+  visited.add(key[0], key[1])
+  if (options.visit) options.visit(root)
+  if (violated(root)) return null
+  const stack: Step[] = []
+  const first = expand(root)
+  if (first) stack.push(first)
+  let full = false
+  while (stack.length > 0 && !full) {
+    const f = stack[stack.length - 1]
+    if (f.next >= f.tried.length) {
+      stack.pop()
+      continue
+    }
+    const e = f.tried[f.next++]
+    transitions++
+    const t = cloneState(f.s)
+    applyEvent(t, e, options, false)
+    if (f.stepper >= 0 && !f.visible && stepNode(f.s, e) === f.stepper && changesWhatIsJudged(f.s, t, f.stepper, judgesRoles)) {
+      f.visible = true
+      for (const w of f.waiting) f.tried.push(w)
+    }
+    stateKey(t, options.timing, key)
+    if (visited.has(key[0], key[1])) continue
+    if (visited.size >= options.maxStates) {
+      limits.add(`state limit ${options.maxStates}`)
+      full = true
+      break
+    }
+    visited.add(key[0], key[1])
+    if (options.visit) options.visit(t)
+    if (stack.length > depth) depth = stack.length
+    if (visited.size % 10_000 === 0) {
+      memory.sample()
+      if (options.progress && visited.size % 100_000 === 0) options.progress(visited.size, depth, (performance.now() - started) / 1000)
+    }
+    if (violated(t)) return null
+    for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
+    const next = expand(t)
+    if (next) stack.push(next)
+  }
+  if (inexactTexts !== inexactBefore) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  memory.sample()
+  const seconds = (performance.now() - started) / 1000
+  return {
+    algorithm: algorithmName(options.algorithm),
+    nodes: options.nodes,
+    timing: options.timing,
+    detection: detectionOf(options),
+    crashes: options.crashes,
+    recoveries: options.recoveries,
+    losses: options.losses,
+    duplicates: options.duplicates,
+    properties: options.properties,
+    states: visited.size,
+    transitions,
+    depth,
+    complete: limits.size === 0,
+    reduced: reduce,
+    order: "depth",
+    limits: [...limits],
+    seconds: Math.round(seconds * 1000) / 1000,
+    statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
+    bytesPerState: Math.round(memory.peak / visited.size),
+    violations: [],
+  }
+}
+
+function breadthFirst(options: SearchOptions): SearchResult {
+  const started = performance.now()
+  const inexactBefore = inexactTexts
+  const root = initialState(options)
+  const visited = new StateSet()
+  const key = new Uint32Array(2)
+  // per state visited: its parent's index and the event from it (packed), for the trace
+  const parent = new IntList()
+  const via = new IntList()
+  const memory = new MemoryGauge()
   const violations: Violation[] = []
   const found = new Set<Property>()
   const limits = new Set<string>()
@@ -163,20 +310,21 @@ export function search(options: SearchOptions): SearchResult {
   }
 
   for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
-  visited.add(hash53(stateText(root, options.timing)))
+  stateKey(root, options.timing, key)
+  visited.add(key[0], key[1])
   parent.push(-1)
-  via.push({ type: EventType.Tick, a: 0, b: 0 })
-  depthOf.push(0)
+  via.push(packEvent({ type: EventType.Tick, a: 0, b: 0 }))
   const reduce = options.timing === "ideal" && options.reduce !== false
   const judgesRoles = options.properties.includes("unique-coordinator")
   if (options.visit) options.visit(root)
   let stop = consider(root, 0)
   let frontier: { s: State; index: number }[] = [{ s: root, index: 0 }]
+  let d = -1
   while (frontier.length > 0 && !stop) {
     const next: { s: State; index: number }[] = []
+    d++
     for (const { s, index } of frontier) {
       if (stop) break
-      const d = depthOf[index]
       if (d >= options.maxDepth) {
         limits.add(`depth limit ${options.maxDepth}`)
         continue
@@ -204,20 +352,21 @@ export function search(options: SearchOptions): SearchResult {
           visible = true
           for (const w of waiting) tried.push(w)
         }
-        const h = hash53(stateText(t, options.timing))
-        if (visited.has(h)) continue
+        stateKey(t, options.timing, key)
+        if (visited.has(key[0], key[1])) continue
         if (visited.size >= options.maxStates) {
           limits.add(`state limit ${options.maxStates}`)
           break
         }
-        visited.add(h)
+        visited.add(key[0], key[1])
         if (options.visit) options.visit(t)
-        if (options.progress && visited.size % 100_000 === 0)
-          options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+        if (visited.size % 10_000 === 0) {
+          memory.sample()
+          if (options.progress && visited.size % 100_000 === 0) options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+        }
         const ti = parent.length
         parent.push(index)
-        via.push(e)
-        depthOf.push(d + 1)
+        via.push(packEvent(e))
         if (d + 1 > depth) depth = d + 1
         if (consider(t, ti)) {
           stop = true
@@ -230,6 +379,7 @@ export function search(options: SearchOptions): SearchResult {
     frontier = next
   }
   if (inexactTexts !== inexactBefore) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  memory.sample()
   const seconds = (performance.now() - started) / 1000
   return {
     algorithm: algorithmName(options.algorithm),
@@ -246,9 +396,11 @@ export function search(options: SearchOptions): SearchResult {
     depth,
     complete: limits.size === 0 && !stop,
     reduced: reduce,
+    order: "breadth",
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
     statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
+    bytesPerState: Math.round(memory.peak / visited.size),
     violations,
   }
 }
@@ -286,10 +438,34 @@ function changesWhatIsJudged(s: State, t: State, i: number, roles: boolean): boo
   return after.coordinator !== before.coordinator && after.coordinator !== NO_NODE && indexOfSorted(after.ids, after.coordinator) < 0
 }
 
-function pathTo(index: number, parent: number[], via: Event[]): Event[] {
+function pathTo(index: number, parent: IntList, via: IntList): Event[] {
   const path: Event[] = []
-  for (let i = index; parent[i] >= 0; i = parent[i]) path.push(via[i])
+  for (let i = index; parent.get(i) >= 0; i = parent.get(i)) path.push(unpackEvent(via.get(i)))
   return path.reverse()
+}
+
+/** An event in one integer: type (4 bits), timer (4 bits), message or node index (the rest). */
+function packEvent(e: Event): number {
+  return e.type | (e.b << 4) | (e.a << 8)
+}
+
+function unpackEvent(w: number): Event {
+  return { type: w & 15, a: w >>> 8, b: (w >>> 4) & 15 }
+}
+
+/** The search's memory: the heap and typed arrays in use, above what was in use when it began. */
+class MemoryGauge {
+  private base: number
+  peak = 0
+  constructor() {
+    const m = process.memoryUsage()
+    this.base = m.heapUsed + m.arrayBuffers
+  }
+  sample() {
+    const m = process.memoryUsage()
+    const used = m.heapUsed + m.arrayBuffers - this.base
+    if (used > this.peak) this.peak = used
+  }
 }
 
 /** Replays `path` from the initial state, recording each step for the trace and the scenario writer. */

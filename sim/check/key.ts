@@ -1,0 +1,162 @@
+// The search's compact state key: a state's canonical content (the same that stateText
+// writes, model.ts) fed as 32-bit words into two independent hash lanes, giving a 64-bit
+// key, kept in an open-addressing table of typed arrays (StateSet), with no text built and
+// no string kept. Two states with equal texts get equal keys; two with different texts
+// share a key with probability about 2^-64 per pair if the lanes mix well (at n states,
+// about n^2 / 2^65 for the whole search: 1.4e-7 at 2.3 million).
+
+/** The two lanes of the hash being fed (one key at a time: the search is single-threaded per isolate). */
+let h1 = 0
+let h2 = 0
+const f64 = new Float64Array(1)
+const u32 = new Uint32Array(f64.buffer)
+
+export function keyStart() {
+  h1 = 0x9747b28c
+  h2 = 0x5bd1e995
+}
+
+/** One 32-bit word into both lanes (murmur3's block step, two seeds, two multipliers). */
+export function keyWord(w: number) {
+  let k = Math.imul(w | 0, 0xcc9e2d51)
+  k = (k << 15) | (k >>> 17)
+  k = Math.imul(k, 0x1b873593)
+  h1 ^= k
+  h1 = (h1 << 13) | (h1 >>> 19)
+  h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0
+  let j = Math.imul(w | 0, 0x85ebca6b)
+  j = (j << 17) | (j >>> 15)
+  j = Math.imul(j, 0xc2b2ae35)
+  h2 ^= j
+  h2 = (h2 << 11) | (h2 >>> 21)
+  h2 = (Math.imul(h2, 9) + 0x52dce729) | 0
+}
+
+/** Tags for what is not a plain integer; integers at or above TAG_FLOAT go as floats, so no tag is an integer's word. */
+export const TAG_FLOAT = 0x7ffffff0
+export const TAG_NULL = 0x7ffffff1
+export const TAG_TRUE = 0x7ffffff2
+export const TAG_FALSE = 0x7ffffff3
+export const TAG_STRING = 0x7ffffff4
+export const TAG_ARRAY = 0x7ffffff5
+export const TAG_OBJECT = 0x7ffffff6
+export const TAG_END = 0x7ffffff7
+export const TAG_NONE = 0x7ffffff8
+
+/** A number: small integers as one word, anything else as a tag and its float64's two words. */
+export function keyNumber(v: number) {
+  if ((v | 0) === v && v < TAG_FLOAT) keyWord(v)
+  else {
+    f64[0] = v
+    keyWord(TAG_FLOAT)
+    keyWord(u32[0])
+    keyWord(u32[1])
+  }
+}
+
+export function keyString(s: string) {
+  keyWord(s.length)
+  for (let i = 0; i < s.length; i++) keyWord(s.charCodeAt(i))
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  return (h ^ (h >>> 16)) >>> 0
+}
+
+/** The key fed so far: [low lane, high lane] written to out. */
+export function keyEnd(out: Uint32Array) {
+  const a = fmix(h1 ^ h2)
+  const b = fmix((h2 + Math.imul(h1, 3)) | 0)
+  out[0] = a
+  out[1] = b
+}
+
+/**
+ * A set of 64-bit keys: open addressing with linear probing over one Uint32Array (two
+ * words a slot, 0/0 empty), grown at half full. 8 bytes a slot, 16 to 32 bytes a key.
+ */
+export class StateSet {
+  private slots: Uint32Array
+  private mask: number
+  size = 0
+
+  constructor(capacity = 1 << 16) {
+    let c = 1 << 4
+    while (c < capacity) c <<= 1
+    this.slots = new Uint32Array(2 * c)
+    this.mask = c - 1
+  }
+
+  /** Adds the key; false when it was there already. */
+  add(lo: number, hi: number): boolean {
+    if (lo === 0 && hi === 0) hi = 1
+    let i = lo & this.mask
+    const s = this.slots
+    for (;;) {
+      const a = s[2 * i]
+      const b = s[2 * i + 1]
+      if (a === 0 && b === 0) break
+      if (a === lo >>> 0 && b === hi >>> 0) return false
+      i = (i + 1) & this.mask
+    }
+    s[2 * i] = lo
+    s[2 * i + 1] = hi
+    this.size++
+    if (2 * this.size > this.mask + 1) this.grow()
+    return true
+  }
+
+  has(lo: number, hi: number): boolean {
+    if (lo === 0 && hi === 0) hi = 1
+    let i = lo & this.mask
+    const s = this.slots
+    for (;;) {
+      const a = s[2 * i]
+      const b = s[2 * i + 1]
+      if (a === 0 && b === 0) return false
+      if (a === lo >>> 0 && b === hi >>> 0) return true
+      i = (i + 1) & this.mask
+    }
+  }
+
+  /** Bytes held by the table. */
+  bytes(): number {
+    return this.slots.byteLength
+  }
+
+  private grow() {
+    const old = this.slots
+    const c = 2 * (this.mask + 1)
+    this.slots = new Uint32Array(2 * c)
+    this.mask = c - 1
+    this.size = 0
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 || old[i + 1] !== 0) this.add(old[i], old[i + 1])
+  }
+}
+
+/** A growable array of 32-bit integers (parent links, events, depths). */
+export class IntList {
+  data: Int32Array
+  length = 0
+  constructor(capacity = 1 << 16) {
+    this.data = new Int32Array(capacity)
+  }
+  push(v: number) {
+    if (this.length === this.data.length) {
+      const d = new Int32Array(2 * this.data.length)
+      d.set(this.data)
+      this.data = d
+    }
+    this.data[this.length++] = v
+  }
+  get(i: number): number {
+    return this.data[i]
+  }
+  bytes(): number {
+    return this.data.byteLength
+  }
+}
