@@ -15,6 +15,8 @@ export interface RunResult {
   convergence: number
   /** Election messages (heartbeats apart) over the whole run. */
   messages: number
+  /** Most election messages in flight at once. */
+  inFlight: number
   nodes: number
   faults: number
 }
@@ -35,7 +37,9 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   const judged = commands.slice(0, commands.indexOf(`check stable-since=${plan.stableSince}`) + 1)
   judged.forEach((command, i) => runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`))
   const engine = runner.engine!
-  const violations = runner.lastCheck ?? []
+  const violations = [...(runner.lastCheck ?? [])]
+  if (engine.maxInFlight > plan.inFlightBudget)
+    violations.push(`message storm: ${engine.maxInFlight} election messages in flight at once, budget ${plan.inFlightBudget}`)
   const last = lastChangeOf(engine)
   return {
     seed: plan.seed,
@@ -43,6 +47,7 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
     violations,
     convergence: Math.max(0, last - plan.faultEnd),
     messages: engine.traffic.messages,
+    inFlight: engine.maxInFlight,
     nodes: plan.ids.length,
     faults: faults.length,
   }

@@ -15,7 +15,8 @@
 
 import { AlgorithmDescriptor, formatBid } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role } from "./node"
+import { Action, NO_NODE, NodeConfig, Role, Timing } from "./node"
+import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -56,7 +57,7 @@ export class BidRingNode extends RingBaseNode {
 
     /** Past the voters' own wait (2R), after which they initiate (R more). */
     override electionBound(): number {
-        return 4 * this.roundTrip() + this.timing.coordinatorTimeout
+        return bidRingElectionBound(this.ringOrder.length, this.timing)
     }
 
     protected override ranksById(): boolean {
@@ -220,6 +221,7 @@ export class BidRingNode extends RingBaseNode {
 export const bidRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.BidRing,
     name: "bid-ring",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new BidRingNode(config),
     describeFrame: (frame: Frame) => {
         if (frame.kind === Kind.ELECTION)

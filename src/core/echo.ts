@@ -17,7 +17,8 @@
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./node"
+import { convergenceAfterFaults, echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -63,7 +64,7 @@ export class EchoNode extends ElectionNode {
      * ACKs of its neighbours (dead ones included), and a hop takes far less than T.
      */
     override electionBound(): number {
-        return this.ids.length * (this.timing.answerTimeout + 1) + 2 * this.timing.coordinatorTimeout
+        return echoElectionBound(this.ids.length, this.timing)
     }
 
     /** In another's wave and not yet echoed: its initiator waits for our subtree. */
@@ -262,6 +263,7 @@ export class EchoNode extends ElectionNode {
 export const echoDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Echo,
     name: "echo",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new EchoNode(config),
     describeFrame: (frame: Frame) => {
         const wave = "wave=" + frame.initiator + "/" + frame.epoch

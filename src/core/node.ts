@@ -8,6 +8,7 @@
 
 import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
+import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 import { defaultTiming, withoutDetector } from "./timing"
 
@@ -242,7 +243,7 @@ export abstract class ElectionNode {
      * algorithm's fault-free election, so that it never fires in the seeds' examples.
      */
     electionBound(): number {
-        return 2 * (this.timing.answerTimeout + this.timing.coordinatorTimeout)
+        return bullyElectionBound(this.timing)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */

@@ -11,6 +11,7 @@
 import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
+import { ringElectionBound, ringRoundTrip } from "./bounds"
 
 /** Ring messages remembered to drop their copies. */
 export const SEEN_MESSAGES = 32
@@ -95,6 +96,11 @@ export abstract class RingBaseNode extends ElectionNode {
         // Our own election's messages still waiting for an ACK die with it.
         for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
         this.link.rearm(now, out)
+        this.leaveRing()
+    }
+
+    /** Leaving an election: forget this process's part (an algorithm may keep what it passed on). */
+    protected leaveRing() {
         this.resetRing()
     }
 
@@ -136,12 +142,12 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {
-        return this.ringOrder.length * (this.timing.answerTimeout + 1)
+        return ringRoundTrip(this.ringOrder.length, this.timing)
     }
 
     /** An election and its result each go round once: 2R, and T' to spare. */
     override electionBound(): number {
-        return 2 * this.roundTrip() + this.timing.coordinatorTimeout
+        return ringElectionBound(this.ringOrder.length, this.timing)
     }
 
     /** True when this process believes `id` is down. */

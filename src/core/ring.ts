@@ -14,7 +14,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NodeConfig, Role } from "./node"
+import { Action, NodeConfig, Role, Timing } from "./node"
+import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -156,6 +157,7 @@ export class RingNode extends RingBaseNode {
 export const ringDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Ring,
     name: "ring",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new RingNode(config),
     describeFrame: (frame: Frame) => {
         const list = "[" + frame.list.join(",") + "]"
