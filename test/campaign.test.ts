@@ -8,11 +8,27 @@ import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { Algorithm } from "../src/core/frame"
 import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
-import { CAMPAIGN_FAMILIES, makePlan } from "../sim/campaign/plan"
+import { MAX_NODES } from "../src/core/limits"
+import { MAX_BOARDS } from "../src/firmware/bus-limits"
+import { CAMPAIGN_FAMILIES, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
 import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 
 const CI_SEEDS = 300
+
+describe("the firmware's largest cluster is one constant", () => {
+  test("firmware, manifest schema, lab guide and campaign all stop at MAX_NODES", () => {
+    expect(MAX_NODES).toBe(12)
+    expect(MAX_BOARDS).toBe(MAX_NODES)
+    const schema = JSON.parse(readFileSync(join(import.meta.dirname, "..", "sim", "manifest.schema.json"), "utf8"))
+    expect(schema.properties.boards.maxItems).toBe(MAX_NODES)
+    expect(readFileSync(join(import.meta.dirname, "..", "docs", "lab-guide.md"), "utf8")).toContain(`3–${MAX_NODES} ESP32 boards`)
+    const sizes = new Set<number>()
+    for (let seed = 1; seed <= 300; seed++) sizes.add(makePlan(seed, Algorithm.Bully, "mixed").ids.length)
+    expect(Math.min(...sizes)).toBe(3)
+    expect(Math.max(...sizes)).toBe(MAX_NODES)
+  })
+})
 
 describe("campaign machinery", () => {
   test("one seed decides one run: the same plan twice, another seed another plan", () => {
