@@ -31,7 +31,11 @@ export const CORE_TIMING = {
 export const FAULT_TIMEOUTS = 10
 /** ... then the network is quiet for QUIET_TIMEOUTS of them ... */
 export const QUIET_TIMEOUTS = 20
-/** ... and nothing may change after the algorithm's convergence bound, watched for at least STABLE_TIMEOUTS more. */
+/**
+ * ... and nothing may change in the last STABLE_TIMEOUTS of those, nor after the
+ * algorithm's convergence bound: a run still changing after QUIET - STABLE timeouts goes
+ * on until its bound and STABLE_TIMEOUTS more (most runs settle long before).
+ */
 export const STABLE_TIMEOUTS = 10
 /** Election messages in flight at once, per n², past which a run counts as a storm. */
 export const IN_FLIGHT_PER_N2 = 8
@@ -53,6 +57,9 @@ export interface Plan {
   stableSince: number
   /** The algorithm's convergence bound for this cluster (ms after faultEnd). */
   bound: number
+  /** A run still changing after stableSince runs on to longEnd; nothing may change after longStableSince (faultEnd + bound). */
+  longStableSince: number
+  longEnd: number
   /** Most election messages allowed in flight at once. */
   inFlightBudget: number
 }
@@ -113,8 +120,10 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
   const ft = TIMING.failureTimeout
   const faultEnd = FAULT_TIMEOUTS * ft
   const bound = Math.ceil(descriptorOf(algorithm).convergenceBound(n, CORE_TIMING))
-  const stableSince = faultEnd + bound
-  const end = Math.max(faultEnd + QUIET_TIMEOUTS * ft, stableSince + STABLE_TIMEOUTS * ft)
+  const end = faultEnd + QUIET_TIMEOUTS * ft
+  const stableSince = Math.min(end - STABLE_TIMEOUTS * ft, faultEnd + bound)
+  const longStableSince = Math.max(stableSince, faultEnd + bound)
+  const longEnd = Math.max(end, longStableSince + STABLE_TIMEOUTS * ft)
   const args = [
     `algorithm=${algorithmName(algorithm)}`,
     `ids=${ids.join(",")}`,
@@ -124,7 +133,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     `coordinator-timeout=${TIMING.coordinatorTimeout}`,
     `heartbeat=${TIMING.heartbeat}`,
     `failure-timeout=${ft}`,
-    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil(end / ft)}`,
+    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil(longEnd / ft)}`,
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)
@@ -279,11 +288,14 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     end,
     stableSince,
     bound,
+    longStableSince,
+    longEnd,
     inFlightBudget: IN_FLIGHT_PER_N2 * n * n,
   }
 }
 
-/** The plan as scenario commands, faults given (the shrinker passes a subset). */
-export function planCommands(plan: Plan, faults: string[] = plan.faults): string[] {
-  return [plan.cluster, ...faults, `run until=${plan.end}`, `check stable-since=${plan.stableSince}`, "status", "summary"]
+/** The plan as scenario commands, faults given (the shrinker passes a subset); `long`: run on to the bound. */
+export function planCommands(plan: Plan, faults: string[] = plan.faults, long = false): string[] {
+  const [end, since] = long ? [plan.longEnd, plan.longStableSince] : [plan.end, plan.stableSince]
+  return [plan.cluster, ...faults, `run until=${end}`, `check stable-since=${since}`, "status", "summary"]
 }

@@ -143,7 +143,7 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ECHO) {
-            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, out)
+            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, now, out)
             this.heard[k] = true
             this.child[k] = true
             if (frame.bid > this.best) this.best = frame.bid
@@ -161,9 +161,11 @@ export class EchoNode extends ElectionNode {
     /**
      * Our extension: an ECHO for a wave this process started and has left (it followed a
      * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
-     * COORDINATOR: the echoer would otherwise wait for a result nobody will send.
+     * COORDINATOR: the echoer would otherwise wait for a result nobody will send. An ECHO
+     * whose best is the coordinator we follow says it is alive and in the wave (where it
+     * does not heartbeat): watch it afresh rather than suspect it and start another wave.
      */
-    private answerLeftWave(frame: Frame, out: Action[]): boolean {
+    private answerLeftWave(frame: Frame, now: number, out: Action[]): boolean {
         if (frame.initiator !== this.id || this.status !== IDLE || this.coordinator === NO_NODE) return false
         if (this.role !== Role.Follower && this.role !== Role.Coordinator) return false
         const f = this.frame(Kind.COORDINATOR, frame.src)
@@ -171,6 +173,7 @@ export class EchoNode extends ElectionNode {
         f.initiator = frame.initiator
         f.bid = this.coordinator
         out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+        if (this.role === Role.Follower && frame.bid === this.coordinator) this.follow(this.coordinator, now, out)
         return true
     }
 
