@@ -96,11 +96,23 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected beginElection(now: number, out: Action[]) {
-        if (this.waiting) {
+        // Waiting for a result, still electing: the wait's end initiates. A voter that has
+        // accepted a result meanwhile and now suspects or outranks its coordinator has
+        // nothing left to wait for: it initiates at once, not up to 2R later (our extension).
+        if (this.waiting && this.role === Role.Electing) {
             this.suspectedWhileWaiting = true
             return
         }
         this.initiate(now, out)
+    }
+
+    /**
+     * A voter waiting for a result hears a lower bid lead: the election it voted in was
+     * settled without it (its notice cancelled, or the result passed it by). It initiates at
+     * once rather than at the end of its 2R wait (our extension).
+     */
+    protected override lowerLeadsWhileElecting(now: number, out: Action[]) {
+        if (this.waiting && !this.initiating) this.initiate(now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {

@@ -658,7 +658,7 @@ export abstract class ElectionNode {
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank
                 this.rejoined(now, out)
-            }
+            } else if (senderRank < mine) this.lowerLeadsWhileElecting(now, out)
             return
         }
         if (frame.src === this.coordinator) {
@@ -694,6 +694,9 @@ export abstract class ElectionNode {
             this.contest(now, out)
         }
     }
+
+    /** A lower-ranked coordinator heartbeats while this process elects: by default its own election goes on. */
+    protected lowerLeadsWhileElecting(now: number, out: Action[]) {}
 
     /**
      * A live lower process acts as coordinator while this one is alive: by default, hold
