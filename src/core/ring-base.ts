@@ -242,9 +242,14 @@ export abstract class RingBaseNode extends ElectionNode {
         return this.lastSeq
     }
 
-    /** False for a copy of a ring message this process has already handled. */
+    /**
+     * False for a copy of a ring message this process has already handled: the same message
+     * (kind, initiator, seq, bid) whatever list it carries. A late ACK makes the sender pass
+     * the message past a live successor, which passes on its own version too: forwarding
+     * each version would fork the message at every late hop and multiply it round the ring.
+     */
     private firstSight(frame: Frame): boolean {
-        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256 + (frame.list.length % 256)
+        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256
         const bidKey = frame.bid
         for (let k = 0; k < this.seen.length; k += 2)
             if (this.seen[k] === key && this.seen[k + 1] === bidKey) return false
