@@ -204,7 +204,8 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       const parts = [`loss=${all || d.chance(0.8) ? Math.round(d.real(all ? 0.1 : 0, 0.3) * 100) / 100 : 0}`]
       if (all || d.chance(0.5)) parts.push(`duplicate=${Math.round(d.real(0, 0.2) * 100) / 100}`)
       if (all || d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(100, 2 * ft)}`)
-      if (all || d.chance(0.5)) parts.push(`reorder=${d.int(1, 100)}`)
+      // reordering up to 100 ms, or all at once up to a failure timeout (past T: ACKs arrive late)
+      if (all || d.chance(0.5)) parts.push(`reorder=${d.int(1, all ? ft : 100)}`)
       at(t, `faults ${parts.join(" ")}`)
       t = d.time(t + ft, t + 4 * ft)
     }
