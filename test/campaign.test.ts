@@ -17,11 +17,9 @@ import { parseScenario, ScenarioRunner } from "../sim/scenario"
 const CI_SEEDS = 300
 
 describe("the firmware's largest cluster is one constant", () => {
-  test("firmware, manifest schema, lab guide and campaign all stop at MAX_NODES", () => {
+  test("firmware (and so the lab and the manifest check), lab guide and campaign all stop at MAX_NODES", () => {
     expect(MAX_NODES).toBe(12)
     expect(MAX_BOARDS).toBe(MAX_NODES)
-    const schema = JSON.parse(readFileSync(join(import.meta.dirname, "..", "sim", "manifest.schema.json"), "utf8"))
-    expect(schema.properties.boards.maxItems).toBe(MAX_NODES)
     expect(readFileSync(join(import.meta.dirname, "..", "docs", "lab-guide.md"), "utf8")).toContain(`3–${MAX_NODES} ESP32 boards`)
     const sizes = new Set<number>()
     for (let seed = 1; seed <= 300; seed++) sizes.add(makePlan(seed, Algorithm.Bully, "mixed").ids.length)
