@@ -3,13 +3,13 @@
 import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { CodecError, validateFrame } from "../src/core/codec"
-import type { Frame } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Algorithm, type Frame, Kind } from "../src/core/frame"
+import { type Action, ActionType, Role, type SendAction } from "../src/core/node"
 import { EPOCH_MODULUS, epochAfter, nextEpoch } from "../src/core/portable"
 import { summarize } from "../src/core/summary"
 import { TraceType } from "../src/core/trace"
 import { defaultTiming } from "../src/core/timing"
-import { makeEngine } from "./helpers"
+import { frameFrom, makeEngine } from "./helpers"
 
 const LAST = EPOCH_MODULUS - 1 // 0xffffffff
 
@@ -81,4 +81,30 @@ describe("epochs wrap", () => {
       expect(engine.nodes.filter((n) => n.role === Role.Coordinator).map((n) => n.id)).toEqual([5])
       expect(refused).toEqual([])
     })
+})
+
+describe("ring: the newest accepted epoch an ELECTION carries wraps too", () => {
+  test("a process that accepted epoch 2 after the wrap forwards 2, not an ELECTION's 0xffffffff", () => {
+    const ids = [1, 2, 3, 4, 5]
+    const engine = makeEngine(Algorithm.Ring, ids)
+    engine.start()
+    // everybody accepted 0xffffffff, then the wrap: 1..4 accepted epoch 2 when 5 crashed
+    for (const n of engine.nodes) n.epoch = LAST
+    engine.crash(5)
+    engine.detect(1)
+    expect(engine.settle(1_000_000)).toBe(true)
+    engine.crash(4)
+    engine.detect(1)
+    expect(engine.settle(1_000_000)).toBe(true)
+    const leader = engine.nodes.find((n) => n.id === 3)!
+    expect(leader.role).toBe(Role.Coordinator)
+    // 2 still holds the wrapped epoch; an ELECTION from 1 carrying 0xffffffff must leave 2 with the newer one
+    const two = engine.nodes.find((n) => n.id === 2)!
+    const accepted = leader.epoch
+    expect(epochAfter(accepted, LAST)).toBe(true)
+    const out: Action[] = []
+    two.receive(frameFrom(Algorithm.Ring, Kind.ELECTION, 1, 2, { initiator: 1, list: [1], bid: LAST, epoch: LAST }), engine.now + 1, out)
+    const forwarded = out.find((a): a is SendAction => a.type === ActionType.Send && a.frame.kind === Kind.ELECTION)!
+    expect(forwarded.frame.bid).toBe(accepted)
+  })
 })

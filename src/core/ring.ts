@@ -88,7 +88,8 @@ export class RingNode extends RingBaseNode {
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
             f.initiator = frame.initiator
-            f.bid = frame.bid > this.acceptedEpoch ? frame.bid : this.acceptedEpoch
+            // the newest accepted epoch on the way, compared as serial numbers (they wrap)
+            f.bid = this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.bid) ? this.acceptedEpoch : frame.bid
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
@@ -123,7 +124,7 @@ export class RingNode extends RingBaseNode {
         this.enterElection(out)
         const f = this.frame(Kind.ELECTION, 0)
         f.initiator = this.id
-        f.bid = this.acceptedEpoch > 0 ? this.acceptedEpoch : 0
+        f.bid = this.acceptedEpoch >= 0 ? this.acceptedEpoch : 0
         f.list = [this.id]
         this.passOn(f, now, out)
     }
