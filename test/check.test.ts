@@ -361,7 +361,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
   const doneWhen: [string, number, number, boolean][] = [
     ["bully", 811, 8783, false],
     ["improved-bully", 447, 1270, false],
-    ["ring", 16369, 287273, true],
+    ["ring", 16369, 113084, true],
     ["active-list-ring", 10695, 54659, false],
     ["bid-ring", 5879, 14693, false],
     ["echo", 11094, 2316819, true],
@@ -468,7 +468,7 @@ describe("the ideal model with detection at any point: every state", () => {
   const three: [string, number, boolean][] = [
     ["bully", 1999, false],
     ["improved-bully", 926, false],
-    ["ring", 96605, true],
+    ["ring", 58472, true],
     ["active-list-ring", 34319, false],
     ["bid-ring", 15345, false],
     ["echo", 30220, false],
