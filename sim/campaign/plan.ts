@@ -3,7 +3,9 @@
 // and the fault schedule of the family. A plan is a scenario (plain commands), so a run
 // replays with `electlab sim --scenario` exactly as the campaign ran it.
 
+import { descriptorOf } from "../../src/core/algorithms"
 import { Algorithm, algorithmName } from "../../src/core/frame"
+import { MAX_NODES } from "../../src/core/limits"
 import { Rng } from "../rng"
 
 export const CAMPAIGN_FAMILIES = [
@@ -18,12 +20,25 @@ export type Family = (typeof CAMPAIGN_FAMILIES)[number]
 
 /** Board timing in ms, failure detector on. */
 export const TIMING = { answerTimeout: 300, coordinatorTimeout: 600, heartbeat: 250, failureTimeout: 800 }
+/** The same timing in the core's terms (the algorithms' bounds are formulas of it). */
+export const CORE_TIMING = {
+  answerTimeout: TIMING.answerTimeout,
+  coordinatorTimeout: TIMING.coordinatorTimeout,
+  heartbeatInterval: TIMING.heartbeat,
+  failureTimeout: TIMING.failureTimeout,
+}
 /** Faults happen in the first FAULT_TIMEOUTS failure timeouts ... */
 export const FAULT_TIMEOUTS = 10
 /** ... then the network is quiet for QUIET_TIMEOUTS of them ... */
 export const QUIET_TIMEOUTS = 20
-/** ... and nothing may change in the last STABLE_TIMEOUTS of those. */
+/**
+ * ... and nothing may change in the last STABLE_TIMEOUTS of those, nor after the
+ * algorithm's convergence bound: a run still changing after QUIET - STABLE timeouts goes
+ * on until its bound and STABLE_TIMEOUTS more (most runs settle long before).
+ */
 export const STABLE_TIMEOUTS = 10
+/** Election messages in flight at once, per n², past which a run counts as a storm. */
+export const IN_FLIGHT_PER_N2 = 8
 /** Election messages allowed per process and failure timeout before a run counts as a storm. */
 export const MESSAGES_PER_PROCESS_AND_TIMEOUT = 40
 /** Events at one instant before the clock counts as stalled (a settled run of 7 has a few dozen at most). */
@@ -40,6 +55,13 @@ export interface Plan {
   faultEnd: number
   end: number
   stableSince: number
+  /** The algorithm's convergence bound for this cluster (ms after faultEnd). */
+  bound: number
+  /** A run still changing after stableSince runs on to longEnd; nothing may change after longStableSince (faultEnd + bound). */
+  longStableSince: number
+  longEnd: number
+  /** Most election messages allowed in flight at once. */
+  inFlightBudget: number
 }
 
 /** Mixes seed and family into one 32-bit stream seed; the algorithm is left out so every algorithm meets the same clusters and faults. */
@@ -88,7 +110,7 @@ function gridsFor(n: number): string[] {
 
 export function makePlan(seed: number, algorithm: number, family: Family, detector = "fixed"): Plan {
   const d = new Draw(new Rng(streamSeed(seed, family)))
-  const n = d.int(3, 7)
+  const n = d.int(3, MAX_NODES)
   // distinct ids from 1..3n, in a random ring order
   const pool = d.shuffle(Array.from({ length: 3 * n }, (_, i) => i + 1))
   const ids = d.shuffle(pool.slice(0, n))
@@ -97,7 +119,11 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
   const topology = d.pick(["complete", "ring", ...gridsFor(n)])
   const ft = TIMING.failureTimeout
   const faultEnd = FAULT_TIMEOUTS * ft
+  const bound = Math.ceil(descriptorOf(algorithm).convergenceBound(n, CORE_TIMING))
   const end = faultEnd + QUIET_TIMEOUTS * ft
+  const stableSince = Math.min(end - STABLE_TIMEOUTS * ft, faultEnd + bound)
+  const longStableSince = Math.max(stableSince, faultEnd + bound)
+  const longEnd = Math.max(end, longStableSince + STABLE_TIMEOUTS * ft)
   const args = [
     `algorithm=${algorithmName(algorithm)}`,
     `ids=${ids.join(",")}`,
@@ -107,7 +133,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     `coordinator-timeout=${TIMING.coordinatorTimeout}`,
     `heartbeat=${TIMING.heartbeat}`,
     `failure-timeout=${ft}`,
-    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * (FAULT_TIMEOUTS + QUIET_TIMEOUTS)}`,
+    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil(longEnd / ft)}`,
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)
@@ -131,6 +157,11 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     for (let k = 0; k < crashes; k++) {
       at(t, `crash ${victim}`)
       down.add(victim)
+      // the crashed coordinator may come back while the others elect (detection after F)
+      if (d.chance(0.3)) {
+        at(Math.min(faultEnd, d.time(t + ft, t + ft + 2 * TIMING.coordinatorTimeout)), `recover ${victim}`)
+        down.delete(victim)
+      }
       t = d.time(t + 5 * ft, t + 6 * ft)
       if (t >= faultEnd) break
       victim = byRank.find((id) => !down.has(id))!
@@ -153,14 +184,28 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       // most come back, some within the fault phase, some stay down
       if (d.chance(0.8)) at(Math.min(faultEnd, d.time(t + 0.1 * ft, t + 3 * ft)), `recover ${who}`)
     }
+    if (d.chance(0.5)) {
+      // a storm that takes half the cluster within one failure timeout, the coordinator
+      // among them; some come back while the others elect
+      const t = d.time(start, faultEnd - 3 * ft)
+      const victims = [byRank[0], ...d.shuffle(byRank.slice(1)).slice(0, Math.floor(n / 2) - 1)]
+      for (const who of victims) {
+        const when = d.time(t, t + ft)
+        at(when, `crash ${who}`)
+        if (d.chance(0.6)) at(Math.min(faultEnd, d.time(when + ft, when + ft + 2 * TIMING.coordinatorTimeout)), `recover ${who}`)
+      }
+    }
   }
   const linkFaults = () => {
     let t = d.time(start, start + ft)
     for (let k = d.int(1, 3); k > 0 && t < faultEnd; k--) {
-      const parts = [`loss=${d.chance(0.8) ? Math.round(d.real(0, 0.3) * 100) / 100 : 0}`]
-      if (d.chance(0.5)) parts.push(`duplicate=${Math.round(d.real(0, 0.2) * 100) / 100}`)
-      if (d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(100, 2 * ft)}`)
-      if (d.chance(0.5)) parts.push(`reorder=${d.int(1, 100)}`)
+      // one in three phases: everything at once, loss up to 30 % with spikes and reordering
+      const all = d.chance(1 / 3)
+      const parts = [`loss=${all || d.chance(0.8) ? Math.round(d.real(all ? 0.1 : 0, 0.3) * 100) / 100 : 0}`]
+      if (all || d.chance(0.5)) parts.push(`duplicate=${Math.round(d.real(0, 0.2) * 100) / 100}`)
+      if (all || d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(100, 2 * ft)}`)
+      // reordering up to 100 ms, or all at once up to a failure timeout (past T: ACKs arrive late)
+      if (all || d.chance(0.5)) parts.push(`reorder=${d.int(1, all ? ft : 100)}`)
       at(t, `faults ${parts.join(" ")}`)
       t = d.time(t + ft, t + 4 * ft)
     }
@@ -177,6 +222,19 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       const heal = Math.min(faultEnd, d.time(t + 0.5 * ft, t + 4 * ft))
       at(heal, "heal")
       t = d.time(heal, heal + 2 * ft)
+    }
+    if (d.chance(0.5)) {
+      // a partition that flaps: cut and healed every fraction of a failure timeout
+      const order = d.shuffle([...ids])
+      const cut = d.int(1, n - 1)
+      const text = `${order.slice(0, cut).join(",")}|${order.slice(cut).join(",")}`
+      let f = d.time(start, faultEnd - 3 * ft)
+      for (let k = d.int(2, 8); k > 0 && f < faultEnd - ft; k--) {
+        at(f, `partition ${text}`)
+        f = d.time(f + 0.1 * ft, f + ft)
+        at(Math.min(faultEnd, f), "heal")
+        f = d.time(f + 0.1 * ft, f + ft)
+      }
     }
     for (let k = d.int(0, 2); k > 0; k--) {
       const t0 = d.time(start, faultEnd - ft)
@@ -229,11 +287,16 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     faults: lines,
     faultEnd,
     end,
-    stableSince: end - STABLE_TIMEOUTS * ft,
+    stableSince,
+    bound,
+    longStableSince,
+    longEnd,
+    inFlightBudget: IN_FLIGHT_PER_N2 * n * n,
   }
 }
 
-/** The plan as scenario commands, faults given (the shrinker passes a subset). */
-export function planCommands(plan: Plan, faults: string[] = plan.faults): string[] {
-  return [plan.cluster, ...faults, `run until=${plan.end}`, `check stable-since=${plan.stableSince}`, "status", "summary"]
+/** The plan as scenario commands, faults given (the shrinker passes a subset); `long`: run on to the bound. */
+export function planCommands(plan: Plan, faults: string[] = plan.faults, long = false): string[] {
+  const [end, since] = long ? [plan.longEnd, plan.longStableSince] : [plan.end, plan.stableSince]
+  return [plan.cluster, ...faults, `run until=${end}`, `check stable-since=${since}`, "status", "summary"]
 }

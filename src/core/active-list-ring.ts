@@ -14,7 +14,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./node"
+import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./node"
+import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"
 
@@ -42,6 +43,15 @@ export class ActiveListRingNode extends RingBaseNode {
         this.active = []
         this.inquiring = false
         this.electionEpoch = -1
+    }
+
+    /**
+     * Leaving (deadline, or a higher coordinator heard) keeps the election's epoch and the
+     * elect messages passed on: a late elect of it is passed on once more, never joined.
+     */
+    protected override leaveRing() {
+        this.participating = false
+        this.inquiring = false
     }
 
     protected isRingKind(kind: number): boolean {
@@ -134,7 +144,11 @@ export class ActiveListRingNode extends RingBaseNode {
             return true
         }
         if (!this.participating && epoch === this.electionEpoch) {
-            // A late elect of the election we have finished: on its way back to j.
+            // A late elect of the election we have finished or left: on its way back to j,
+            // passed on once. Seen here before, it went round without meeting j (j gone
+            // back to following, or down): it dies rather than circle (our extension).
+            if (this.active.indexOf(j) >= 0) return true
+            this.active.push(j)
             this.sendElect(j, seq, now, out)
             return true
         }
@@ -171,6 +185,7 @@ export class ActiveListRingNode extends RingBaseNode {
 export const activeListRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ActiveListRing,
     name: "active-list-ring",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ActiveListRingNode(config),
     describeFrame: (frame: Frame) => {
         if (frame.kind === Kind.ELECTION) return "ELECTION elect(" + frame.initiator + ")"

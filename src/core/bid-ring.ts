@@ -15,7 +15,8 @@
 
 import { AlgorithmDescriptor, formatBid } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role } from "./node"
+import { Action, NO_NODE, NodeConfig, Role, Timing } from "./node"
+import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -56,7 +57,7 @@ export class BidRingNode extends RingBaseNode {
 
     /** Past the voters' own wait (2R), after which they initiate (R more). */
     override electionBound(): number {
-        return 4 * this.roundTrip() + this.timing.coordinatorTimeout
+        return bidRingElectionBound(this.ringOrder.length, this.timing)
     }
 
     protected override ranksById(): boolean {
@@ -95,11 +96,23 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected beginElection(now: number, out: Action[]) {
-        if (this.waiting) {
+        // Waiting for a result, still electing: the wait's end initiates. A voter that has
+        // accepted a result meanwhile and now suspects or outranks its coordinator has
+        // nothing left to wait for: it initiates at once, not up to 2R later (our extension).
+        if (this.waiting && this.role === Role.Electing) {
             this.suspectedWhileWaiting = true
             return
         }
         this.initiate(now, out)
+    }
+
+    /**
+     * A voter waiting for a result hears a lower bid lead: the election it voted in was
+     * settled without it (its notice cancelled, or the result passed it by). It initiates at
+     * once rather than at the end of its 2R wait (our extension).
+     */
+    protected override lowerLeadsWhileElecting(now: number, out: Action[]) {
+        if (this.waiting && !this.initiating) this.initiate(now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
@@ -220,6 +233,7 @@ export class BidRingNode extends RingBaseNode {
 export const bidRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.BidRing,
     name: "bid-ring",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new BidRingNode(config),
     describeFrame: (frame: Frame) => {
         if (frame.kind === Kind.ELECTION)

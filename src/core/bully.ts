@@ -13,7 +13,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM } from "./node"
+import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM, Timing } from "./node"
+import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -119,6 +120,7 @@ export class BullyNode extends ElectionNode {
 export const bullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Bully,
     name: "bully",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bullyElectionBound(timing), timing),
     create: (config: NodeConfig) => new BullyNode(config),
     describeFrame: describeBullyFrame,
     usesRingOrder: false,

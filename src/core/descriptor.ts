@@ -3,7 +3,7 @@
 // own file and the registry.
 
 import { Algorithm, Frame, kindName } from "./frame"
-import { ElectionNode, NodeConfig } from "./node"
+import { ElectionNode, NodeConfig, Timing } from "./node"
 import { mod } from "./portable"
 
 export interface AlgorithmDescriptor {
@@ -19,6 +19,8 @@ export interface AlgorithmDescriptor {
     usesGraph: boolean
     /** Bids carry a suitability prefix. */
     usesSuitability: boolean
+    /** Longest time from the end of the faults to the last role change, n processes (bounds.ts). */
+    convergenceBound: (n: number, timing: Timing) => number
 }
 
 /** A bid as the id, or suitability:id when a suitability prefix is set. */

@@ -17,7 +17,8 @@
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./node"
+import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./node"
+import { convergenceAfterFaults, echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -63,7 +64,7 @@ export class EchoNode extends ElectionNode {
      * ACKs of its neighbours (dead ones included), and a hop takes far less than T.
      */
     override electionBound(): number {
-        return this.ids.length * (this.timing.answerTimeout + 1) + 2 * this.timing.coordinatorTimeout
+        return echoElectionBound(this.ids.length, this.timing)
     }
 
     /** In another's wave and not yet echoed: its initiator waits for our subtree. */
@@ -142,7 +143,7 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ECHO) {
-            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, out)
+            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, now, out)
             this.heard[k] = true
             this.child[k] = true
             if (frame.bid > this.best) this.best = frame.bid
@@ -160,9 +161,11 @@ export class EchoNode extends ElectionNode {
     /**
      * Our extension: an ECHO for a wave this process started and has left (it followed a
      * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
-     * COORDINATOR: the echoer would otherwise wait for a result nobody will send.
+     * COORDINATOR: the echoer would otherwise wait for a result nobody will send. An ECHO
+     * whose best is the coordinator we follow says it is alive and in the wave (where it
+     * does not heartbeat): watch it afresh rather than suspect it and start another wave.
      */
-    private answerLeftWave(frame: Frame, out: Action[]): boolean {
+    private answerLeftWave(frame: Frame, now: number, out: Action[]): boolean {
         if (frame.initiator !== this.id || this.status !== IDLE || this.coordinator === NO_NODE) return false
         if (this.role !== Role.Follower && this.role !== Role.Coordinator) return false
         const f = this.frame(Kind.COORDINATOR, frame.src)
@@ -170,6 +173,7 @@ export class EchoNode extends ElectionNode {
         f.initiator = frame.initiator
         f.bid = this.coordinator
         out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+        if (this.role === Role.Follower && frame.bid === this.coordinator) this.follow(this.coordinator, now, out)
         return true
     }
 
@@ -262,6 +266,7 @@ export class EchoNode extends ElectionNode {
 export const echoDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Echo,
     name: "echo",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new EchoNode(config),
     describeFrame: (frame: Frame) => {
         const wave = "wave=" + frame.initiator + "/" + frame.epoch

@@ -8,7 +8,7 @@
 // Events due at the same time run in the order they were scheduled.
 
 import { createNode } from "./algorithms"
-import { Frame } from "./frame"
+import { Frame, Kind } from "./frame"
 import {
     Action,
     ActionType,
@@ -94,6 +94,9 @@ export class Engine {
     readonly traffic = new TrafficCounts()
     /** Frames handed to a destination (live or crashed) since the engine was made. */
     delivered = 0
+    /** Election messages sent and not yet handed to their destination (heartbeats apart), and the most at once. */
+    inFlight = 0
+    maxInFlight = 0
     /** Set to make the network deliver some frames twice; null: never. */
     duplication: DuplicationModel = null
     /** Most election messages a summary tolerates before it reports a storm; 0: no budget. */
@@ -371,6 +374,7 @@ export class Engine {
     private deliver(i: number, frame: Frame) {
         const node = this.nodes[i]
         this.delivered++
+        if (frame.kind !== Kind.HEARTBEAT) this.inFlight--
         if (node.crashed) {
             this.recordLink(TraceType.DroppedAtCrashed, frame.src, node.id, frame)
             return
@@ -434,6 +438,7 @@ export class Engine {
                     this.traffic.duplicated++
                     this.recordLink(TraceType.Duplicate, src, dst, frame)
                     this.queue.push(now + again, EV_DELIVER, di, frame, 0, 0, null)
+                    this.countInFlight(frame, 1)
                 }
             }
             if (batch && delay === batchDelay) {
@@ -447,7 +452,14 @@ export class Engine {
         if (batch) this.enqueueDelivery(now + batchDelay, frame, batch)
     }
 
+    private countInFlight(frame: Frame, k: number) {
+        if (frame.kind === Kind.HEARTBEAT) return
+        this.inFlight += k
+        if (this.inFlight > this.maxInFlight) this.maxInFlight = this.inFlight
+    }
+
     private enqueueDelivery(time: number, frame: Frame, targets: number[]) {
+        this.countInFlight(frame, targets.length)
         if (targets.length === 1) this.queue.push(time, EV_DELIVER, targets[0], frame, 0, 0, null)
         else this.queue.push(time, EV_DELIVER_MANY, -1, frame, 0, 0, targets)
     }

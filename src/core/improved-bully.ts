@@ -23,7 +23,9 @@ import {
     NO_NODE,
     NodeConfig,
     TIMER_ALGORITHM,
+    Timing,
 } from "./node"
+import { convergenceAfterFaults, improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -48,7 +50,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     /** The cascade may ask every process in turn, each within T + T'. */
     override electionBound(): number {
-        return (this.ids.length + 2) * (this.timing.answerTimeout + this.timing.coordinatorTimeout)
+        return improvedBullyElectionBound(this.ids.length, this.timing)
     }
 
     constructor(config: NodeConfig) {
@@ -288,6 +290,7 @@ export class ImprovedBullyNode extends ElectionNode {
 export const improvedBullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ImprovedBully,
     name: "improved-bully",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(improvedBullyElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
     describeFrame: (frame: Frame) => {
         if (frame.kind === Kind.TABLE) {

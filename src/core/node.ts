@@ -8,6 +8,7 @@
 
 import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
+import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
 import { defaultTiming, withoutDetector } from "./timing"
 
@@ -242,7 +243,7 @@ export abstract class ElectionNode {
      * algorithm's fault-free election, so that it never fires in the seeds' examples.
      */
     electionBound(): number {
-        return 2 * (this.timing.answerTimeout + this.timing.coordinatorTimeout)
+        return bullyElectionBound(this.timing)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
@@ -657,7 +658,7 @@ export abstract class ElectionNode {
                 this.follow(frame.src, now, out)
                 this.coordinatorRank = senderRank
                 this.rejoined(now, out)
-            }
+            } else if (senderRank < mine) this.lowerLeadsWhileElecting(now, out)
             return
         }
         if (frame.src === this.coordinator) {
@@ -693,6 +694,9 @@ export abstract class ElectionNode {
             this.contest(now, out)
         }
     }
+
+    /** A lower-ranked coordinator heartbeats while this process elects: by default its own election goes on. */
+    protected lowerLeadsWhileElecting(now: number, out: Action[]) {}
 
     /**
      * A live lower process acts as coordinator while this one is alive: by default, hold

@@ -11,6 +11,7 @@
 import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
+import { ringElectionBound, ringRoundTrip } from "./bounds"
 
 /** Ring messages remembered to drop their copies. */
 export const SEEN_MESSAGES = 32
@@ -95,6 +96,11 @@ export abstract class RingBaseNode extends ElectionNode {
         // Our own election's messages still waiting for an ACK die with it.
         for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
         this.link.rearm(now, out)
+        this.leaveRing()
+    }
+
+    /** Leaving an election: forget this process's part (an algorithm may keep what it passed on). */
+    protected leaveRing() {
         this.resetRing()
     }
 
@@ -136,12 +142,12 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {
-        return this.ringOrder.length * (this.timing.answerTimeout + 1)
+        return ringRoundTrip(this.ringOrder.length, this.timing)
     }
 
     /** An election and its result each go round once: 2R, and T' to spare. */
     override electionBound(): number {
-        return 2 * this.roundTrip() + this.timing.coordinatorTimeout
+        return ringElectionBound(this.ringOrder.length, this.timing)
     }
 
     /** True when this process believes `id` is down. */
@@ -236,9 +242,14 @@ export abstract class RingBaseNode extends ElectionNode {
         return this.lastSeq
     }
 
-    /** False for a copy of a ring message this process has already handled. */
+    /**
+     * False for a copy of a ring message this process has already handled: the same message
+     * (kind, initiator, seq, bid) whatever list it carries. A late ACK makes the sender pass
+     * the message past a live successor, which passes on its own version too: forwarding
+     * each version would fork the message at every late hop and multiply it round the ring.
+     */
     private firstSight(frame: Frame): boolean {
-        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256 + (frame.list.length % 256)
+        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256
         const bidKey = frame.bid
         for (let k = 0; k < this.seen.length; k += 2)
             if (this.seen[k] === key && this.seen[k + 1] === bidKey) return false

@@ -14,7 +14,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, kindName } from "./frame"
-import { Action, NodeConfig, Role } from "./node"
+import { Action, NodeConfig, Role, Timing } from "./node"
+import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -87,7 +88,8 @@ export class RingNode extends RingBaseNode {
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
             f.initiator = frame.initiator
-            f.bid = frame.bid > this.acceptedEpoch ? frame.bid : this.acceptedEpoch
+            // the newest accepted epoch on the way, compared as serial numbers (they wrap)
+            f.bid = this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.bid) ? this.acceptedEpoch : frame.bid
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
@@ -122,7 +124,7 @@ export class RingNode extends RingBaseNode {
         this.enterElection(out)
         const f = this.frame(Kind.ELECTION, 0)
         f.initiator = this.id
-        f.bid = this.acceptedEpoch > 0 ? this.acceptedEpoch : 0
+        f.bid = this.acceptedEpoch >= 0 ? this.acceptedEpoch : 0
         f.list = [this.id]
         this.passOn(f, now, out)
     }
@@ -156,6 +158,7 @@ export class RingNode extends RingBaseNode {
 export const ringDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Ring,
     name: "ring",
+    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new RingNode(config),
     describeFrame: (frame: Frame) => {
         const list = "[" + frame.list.join(",") + "]"
