@@ -26,6 +26,8 @@ export interface HostNodeOptions {
    * ELECTLAB_TRACE_HEARTBEATS=1 in the environment.
    */
   traceHeartbeats?: boolean
+  /** Run this driver (made with the same config) instead of a new one: the election API builds on it. */
+  driver?: NodeDriver
 }
 
 class MqttJsTransport implements FrameTransport {
@@ -66,6 +68,8 @@ function isHeartbeat(bytes: { readonly length: number; [i: number]: number }): b
 
 export interface HostNode {
   driver: NodeDriver
+  /** Settles once the broker answered and the election started on this node. */
+  ready: Promise<void>
   stop(): Promise<void>
 }
 
@@ -74,7 +78,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
   const t0 = performance.now()
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
-  const driver = new NodeDriver(config, configProblems(config), platform)
+  const driver = options.driver ?? new NodeDriver(config, configProblems(config), platform)
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,
@@ -94,6 +98,8 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     transport.onHeartbeatSent = () => traceLine("hbtx", platform.now(), "")
   }
   let started = false
+  let ready: () => void = () => {}
+  const readyPromise = new Promise<void>((resolve) => (ready = resolve))
   const backoff = new Backoff()
   client.on("connect", () => {
     // small frames must not wait for Nagle's algorithm
@@ -105,7 +111,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopic(prefix, group)])
     if (!started) {
       started = true
-      void driver.start()
+      void driver.start().then(() => ready())
     }
   })
   client.on("close", () => {
@@ -140,6 +146,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   }
   return {
     driver,
+    ready: readyPromise,
     stop: () => new Promise<void>((resolve) => client.end(true, {}, () => resolve())),
   }
 }

@@ -6,7 +6,8 @@
 //   8 src u16 | 10 dst u16 | 12 initiator u16 | 14 bid u32 | 18 seq u16
 //   20 list length u8 | 21.. list entries, u16 each
 // Decoding never throws: a bad frame comes back with a reason, to be dropped and counted.
-// An APP frame (application message) carries its payload in the list: see Kind.APP.
+// An APP frame (application message) carries its payload in the list (see Kind.APP); its own
+// rules are checked apart, by appFrameError, so that the election's code stays as small.
 
 import {
     APP_ORDER,
@@ -135,7 +136,6 @@ export function validateFrame(frame: Frame): CodecError {
     if (list.length > MAX_LIST_LENGTH) return CodecError.ListTooLong
     for (let i = 0; i < list.length; i++)
         if (!isUint(list[i], 0xffff)) return CodecError.Field
-    if (frame.kind === Kind.APP) return appPayloadError(frame)
     return CodecError.None
 }
 
@@ -156,8 +156,13 @@ export function unpackPayload(frame: Frame): number[] {
     return out
 }
 
-/** An APP frame's own rules: the length fits, matches the list, pads with 0; known flags only. */
-function appPayloadError(frame: Frame): CodecError {
+/**
+ * An APP frame's own rules, checked by the driver on top of decodeFrame and validateFrame
+ * (which know the layout only): the length fits, matches the list, pads with 0; known
+ * flags only. CodecError.None for any other kind.
+ */
+export function appFrameError(frame: Frame): CodecError {
+    if (frame.kind !== Kind.APP) return CodecError.None
     const n = frame.initiator
     if (n > MAX_APP_PAYLOAD || frame.list.length !== (n + 1) >> 1) return CodecError.Payload
     if (frame.bid !== 0 && frame.bid !== APP_ORDER) return CodecError.Payload
@@ -206,22 +211,20 @@ export function decodeFrame(bytes: ByteSource): DecodeResult {
     if (src > MAX_NODE_ID) return fail(CodecError.Field)
     const list: number[] = []
     for (let i = 0; i < count; i++) list.push(getU16(bytes, FRAME_HEADER_BYTES + 2 * i))
-    const frame: Frame = {
-        version: bytes[0],
-        kind: kind,
-        algorithm: algorithm,
-        group: bytes[3],
-        epoch: getU32(bytes, 4),
-        src: src,
-        dst: getU16(bytes, 10),
-        initiator: getU16(bytes, 12),
-        bid: getU32(bytes, 14),
-        seq: getU16(bytes, 18),
-        list: list,
+    return {
+        frame: {
+            version: bytes[0],
+            kind: kind,
+            algorithm: algorithm,
+            group: bytes[3],
+            epoch: getU32(bytes, 4),
+            src: src,
+            dst: getU16(bytes, 10),
+            initiator: getU16(bytes, 12),
+            bid: getU32(bytes, 14),
+            seq: getU16(bytes, 18),
+            list: list,
+        },
+        error: CodecError.None,
     }
-    if (kind === Kind.APP) {
-        const error = appPayloadError(frame)
-        if (error !== CodecError.None) return fail(error)
-    }
-    return { frame: frame, error: CodecError.None }
 }

@@ -5,7 +5,7 @@
 
 import { createNode } from "../core/algorithms"
 import { AuthRefusal, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
-import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
+import { appFrameError, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
 import { TimerGenerations } from "../core/timer-generations"
@@ -189,6 +189,12 @@ export class NodeDriver {
             }
             const f = decoded.frame
             if (f.kind === Kind.APP) {
+                const appError = appFrameError(f)
+                if (appError !== CodecError.None) {
+                    this.dropped[appError]++
+                    this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(appError) + " len=" + bytes.length)
+                    return
+                }
                 this.deliverApp(f)
                 return
             }
@@ -221,7 +227,8 @@ export class NodeDriver {
      */
     async sendApp(frame: Frame): Promise<boolean> {
         if (!this.transport || !this.node || !this.started || this.node.crashed || this.role() === Role.Misconfigured) return false
-        const encoded = encodeFrame(frame)
+        const appError = appFrameError(frame)
+        const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
         if (encoded.error !== CodecError.None) {
             this.errors++
             this.log("err", "n=" + this.node.id + " where=app-encode why=" + codecErrorName(encoded.error))
