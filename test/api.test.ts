@@ -241,6 +241,26 @@ describe.each([
   }, 15_000)
 })
 
+test("a follower that took a newer token tells its coordinator, which leads on with a token above", async () => {
+  const { net, members } = cluster([1, 2, 3])
+  started.push(net.drivers)
+  const [m1, m2, m3] = [members.get(1)!, members.get(2)!, members.get(3)!]
+  await Promise.all([...members.values()].map((m) => m.election.start()))
+  await until("3 leads", () => m3.election.isCoordinator() && m1.election.coordinator() === 3 && m2.election.coordinator() === 3)
+  const first = m3.election.token()!
+  // 1 once took the orders of a coordinatorship the election gave a later epoch (a healed partition)
+  m1.election.gate.note(makeToken(first.epoch + 5, 2))
+  expect(await m3.election.broadcast(Buffer.from("x"))).toBe(true)
+  await until("1 refuses, 2 accepts", () => m1.election.counters().refused === 1 && m2.messages.length === 1)
+  await until("3 raises its token", () => compareTokens(m3.election.token()!, first) > 0)
+  expect(formatToken(m3.election.token())).toBe(`${first.epoch + 6}.3`)
+  expect(m3.lines.some((l) => l.includes(` token `) && l.includes(`tok=${first.epoch + 6}.3 fenced-by=1`))).toBe(true)
+  expect(await m3.election.broadcast(Buffer.from("y"))).toBe(true)
+  await until("1 and 2 accept the raised token", () => m1.messages.length === 1 && m2.messages.length === 2)
+  expect(m1.messages).toEqual([`order from 3 ${first.epoch + 6}.3 y`])
+  expect(m1.election.counters()).toMatchObject({ accepted: 1, refused: 1 })
+}, 15_000)
+
 test("a malformed APP frame is dropped and counted by the driver", async () => {
   const { net, members } = cluster([1, 2])
   started.push(net.drivers)

@@ -5,7 +5,7 @@
 
 import { ByteSource, packPayload, unpackPayload } from "../core/codec"
 import { compareTokens, FenceGate, FenceToken, formatToken, makeToken, TokenIssuer } from "../core/fencing"
-import { APP_ORDER, BROADCAST, Frame, Kind, makeFrame, MAX_APP_PAYLOAD, MAX_SEQ } from "../core/frame"
+import { APP_FENCED, APP_ORDER, BROADCAST, Frame, Kind, makeFrame, MAX_APP_PAYLOAD, MAX_SEQ } from "../core/frame"
 import { NO_NODE, Role, roleName } from "../core/node"
 import { AppReceiver, DriverObserver, NodeDriver } from "../firmware/driver"
 
@@ -49,7 +49,12 @@ export class Duty {
     private stopped = false
     private stopHandlers: (() => void)[] = []
 
-    constructor(readonly token: FenceToken) {}
+    /** The coordinatorship's token; raised while it lasts if a follower had taken a newer one. */
+    token: FenceToken
+
+    constructor(token: FenceToken) {
+        this.token = token
+    }
 
     /** True until the role this duty belongs to is lost. */
     active(): boolean {
@@ -268,15 +273,19 @@ export class Election implements DriverObserver, AppReceiver {
     private async send(dst: number, data: ByteSource): Promise<boolean> {
         if (data.length > MAX_APP_PAYLOAD) return false
         const order = this.isCoordinator()
-        const f: Frame = makeFrame(Kind.APP, this.driver.config.algorithm, this.driver.config.group, order ? this.myToken.epoch : this.epoch(), this.id, dst)
-        f.initiator = data.length
-        f.list = packPayload(data)
-        f.bid = order ? APP_ORDER : 0
-        this.seq = this.seq < MAX_SEQ ? this.seq + 1 : 1
-        f.seq = this.seq
-        const ok = await this.driver.sendApp(f)
+        const ok = await this.sendFrame(dst, order ? APP_ORDER : 0, order ? this.myToken.epoch : this.epoch(), data)
         if (ok) this.sent++
         return ok
+    }
+
+    private async sendFrame(dst: number, kind: number, epoch: number, data: ByteSource): Promise<boolean> {
+        const f: Frame = makeFrame(Kind.APP, this.driver.config.algorithm, this.driver.config.group, epoch, this.id, dst)
+        f.initiator = data.length
+        f.list = packPayload(data)
+        f.bid = kind
+        this.seq = this.seq < MAX_SEQ ? this.seq + 1 : 1
+        f.seq = this.seq
+        return await this.driver.sendApp(f)
     }
 
     // ---- the driver's side ----
@@ -308,17 +317,47 @@ export class Election implements DriverObserver, AppReceiver {
     appFrame(f: Frame) {
         const data = toBuffer(unpackPayload(f))
         const toAll = f.dst === BROADCAST
+        if (f.bid === APP_FENCED) {
+            this.fenced(makeToken(f.epoch, data[0] * 256 + data[1]), f.src)
+            return
+        }
         if (f.bid === APP_ORDER) {
             const token = makeToken(f.epoch, f.src)
             const ok = this.gate.offer(token)
             this.driver.log("app", "n=" + this.id + " k=order from=" + f.src + " tok=" + formatToken(token) + " ok=" + (ok ? 1 : 0))
-            if (!ok) return
+            if (!ok) {
+                // our coordinator's token is below one we took (its election gave it an older
+                // epoch): tell it, so that its next orders carry a token above
+                if (f.src === this.coordinator() && this.role() === Role.Follower) this.tellFenced(f.src)
+                return
+            }
             this.dispatch({ from: f.src, data: data, order: true, token: token, toAll: toAll })
             return
         }
         this.received++
         this.driver.log("app", "n=" + this.id + " k=msg from=" + f.src + " len=" + data.length)
         this.dispatch({ from: f.src, data: data, order: false, token: null, toAll: toAll })
+    }
+
+    private tellFenced(coordinator: number) {
+        const h = this.gate.highest
+        const self = this
+        this.spawn(async () => {
+            await self.sendFrame(coordinator, APP_FENCED, h.epoch, [h.holder >> 8, h.holder & 255])
+        })
+    }
+
+    /**
+     * A follower refused our order, having taken `seen`: lead on with a token above it (the
+     * same coordinatorship, a newer token; an older coordinator stays fenced off).
+     */
+    private fenced(seen: FenceToken, from: number) {
+        if (!this.isCoordinator() || compareTokens(seen, this.myToken) < 0) return
+        const token = this.issuer.issue(this.myToken.epoch, seen)
+        this.myToken = token
+        this.gate.note(token)
+        if (this.duty) this.duty.token = token
+        this.driver.log("token", "n=" + this.id + " tok=" + formatToken(token) + " fenced-by=" + from)
     }
 
     private dispatch(message: AppMessage) {

@@ -10,6 +10,7 @@
 // rules are checked apart, by appFrameError, so that the election's code stays as small.
 
 import {
+    APP_FENCED,
     APP_ORDER,
     Frame,
     FRAME_HEADER_BYTES,
@@ -165,7 +166,8 @@ export function appFrameError(frame: Frame): CodecError {
     if (frame.kind !== Kind.APP) return CodecError.None
     const n = frame.initiator
     if (n > MAX_APP_PAYLOAD || frame.list.length !== (n + 1) >> 1) return CodecError.Payload
-    if (frame.bid !== 0 && frame.bid !== APP_ORDER) return CodecError.Payload
+    if (frame.bid !== 0 && frame.bid !== APP_ORDER && frame.bid !== APP_FENCED) return CodecError.Payload
+    if (frame.bid === APP_FENCED && n !== 2) return CodecError.Payload
     if (mod(n, 2) === 1 && mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
     return CodecError.None
 }

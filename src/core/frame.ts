@@ -44,8 +44,9 @@ export enum Kind {
     /**
      * An application message (the election API), not part of any algorithm. `initiator`
      * holds the payload's length in bytes, `list` the payload two bytes per entry (the last
-     * one's low byte 0 when the length is odd), `bid` the APP_ORDER flag, `seq` the
-     * sender's message number. An order carries its coordinator's fencing token: (epoch, src).
+     * one's low byte 0 when the length is odd), `bid` the kind of message (0 plain,
+     * APP_ORDER, APP_FENCED), `seq` the sender's message number. An order carries its
+     * coordinator's fencing token: (epoch, src).
      */
     APP = 13,
 }
@@ -55,6 +56,12 @@ export const MAX_KIND = 13
 
 /** `bid` flag of an APP frame: an order from the coordinator, fenced by its token (epoch, src). */
 export const APP_ORDER = 1
+
+/**
+ * `bid` of an APP frame: "your order was refused: I took a newer token", sent by a follower to
+ * the coordinator it follows; `epoch` and the 2-byte payload (holder) are that token.
+ */
+export const APP_FENCED = 2
 
 /**
  * Largest application payload in bytes: what fits one Jacdac packet with the auth trailer
