@@ -246,7 +246,7 @@ export class Election implements DriverObserver, AppReceiver {
      */
     async sendToCoordinator(data: ByteSource): Promise<boolean> {
         const c = this.coordinator()
-        if (c === NO_NODE || this.role() !== Role.Coordinator && this.role() !== Role.Follower) return false
+        if (c === NO_NODE || (this.role() !== Role.Coordinator && this.role() !== Role.Follower)) return false
         if (c === this.id) {
             if (!this.isCoordinator() || data.length > MAX_APP_PAYLOAD) return false
             this.received++
