@@ -150,7 +150,7 @@ function cluster(ids: number[], key?: string): { net: MemoryNet; members: Map<nu
     const driver = new NodeDriver(config, configProblems(config), platform)
     driver.transport = new MemoryTransport(net, id)
     net.drivers.push(driver)
-    const spawn = (fn: () => Promise<void>) => void fn().catch((e) => lines.push(`spawn threw ${e}`))
+    const spawn = (fn: () => Promise<void>): void => void fn().catch((e) => lines.push(`spawn threw ${e}`))
     const election = new Election(driver, spawn, (d) => d.start())
     const m: Member = { election, lines, events: [], messages: [] }
     election.onBecomeCoordinator((t) => void m.events.push(`become ${formatToken(t)}`))

@@ -107,7 +107,7 @@ export function createElection(options: JoinOptions): HostElection {
   const t0 = performance.now()
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
   const driver = new NodeDriver(config, configProblems(config), platform)
-  const spawn = (fn: () => Promise<void>) =>
+  const spawn = (fn: () => Promise<void>): void =>
     void fn().catch((e: unknown) => driver.log("err", `n=${config.nodeId} where=app msg=${String(e).replace(/\s+/g, "_")}`))
   let election: HostElection
   const start = async (d: NodeDriver) => {
