@@ -1,13 +1,14 @@
 // Sensor summary, an application on the election API. Every board reads a (simulated)
 // sensor and sends its reading to the coordinator; the coordinator publishes the cluster's
-// summary every second, as an order carrying its fencing token; every board shows the latest
+// summary twice a second, as an order carrying its fencing token; every board shows the latest
 // summary and counts the orders its fence refused. Run it in the virtual lab:
 //   npx electlab lab --program examples/sensor-summary/main.ts
 import * as ds from "@devicescript/core"
 import { createElection, formatToken } from "../../src/election"
 
 const READ_MS = 500
-const PUBLISH_MS = 1000
+// short enough that a coordinator that leads for only a second publishes at least once
+const PUBLISH_MS = 500
 
 const election = await createElection()
 const me = election.id
