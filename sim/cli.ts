@@ -348,6 +348,7 @@ export function buildProgram(): Command {
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .option("--no-auth", "no group key: frames travel unauthenticated")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
+    .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

@@ -1,5 +1,25 @@
-// Firmware entry: read this board's settings and take part in the election.
-import { runFirmware } from "./firmware/run"
-import { readFirmwareConfig } from "./firmware/settings"
+// Firmware entry: one program on the election API. The LED shows the role (solid when
+// coordinator, see src/firmware/led-scheme.ts); the BOOT button crashes the node and,
+// pressed again, recovers it.
+import { createElection } from "./election"
+import { bootButton } from "./firmware/button"
+import { StatusLed } from "./firmware/led"
+import { log } from "./firmware/log"
 
-await runFirmware(await readFirmwareConfig())
+const election = await createElection()
+const led = new StatusLed()
+led.start()
+election.onChange((state) => {
+    led.roleChanged(state.role, state.coordinator, state.epoch)
+})
+const button = bootButton(election.driver.config.buttonPin, election.id)
+if (button) {
+    button.down.subscribe(async () => {
+        try {
+            await election.setCrashed(!election.crashed())
+        } catch (e) {
+            log("err", "where=button msg=" + e)
+        }
+    })
+}
+await election.start()

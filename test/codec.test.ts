@@ -114,7 +114,7 @@ describe("frame codec", () => {
       ["version 1", { version: 1 }, CodecError.Version],
       ["seq past u16", { seq: 0x10000 }, CodecError.Field],
       ["kind 0", { kind: 0 as Kind }, CodecError.Kind],
-      ["kind 13", { kind: 13 as Kind }, CodecError.Kind],
+      ["kind past the last", { kind: (MAX_KIND + 1) as Kind }, CodecError.Kind],
       ["algorithm 7", { algorithm: 7 as Algorithm }, CodecError.Algorithm],
       ["group 256", { group: 256 }, CodecError.Field],
       ["negative epoch", { epoch: -1 }, CodecError.Field],

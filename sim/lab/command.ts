@@ -11,6 +11,7 @@ import { boardRoleName, type BoardState } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
 import { startLiveWeb } from "../web/command"
+import type { AppFigures } from "./app-tally"
 
 export interface LabFlags {
   boards?: string
@@ -38,6 +39,8 @@ export interface LabFlags {
   /** false with --no-auth */
   auth?: boolean
   hub?: string
+  /** The program the boards run (default src/main.ts). */
+  program?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -62,6 +65,7 @@ export function labOptions(flags: LabFlags): LabOptions {
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
     auth: flags.auth !== false,
+    program: flags.program,
   }
 }
 
@@ -106,6 +110,8 @@ export interface LabSummary {
   timing: LabOptions["timing"]
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
+  /** With --program: per board the application orders accepted and refused, messages received, and staleAccepted (must be 0). */
+  app?: AppFigures[]
 }
 
 interface Stats {
@@ -170,6 +176,7 @@ export function summarize(lab: Lab): LabSummary {
     timing: lab.options.timing,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
+    ...(lab.options.program ? { app: lab.app.figures(lab.options.ids) } : {}),
   }
 }
 

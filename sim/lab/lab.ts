@@ -21,6 +21,7 @@ import { CoordinatorReigns } from "./reigns"
 import { chmodSync, writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
+import { AppTally } from "./app-tally"
 
 /** (re-exported: lab scripts and tests pause with it) */
 export { sleep }
@@ -52,6 +53,8 @@ export interface LabOptions {
   brokerGuests?: string[]
   /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
   hub?: "lab" | "devtools"
+  /** The program the boards run (a .ts file in the project on the election API); default src/main.ts. */
+  program?: string
 }
 
 /** One transition: a failover (crash, kill of the coordinator), a recovery or a restart. */
@@ -103,6 +106,8 @@ interface OpenTransition {
 export class Lab {
   readonly hub: BusHub
   readonly boards = new Map<number, BoardState>()
+  /** Application messages the boards logged (programs on the election API). */
+  readonly app = new AppTally()
   /** Every transition, in order. */
   readonly transitions: Transition[] = []
   /** @deprecated the old name of `transitions` (it always held every transition) */
@@ -506,6 +511,7 @@ export class Lab {
   private onEvent(e: BoardEvent) {
     const b = this.boards.get(e.node)
     if (!b) return
+    this.app.onEvent(e)
     // every line refines the board's clock offset; role changes are placed by it
     const at = this.reigns.hostTime(e.node, e.at, e.t)
     switch (e.event) {

@@ -26,6 +26,8 @@ export interface HostNodeOptions {
    * ELECTLAB_TRACE_HEARTBEATS=1 in the environment.
    */
   traceHeartbeats?: boolean
+  /** Run this driver (made with the same config) instead of a new one: the election API builds on it. */
+  driver?: NodeDriver
 }
 
 class MqttJsTransport implements FrameTransport {
@@ -68,6 +70,8 @@ export interface HostNode {
   driver: NodeDriver
   /** Leave messages refused: the payload's id is not the one in the topic. */
   leavesRefused(): number
+  /** Settles once the broker answered and the election started on this node. */
+  ready: Promise<void>
   stop(): Promise<void>
 }
 
@@ -76,7 +80,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
   const t0 = performance.now()
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
-  const driver = new NodeDriver(config, configProblems(config), platform)
+  const driver = options.driver ?? new NodeDriver(config, configProblems(config), platform)
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,
@@ -97,6 +101,8 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   }
   let started = false
   let leavesRefused = 0
+  let ready: () => void = () => {}
+  const readyPromise = new Promise<void>((resolve) => (ready = resolve))
   const backoff = new Backoff()
   client.on("connect", () => {
     // small frames must not wait for Nagle's algorithm
@@ -108,7 +114,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopics(prefix, group)])
     if (!started) {
       started = true
-      void driver.start()
+      void driver.start().then(() => ready())
     }
   })
   client.on("close", () => {
@@ -148,6 +154,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   return {
     driver,
     leavesRefused: () => leavesRefused,
+    ready: readyPromise,
     stop: () => new Promise<void>((resolve) => client.end(true, {}, () => resolve())),
   }
 }

@@ -6,13 +6,19 @@
 //   8 src u16 | 10 dst u16 | 12 initiator u16 | 14 bid u32 | 18 seq u16
 //   20 list length u8 | 21.. list entries, u16 each
 // Decoding never throws: a bad frame comes back with a reason, to be dropped and counted.
+// An APP frame (application message) carries its payload in the list (see Kind.APP); its own
+// rules are checked apart, by appFrameError, so that the election's code stays as small.
 
 import {
+    APP_FENCED,
+    APP_ORDER,
     Frame,
     FRAME_HEADER_BYTES,
     FRAME_LIST_LENGTH_OFFSET,
     FRAME_VERSION,
     MAX_ALGORITHM,
+    Kind,
+    MAX_APP_PAYLOAD,
     MAX_FRAME_BYTES,
     MAX_KIND,
     MAX_LIST_LENGTH,
@@ -47,9 +53,11 @@ export enum CodecError {
     Field = 8,
     /** (encode) The list has more entries than fit one frame. */
     ListTooLong = 9,
+    /** An APP frame whose length, flags or padding disagree with its payload. */
+    Payload = 10,
 }
 
-export const CODEC_ERROR_COUNT = 10
+export const CODEC_ERROR_COUNT = 11
 
 const CODEC_ERROR_NAMES = [
     "none",
@@ -62,6 +70,7 @@ const CODEC_ERROR_NAMES = [
     "byte",
     "field",
     "list-too-long",
+    "payload",
 ]
 
 export function codecErrorName(error: number): string {
@@ -128,6 +137,38 @@ export function validateFrame(frame: Frame): CodecError {
     if (list.length > MAX_LIST_LENGTH) return CodecError.ListTooLong
     for (let i = 0; i < list.length; i++)
         if (!isUint(list[i], 0xffff)) return CodecError.Field
+    return CodecError.None
+}
+
+/** Two payload bytes per list entry, big-endian; an odd last byte is padded with 0. */
+export function packPayload(bytes: ByteSource): number[] {
+    const out: number[] = []
+    for (let i = 0; i < bytes.length; i += 2) out.push(bytes[i] * 256 + (i + 1 < bytes.length ? bytes[i + 1] : 0))
+    return out
+}
+
+/** An APP frame's payload bytes (the frame must be valid). */
+export function unpackPayload(frame: Frame): number[] {
+    const out: number[] = []
+    for (let i = 0; i < frame.initiator; i++) {
+        const v = frame.list[i >> 1]
+        out.push(mod(i, 2) === 0 ? Math.floor(v / 256) : mod(v, 256))
+    }
+    return out
+}
+
+/**
+ * An APP frame's own rules, checked by the driver on top of decodeFrame and validateFrame
+ * (which know the layout only): the length fits, matches the list, pads with 0; known
+ * flags only. CodecError.None for any other kind.
+ */
+export function appFrameError(frame: Frame): CodecError {
+    if (frame.kind !== Kind.APP) return CodecError.None
+    const n = frame.initiator
+    if (n > MAX_APP_PAYLOAD || frame.list.length !== (n + 1) >> 1) return CodecError.Payload
+    if (frame.bid !== 0 && frame.bid !== APP_ORDER && frame.bid !== APP_FENCED) return CodecError.Payload
+    if (frame.bid === APP_FENCED && n !== 2) return CodecError.Payload
+    if (mod(n, 2) === 1 && mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
     return CodecError.None
 }
 

@@ -41,10 +41,33 @@ export enum Kind {
     HANDOVER = 11,
     /** Our extension (handover): the answer, "I do not hold the role (any more)". */
     RESIGN = 12,
+    /**
+     * An application message (the election API), not part of any algorithm. `initiator`
+     * holds the payload's length in bytes, `list` the payload two bytes per entry (the last
+     * one's low byte 0 when the length is odd), `bid` the kind of message (0 plain,
+     * APP_ORDER, APP_FENCED), `seq` the sender's message number. An order carries its
+     * coordinator's fencing token: (epoch, src).
+     */
+    APP = 13,
 }
 
 /** Highest kind number this version understands. */
-export const MAX_KIND = 12
+export const MAX_KIND = 13
+
+/** `bid` flag of an APP frame: an order from the coordinator, fenced by its token (epoch, src). */
+export const APP_ORDER = 1
+
+/**
+ * `bid` of an APP frame: "your order was refused: I took a newer token", sent by a follower to
+ * the coordinator it follows; `epoch` and the 2-byte payload (holder) are that token.
+ */
+export const APP_FENCED = 2
+
+/**
+ * Largest application payload in bytes: what fits one Jacdac packet with the auth trailer
+ * (99 list entries of two bytes, see auth.ts), sealed or not.
+ */
+export const MAX_APP_PAYLOAD = 198
 
 /** Algorithms. The numbers are on the wire: never renumber, only append. */
 export enum Algorithm {
@@ -93,6 +116,7 @@ const KIND_NAMES = [
     "ECHO",
     "HANDOVER",
     "RESIGN",
+    "APP",
 ]
 
 const ALGORITHM_NAMES = [

@@ -5,8 +5,8 @@
 
 import { createNode } from "../core/algorithms"
 import { AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
-import { CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
-import { algorithmName, Frame, Kind, kindName } from "../core/frame"
+import { appFrameError, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
+import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
 import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
@@ -22,6 +22,12 @@ export interface FrameTransport {
 /** Where the driver reports; the LED and the log listen. */
 export interface DriverObserver {
     roleChanged(role: Role, coordinator: number, epoch: number): void
+}
+
+/** Where application frames (Kind.APP) go: the election API. */
+export interface AppReceiver {
+    /** A decoded APP frame for this node from a member (never our own). Must not throw. */
+    appFrame(frame: Frame): void
 }
 
 /** What the driver needs from where it runs. */
@@ -49,6 +55,13 @@ export class NodeDriver {
     readonly config: FirmwareConfig
     transport: FrameTransport = null
     observer: DriverObserver = null
+    /** More observers of role changes (the application API), told after `observer`. */
+    listeners: DriverObserver[] = []
+    /** Receives application frames; null: they are dropped. */
+    app: AppReceiver = null
+    /** Application frames sent and received (not counted in framesSent/framesReceived). */
+    appSent = 0
+    appReceived = 0
     framesSent = 0
     framesReceived = 0
     /** Frames dropped because they did not decode, by CodecError. */
@@ -194,6 +207,16 @@ export class NodeDriver {
                 return
             }
             const f = decoded.frame
+            if (f.kind === Kind.APP) {
+                const appError = appFrameError(f)
+                if (appError !== CodecError.None) {
+                    this.dropped[appError]++
+                    this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(appError) + " len=" + bytes.length)
+                    return
+                }
+                this.deliverApp(f)
+                return
+            }
             // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
             // the counter and the log show what reached this node.
             if (this.node.hears(f)) {
@@ -206,6 +229,45 @@ export class NodeDriver {
             this.caught("receive", e)
         }
         await this.apply(out)
+    }
+
+    /** An application frame: for the API if it is for us, from a member, and we take part. */
+    private deliverApp(f: Frame) {
+        if (!this.app || this.node.crashed || this.role() === Role.Misconfigured) return
+        if (f.group !== this.config.group || !this.node.hears(f) || !this.node.isMember(f.src)) return
+        this.appReceived++
+        this.app.appFrame(f)
+    }
+
+    /**
+     * Sends an application frame as election frames go: encoded, sealed with a key, to
+     * `frame.dst` (or to all for BROADCAST). False when it did not leave (no transport, a
+     * crashed or misconfigured node, a frame that does not encode or fit).
+     */
+    async sendApp(frame: Frame): Promise<boolean> {
+        if (!this.transport || !this.node || !this.started || this.node.crashed || this.role() === Role.Misconfigured) return false
+        const appError = appFrameError(frame)
+        const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
+        if (encoded.error !== CodecError.None) {
+            this.errors++
+            this.log("err", "n=" + this.node.id + " where=app-encode why=" + codecErrorName(encoded.error))
+            return false
+        }
+        const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
+        if (!sealed) {
+            this.errors++
+            this.log("err", "n=" + this.node.id + " where=app-seal why=too-long")
+            return false
+        }
+        this.appSent++
+        try {
+            if (frame.dst === BROADCAST) await this.transport.broadcast(Buffer.from(sealed))
+            else await this.transport.unicast(frame.dst, Buffer.from(sealed))
+        } catch (e) {
+            this.caught("app-send", e)
+            return false
+        }
+        return true
     }
 
     /** The crash/recover action (service command or button). */
@@ -439,6 +501,13 @@ export class NodeDriver {
     private report(role: Role, coordinator: number, epoch: number) {
         this.log("role", "n=" + this.config.nodeId + " r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
         if (this.observer) this.observer.roleChanged(role, coordinator, epoch)
+        for (let i = 0; i < this.listeners.length; i++) {
+            try {
+                this.listeners[i].roleChanged(role, coordinator, epoch)
+            } catch (e) {
+                this.caught("listener", e)
+            }
+        }
     }
 
     log(event: string, fields: string) {

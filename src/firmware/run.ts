@@ -17,12 +17,24 @@ export async function runFirmware(config: FirmwareConfig) {
     const led = new StatusLed()
     driver.observer = led
     led.start()
+    await startNode(driver, function () {
+        startCrashButton(driver, config.buttonPin)
+    })
+    return driver
+}
+
+/**
+ * Starts a driver on this board: the Jacdac service, the transport, the wait for the peers
+ * (or the broker), then the election. `beforeWait` runs once the service is up (the button).
+ */
+export async function startNode(driver: NodeDriver, beforeWait?: () => void) {
+    const config = driver.config
     // The Jacdac service always runs: it shows the board's state and takes the crash
     // action; election frames go over the bus or over MQTT.
     const bus = new BusTransport(driver)
     bus.start()
     log("nonce", "n=" + config.nodeId + " v=" + bus.nonce())
-    startCrashButton(driver, config.buttonPin)
+    if (beforeWait) beforeWait()
     // Start the election only once the peers (or the broker) can be heard: a failure
     // detector started earlier would suspect a coordinator it simply cannot hear yet.
     const started = ds.millis()
@@ -38,5 +50,4 @@ export async function runFirmware(config: FirmwareConfig) {
         log("ready", "n=" + config.nodeId + " transport=bus peers=" + bus.peerCount() + " waited=" + (ds.millis() - started))
     }
     await driver.start()
-    return driver
 }

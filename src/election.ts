@@ -1,0 +1,112 @@
+// The election as a library for a DeviceScript program: start it from the board's settings
+// or from a config object, read the role, the coordinator, the epoch and the fencing token,
+// subscribe to changes, run work only while coordinator, and exchange application messages
+// (orders from the coordinator carry its token; receivers fence them). docs/api.md has a
+// walk-through.
+//
+//     import { startElection } from "./election"
+//     const election = await startElection()
+//     election.whileCoordinator(async (duty) => { while (duty.active()) { ...; await ds.sleep(1000) } })
+
+import { Election } from "./api/election-api"
+import { parseAlgorithm } from "./core/frame"
+import { Timing } from "./core/node"
+import { configProblems, FirmwareConfig, TRANSPORT_BUS, TRANSPORT_MQTT } from "./firmware/config"
+import { NodeDriver } from "./firmware/driver"
+import { boardPlatform, log } from "./firmware/log"
+import { startNode } from "./firmware/run"
+import { readFirmwareConfig } from "./firmware/settings"
+
+export { AppCounters, AppMessage, Duty, Election, ElectionState } from "./api/election-api"
+export { compareTokens, FenceGate, FenceToken, formatToken } from "./core/fencing"
+export { Role, roleName } from "./core/node"
+
+/** Settings to use instead of the board's, field by field; absent fields come from the settings. */
+export interface ElectionOptions {
+    /** This board's process number (setting NODE_ID; default: from the device id). */
+    nodeId?: number
+    /** Every process number, in ring order (NODE_IDS). */
+    ids?: number[]
+    /** "bully", "improved-bully", "ring", "active-list-ring", "bid-ring" or "echo" (ALGORITHM). */
+    algorithm?: string
+    /** Election group (GROUP): clusters on one bus or broker keep apart by it. */
+    group?: number
+    /** "bus" (Jacdac) or "mqtt" (TRANSPORT). */
+    transport?: string
+    /** Timeouts and the heartbeat, in ms; absent fields keep the transport's defaults. */
+    timing?: Timing
+    /** bid-ring: this board's suitability (SUITABILITY). */
+    suitability?: number
+    /** MQTT broker (MQTT_HOST, MQTT_PORT, MQTT_PREFIX). */
+    mqttHost?: string
+    mqttPort?: number
+    topicPrefix?: string
+    /** The group key, 64 hex digits (AUTH_KEY): frames authenticated. */
+    authKey?: string
+    /** BOOT button pin for the crash demo, -1 for none (BUTTON_PIN). */
+    buttonPin?: number
+}
+
+/** A configuration provided by the environment (the virtual lab compiles one in). */
+let provided: FirmwareConfig = null
+
+/** Makes createElection() without arguments use `config` instead of the settings (the virtual lab). */
+export function provideConfig(config: FirmwareConfig) {
+    provided = config
+}
+
+/** The board's configuration: the provided one or the settings, with `options` over it. */
+export async function electionConfig(options?: ElectionOptions): Promise<FirmwareConfig> {
+    const c = provided ? provided : await readFirmwareConfig()
+    if (!options) return c
+    const o = options
+    return {
+        nodeId: o.nodeId !== undefined ? o.nodeId : c.nodeId,
+        ids: o.ids ? o.ids : c.ids,
+        algorithm: o.algorithm ? parseAlgorithm(o.algorithm) : c.algorithm,
+        group: o.group !== undefined ? o.group : c.group,
+        timing: o.timing ? o.timing : c.timing,
+        buttonPin: o.buttonPin !== undefined ? o.buttonPin : c.buttonPin,
+        suitability: o.suitability !== undefined ? o.suitability : c.suitability,
+        transport: o.transport ? (o.transport === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS) : c.transport,
+        mqttHost: o.mqttHost ? o.mqttHost : c.mqttHost,
+        mqttPort: o.mqttPort !== undefined ? o.mqttPort : c.mqttPort,
+        topicPrefix: o.topicPrefix ? o.topicPrefix : c.topicPrefix,
+        authKey: o.authKey !== undefined ? o.authKey : c.authKey,
+        mqttUser: c.mqttUser,
+        mqttPassword: c.mqttPassword,
+    }
+}
+
+function spawnFiber(fn: () => Promise<void>) {
+    const run = async () => {
+        try {
+            await fn()
+        } catch (e) {
+            log("err", "where=app msg=" + e)
+        }
+    }
+    run.start()
+}
+
+async function startOnBoard(driver: NodeDriver) {
+    await startNode(driver)
+}
+
+/**
+ * The election on this board, configured but not started: subscribe, then `start()`.
+ * Configuration problems (say, a node id missing from `ids`) do not throw: the board then
+ * stays "misconfigured" and logs them.
+ */
+export async function createElection(options?: ElectionOptions): Promise<Election> {
+    const config = await electionConfig(options)
+    const driver = new NodeDriver(config, configProblems(config), boardPlatform)
+    return new Election(driver, spawnFiber, startOnBoard)
+}
+
+/** createElection, then start: joins the election and returns once the node runs. */
+export async function startElection(options?: ElectionOptions): Promise<Election> {
+    const election = await createElection(options)
+    await election.start()
+    return election
+}
