@@ -38,6 +38,7 @@ export interface LabFlags {
   /** false with --no-auth */
   auth?: boolean
   hub?: string
+  ballastKb?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -62,6 +63,7 @@ export function labOptions(flags: LabFlags): LabOptions {
     delayMs: parseNumber(flags.delay, "--delay", 0, 10_000),
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
     auth: flags.auth !== false,
+    ballastKb: parseInteger(flags.ballastKb ?? "0", "--ballast-kb", 0, 64),
   }
 }
 
@@ -101,9 +103,13 @@ export interface LabSummary {
   failoverStats: Stats | null
   /** Per kind of trigger: crash, recover, kill, restart. */
   statsByTrigger: Record<string, Stats>
+  /** Programs the VMs stopped and restarted (out of memory, an uncaught exception): 0 in a healthy run. */
+  panics: number
   /** The longest time more than one live board held the coordinator role in any transition, ms. */
   maxOverlapMs: number
   timing: LabOptions["timing"]
+  /** KB of heap each board held from boot on (--ballast-kb). */
+  ballastKb: number
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
 }
@@ -161,13 +167,16 @@ export function summarize(lab: Lab): LabSummary {
       drops: b.drops,
       errors: b.errors,
       refused: b.refused,
+      panics: b.panics,
     })),
     auth: lab.authKey !== null,
     transitions: lab.failovers,
     failoverStats: failovers.length ? stats(failovers) : null,
     statsByTrigger,
+    panics: lab.panics,
     maxOverlapMs: lab.failovers.reduce((m, f) => Math.max(m, f.overlapMs), 0),
     timing: lab.options.timing,
+    ballastKb: lab.options.ballastKb ?? 0,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
   }

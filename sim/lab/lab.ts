@@ -49,6 +49,8 @@ export interface LabOptions {
   rogue?: number
   /** "devtools": use a running `devs devtools` as the bus instead of the lab's hub (no frame counts, no faults). */
   hub?: "lab" | "devtools"
+  /** KB of heap each VM board holds from boot on (src/firmware/ballast.ts): headroom measurements. */
+  ballastKb?: number
 }
 
 /** One transition: a failover (crash, kill of the coordinator), a recovery or a restart. */
@@ -107,6 +109,8 @@ export class Lab {
     return this.transitions
   }
   readonly log: LabLogLine[] = []
+  /** Programs stopped by the VM (out of memory, an uncaught exception) over the whole run. */
+  panics = 0
   firmwareBytes = 0
   /** The run's group key (64 hex digits), or null without authentication. */
   readonly authKey: string | null
@@ -161,6 +165,7 @@ export class Lab {
       suitability: o.suitability,
       mqtt: this.broker ? { host: "127.0.0.1", port: this.broker.port, prefix: "electlab" } : undefined,
       authKey: this.authKey ?? undefined,
+      ballastKb: o.ballastKb,
     })
     this.image = image
     this.firmwareBytes = image.bytes
@@ -525,6 +530,16 @@ export class Lab {
       case "config":
         this.note(`${e.node} configuration problem: ${e.problem}`)
         break
+      case "panic": {
+        // the program is gone until the VM restarts it: it holds no role meanwhile
+        b.booted = false
+        b.panics++
+        this.panics++
+        this.reigns.end(e.node, at)
+        const why = this.members.get(e.node)?.rawTail.filter((l) => l.includes("Exception")).at(-1)
+        this.note(`${e.node} panicked (${e.code}${why ? ": " + why.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim() : ""}); the VM restarts it`)
+        break
+      }
     }
     this.checkFailover()
     this.changed()
