@@ -329,6 +329,7 @@ export function buildProgram(): Command {
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .option("--no-auth", "no group key: frames travel unauthenticated, as before issue 11")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
+    .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

@@ -28,6 +28,8 @@ export interface ImageConfig {
   rogueKey?: string
   /** The board with this id (not a member) is a rogue: it forges frames with `authKey` (a wrong key). */
   rogue?: number
+  /** KB of heap each board holds from boot on (headroom measurements); absent: none. */
+  ballastKb?: number
 }
 
 export interface FirmwareImage {
@@ -61,6 +63,7 @@ export function entrySource(config: ImageConfig): string {
 import * as ds from "@devicescript/core"
 import { nodeIdFromDeviceId } from "./src/firmware/config"
 import { runFirmware } from "./src/firmware/run"
+${config.ballastKb ? `import { holdBallast } from "./src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
 ${rogue === undefined ? "" : `import { forgeForever } from "./src/firmware/rogue"`}
 
 const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
@@ -76,6 +79,7 @@ const driver = await runFirmware({
     mqttHost: "${config.mqtt?.host ?? ""}",
     mqttPort: ${config.mqtt?.port ?? 1883},
     topicPrefix: "${config.mqtt?.prefix ?? "electlab"}",
+    ballastKb: ${config.ballastKb ?? 0},
     authKey: ${rogue === undefined ? `"${config.authKey ?? ""}"` : `nodeId === ${rogue} ? "${config.rogueKey ?? ""}" : "${config.authKey ?? ""}"`},
 })
 ${forge}`

@@ -28,6 +28,8 @@ export interface FirmwareConfig {
     /** Broker credentials, when the broker checks them (secrets: .env.local). */
     mqttUser?: string
     mqttPassword?: string
+    /** Lab only: KB of heap held from boot on (src/firmware/ballast.ts), to measure headroom. */
+    ballastKb?: number
 }
 
 export const TRANSPORT_BUS = 0
