@@ -779,6 +779,10 @@ export abstract class ElectionNode {
         if (gives) {
             this.follow(frame.src, now, out)
             this.coordinatorRank = frame.bid
+            // as when following a higher coordinator by its heartbeat: a view of who is up
+            // built while leading (everybody above us down) is corrected, or the next
+            // failover would find us leading at once beside a higher process
+            this.rejoined(now, out)
         }
         // a claim to all is answered by all (the claimer leads once everybody has); a claim
         // by name by the one it names, even if it no longer holds the role
