@@ -349,6 +349,7 @@ export function buildProgram(): Command {
     .option("--no-auth", "no group key: frames travel unauthenticated")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
     .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
+    .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags)
     })

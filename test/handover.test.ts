@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { type TraceRecord, TraceType } from "../src/core/trace"
 import { BROADCAST, Kind, kindName } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_HANDOVER } from "../src/core/node"
+import { type Action, ActionType, Role, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/node"
 import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
 import { summarize } from "../src/core/summary"
 
@@ -111,6 +111,29 @@ describe("handover rules (bully)", () => {
     expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 28)).toBe(true)
     top.timer(TIMER_HANDOVER, 28, out)
     expect(top.role).toBe(Role.Coordinator)
+  })
+
+  test("a follower whose coordinator claims the role after a power-on waits for the claim, not only the failure timeout", () => {
+    // 3 powers on and claims; 1 follows 3 (the seeds' initial state) and answers at time 1
+    const top = node(3)
+    const claim: Action[] = []
+    top.powerOn(0, claim)
+    const toOne = claim.find((a) => a.type === ActionType.Send && a.frame.dst === 1)!
+    if (toOne.type !== ActionType.Send) throw new Error("no send")
+    const follower = node(1)
+    follower.start(0, [])
+    const out: Action[] = []
+    follower.receive(toOne.frame, 1, out)
+    expect(sends(out)).toEqual(["send RESIGN 3"])
+    // failure timeout 25, T 3, heartbeat 10: the claimer may be silent until 28; 1 waits until 1 + 25 + 3 + 10
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 38)).toBe(true)
+    const early: Action[] = []
+    follower.timer(TIMER_WATCH, 27, early)
+    expect(follower.role).toBe(Role.Follower)
+    expect(early.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 12)).toBe(true)
+    // a claimer that never leads is suspected all the same, a period after its claim could end
+    follower.timer(TIMER_WATCH, 39, [])
+    expect(follower.role).toBe(Role.Electing)
   })
 
   test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {

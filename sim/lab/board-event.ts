@@ -28,6 +28,8 @@ export type BoardEvent = Common &
     | { event: "refused"; why: string; count: number }
     | { event: "err"; where: string; message: string }
     | { event: "config"; problem: string }
+    /** The VM stopped the program (code 60004: out of memory) and restarts it: no role until the next boot. */
+    | { event: "panic"; code: number }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
     | { event: "other"; name: string }
   )
@@ -59,6 +61,8 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
       return { ...common, event: "err", where: f.where ?? "", message: f.msg ?? "" }
     case "config":
       return { ...common, event: "config", problem: f.problem ?? "" }
+    case "panic":
+      return { ...common, event: "panic", code: num(f.code, 0) }
     default:
       return { ...common, event: "other", name: e.event }
   }

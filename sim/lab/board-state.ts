@@ -29,6 +29,8 @@ export interface BoardState {
   /** Frames refused by authentication, and by reason (bad-tag, unsigned, replay, ...). */
   refused: number
   refusedWhy: Record<string, number>
+  /** Times the program panicked (out of memory, an uncaught exception) and the VM restarted it. */
+  panics: number
 }
 
 export function emptyBoard(node: number): BoardState {
@@ -49,6 +51,7 @@ export function emptyBoard(node: number): BoardState {
     registerRole: null,
     refused: 0,
     refusedWhy: {},
+    panics: 0,
   }
 }
 

@@ -11,7 +11,7 @@ import { type BoardEvent, toBoardEvent } from "./board-event"
 export interface LogEvent {
   /** Node id of the board that logged it. */
   node: number
-  /** boot, ready, role, tx, rx, drop, err, config, peer, action. */
+  /** boot, ready, role, tx, rx, drop, err, config, peer, action; panic (the VM's own line). */
   event: string
   fields: Record<string, string>
   /** Host time (performance.now()) when the line arrived. */
@@ -29,6 +29,9 @@ export function labDeviceId(nodeId: number, copy = 0): string {
 /** "EL role t=1082 n=1 r=follower c=3 e=0" → event; null for other lines. */
 export function parseLogLine(line: string, node: number, at: number): LogEvent | null {
   const clean = line.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim()
+  // the VM stopped the program ("PANIC 60004": out of memory, an uncaught exception); it
+  // restarts it in the same process, so no exit tells the lab
+  if (/^PANIC \d+/.test(clean)) return { node, event: "panic", fields: { code: clean.slice(6).trim() }, at }
   if (!clean.startsWith("EL ")) return null
   const [, event, ...rest] = clean.split(" ")
   const fields: Record<string, string> = {}
@@ -79,7 +82,7 @@ export class LabMember {
       createInterface({ input: stream }).on("line", (line) => {
         const ev = parseLogLine(line, this.nodeId, performance.now())
         if (ev) this.onEvent(toBoardEvent(ev))
-        else {
+        if (!ev || ev.event === "panic") {
           this.rawTail.push(line)
           if (this.rawTail.length > 20) this.rawTail.shift()
         }

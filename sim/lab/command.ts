@@ -41,6 +41,7 @@ export interface LabFlags {
   hub?: string
   /** The program the boards run (default src/main.ts). */
   program?: string
+  ballastKb?: string
 }
 
 export function labOptions(flags: LabFlags): LabOptions {
@@ -66,6 +67,7 @@ export function labOptions(flags: LabFlags): LabOptions {
     seed: parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1),
     auth: flags.auth !== false,
     program: flags.program,
+    ballastKb: parseInteger(flags.ballastKb ?? "0", "--ballast-kb", 0, 64),
   }
 }
 
@@ -105,9 +107,13 @@ export interface LabSummary {
   failoverStats: Stats | null
   /** Per kind of trigger: crash, recover, kill, restart. */
   statsByTrigger: Record<string, Stats>
+  /** Programs the VMs stopped and restarted (out of memory, an uncaught exception): 0 in a healthy run. */
+  panics: number
   /** The longest time more than one live board held the coordinator role in any transition, ms. */
   maxOverlapMs: number
   timing: LabOptions["timing"]
+  /** KB of heap each board held from boot on (--ballast-kb). */
+  ballastKb: number
   firmwareBytes: number
   bus: { frames: number; bytes: number; dropped: number }
   /** With --program: per board the application orders accepted and refused, messages received, and staleAccepted (must be 0). */
@@ -167,13 +173,16 @@ export function summarize(lab: Lab): LabSummary {
       drops: b.drops,
       errors: b.errors,
       refused: b.refused,
+      panics: b.panics,
     })),
     auth: lab.authKey !== null,
     transitions: lab.failovers,
     failoverStats: failovers.length ? stats(failovers) : null,
     statsByTrigger,
+    panics: lab.panics,
     maxOverlapMs: lab.failovers.reduce((m, f) => Math.max(m, f.overlapMs), 0),
     timing: lab.options.timing,
+    ballastKb: lab.options.ballastKb ?? 0,
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
     ...(lab.options.program ? { app: lab.app.figures(lab.options.ids) } : {}),

@@ -39,6 +39,8 @@ export interface ImageConfig {
   rogue?: number
   /** The program every board runs, a .ts file inside the project on the election API (default src/main.ts). */
   program?: string
+  /** KB of heap each board holds from boot on (headroom measurements); absent: none. */
+  ballastKb?: number
 }
 
 /** Everything of a lab that its firmware depends on. */
@@ -54,6 +56,7 @@ export interface LabFirmware {
   broker?: { port: number; credentials: Map<string, Credentials> | null } | null
   /** The program every board runs (default src/main.ts). */
   program?: string
+  ballastKb?: number
 }
 
 export const LAB_TOPIC_PREFIX = "electlab"
@@ -81,6 +84,7 @@ export function labImageConfig(lab: LabFirmware): ImageConfig {
       : undefined,
     authKey: lab.authKey ?? undefined,
     program: lab.program,
+    ballastKb: lab.ballastKb,
   }
 }
 
@@ -137,6 +141,7 @@ export function configSource(config: ImageConfig): string {
 import * as ds from "@devicescript/core"
 import { nodeIdFromDeviceId } from "./src/firmware/config"
 import { provideConfig } from "./src/election"
+${config.ballastKb ? `import { holdBallast } from "./src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
 
 const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
 provideConfig({
@@ -154,6 +159,7 @@ provideConfig({
     mqttUser: ${loginSource(config, "username")},
     mqttPassword: ${loginSource(config, "password")},
     labTools: true,
+    ballastKb: ${config.ballastKb ?? 0},
     authKey: "${config.authKey ?? ""}",
 })
 `
@@ -184,6 +190,7 @@ import "${programImport(config.program ?? DEFAULT_PROGRAM)}"
 import * as ds from "@devicescript/core"
 import { nodeIdFromDeviceId } from "./src/firmware/config"
 import { runFirmware } from "./src/firmware/run"
+${config.ballastKb ? `import { holdBallast } from "./src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
 ${rogue === undefined ? "" : `import { forgeForever } from "./src/firmware/rogue"`}
 
 const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
@@ -202,6 +209,7 @@ const driver = await runFirmware({
     mqttUser: ${login("username")},
     mqttPassword: ${login("password")},
     labTools: true,
+    ballastKb: ${config.ballastKb ?? 0},
     authKey: ${rogue === undefined ? `"${config.authKey ?? ""}"` : `nodeId === ${rogue} ? "${config.rogueKey ?? ""}" : "${config.authKey ?? ""}"`},
 })
 ${forge}`

@@ -55,6 +55,8 @@ export interface LabOptions {
   hub?: "lab" | "devtools"
   /** The program the boards run (a .ts file in the project on the election API); default src/main.ts. */
   program?: string
+  /** KB of heap each VM board holds from boot on (src/firmware/ballast.ts): headroom measurements. */
+  ballastKb?: number
 }
 
 /** One transition: a failover (crash, kill of the coordinator), a recovery or a restart. */
@@ -115,6 +117,8 @@ export class Lab {
     return this.transitions
   }
   readonly log: LabLogLine[] = []
+  /** Programs stopped by the VM (out of memory, an uncaught exception) over the whole run. */
+  panics = 0
   firmwareBytes = 0
   /** The run's group key (64 hex digits), or null without authentication. */
   readonly authKey: string | null
@@ -551,6 +555,16 @@ export class Lab {
       case "config":
         this.note(`${e.node} configuration problem: ${e.problem}`)
         break
+      case "panic": {
+        // the program is gone until the VM restarts it: it holds no role meanwhile
+        b.booted = false
+        b.panics++
+        this.panics++
+        this.reigns.end(e.node, at)
+        const why = this.members.get(e.node)?.rawTail.filter((l) => l.includes("Exception")).at(-1)
+        this.note(`${e.node} panicked (${e.code}${why ? ": " + why.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim() : ""}); the VM restarts it`)
+        break
+      }
     }
     this.checkFailover()
     this.changed()

@@ -196,6 +196,8 @@ export abstract class ElectionNode {
     private claimNamed = NO_NODE
     /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
     private coordinatorSuspected = false
+    /** Our coordinator claims the role (HANDOVER) and may stay silent until then, waiting for answers. */
+    private claimedUntil = 0
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         this.algorithm = algorithm
@@ -520,6 +522,7 @@ export abstract class ElectionNode {
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     protected follow(coordinator: number, now: number, out: Action[]) {
         if (!this.isMember(coordinator) || coordinator === this.id) return
+        this.claimedUntil = 0
         this.detector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
@@ -571,7 +574,8 @@ export abstract class ElectionNode {
 
     private onWatchTimer(now: number, out: Action[]) {
         if (this.role !== Role.Follower || this.coordinator === NO_NODE) return
-        const remaining = this.suspicionDelay() - (now - this.lastHeardFromCoordinator)
+        let remaining = this.suspicionDelay() - (now - this.lastHeardFromCoordinator)
+        if (this.claimedUntil - now > remaining) remaining = this.claimedUntil - now
         // A re-armed timer must move the clock: with floating-point time a tiny remainder
         // would not (now + remaining === now), and the watch would fire for ever.
         if (remaining <= 0 || now + remaining <= now) this.onSuspect(now, out)
@@ -783,6 +787,19 @@ export abstract class ElectionNode {
         if (gives) {
             this.follow(frame.src, now, out)
             this.coordinatorRank = frame.bid
+            // as when following a higher coordinator by its heartbeat: a view of who is up
+            // built while leading (everybody above us down) is corrected, or the next
+            // failover would find us leading at once beside a higher process
+            this.rejoined(now, out)
+        }
+        if (!gives && this.role === Role.Follower && frame.src === this.coordinator && this.timing.heartbeatInterval > 0) {
+            // our coordinator powered on (or recovered) and claims the role: it heartbeats only
+            // once the claim ends, up to the failure timeout and T from now, so wait for it that
+            // long and a period more. Suspecting it sooner (12 boards booting: some answers come
+            // late) started an election among the others, whose tables then called it down.
+            const t = this.timing
+            this.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
+            this.setTimer(TIMER_WATCH, this.claimedUntil - now, out)
         }
         // a claim to all is answered by all (the claimer leads once everybody has); a claim
         // by name by the one it names, even if it no longer holds the role

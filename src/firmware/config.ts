@@ -34,6 +34,8 @@ export interface FirmwareConfig {
      * counts the command.
      */
     labTools?: boolean
+    /** Lab only: KB of heap held from boot on (src/firmware/ballast.ts), to measure headroom. */
+    ballastKb?: number
 }
 
 export const TRANSPORT_BUS = 0

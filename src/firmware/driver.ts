@@ -50,6 +50,11 @@ export function formatLog(event: string, t: number, fields: string): string {
     return "EL " + event + " t=" + Math.round(t) + " " + fields
 }
 
+/** Frames handled at once; the others wait in the inbox. */
+export const INBOX_HANDLERS = 4
+/** Frames waiting at most: a burst from every peer of a 12-board cluster fits. */
+export const INBOX_LIMIT = 16
+
 export class NodeDriver {
     readonly node: ElectionNode
     readonly config: FirmwareConfig
@@ -68,6 +73,8 @@ export class NodeDriver {
     dropped: number[] = []
     /** Exceptions caught at a callback boundary. */
     errors = 0
+    /** Frames dropped because the inbox was full (a burst beyond INBOX_LIMIT). */
+    inboxDropped = 0
     /** Tags, counters and the replay window; null when no key is configured. */
     auth: FrameAuth = null
     private timers: any[] = []
@@ -84,6 +91,10 @@ export class NodeDriver {
     /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
     private checking: number[] = []
     private duplicateHintPending = false
+    /** Frames waiting their turn (see receive). */
+    private inbox: Buffer[] = []
+    /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
+    private handlers = 0
 
     readonly platform: Platform
 
@@ -167,11 +178,33 @@ export class NodeDriver {
         return this.auth ? this.auth.refusedTotal() : 0
     }
 
-    /** Bytes from the transport: verify (with a key), decode, count, hand to the node. */
+    /**
+     * Bytes from the transport: verify (with a key), decode, count, hand to the node. At most
+     * INBOX_HANDLERS frames at a time: each transport callback is a fiber, and a burst (every
+     * peer's ELECTION to a new coordinator at 12 boards) handled all at once held every
+     * fiber's frames and replies together and ran the 64 KB heap out. The queue is bounded;
+     * beyond it a frame is dropped and counted, as a lossy link would drop it (the
+     * algorithms' timeouts cover that).
+     */
     async receive(bytes: Buffer) {
         if (!this.node || this.problems.length > 0 || !this.started) return
-        if (this.auth) await this.receiveSealed(bytes)
-        else await this.deliver(bytes)
+        if (this.inbox.length >= INBOX_LIMIT) {
+            this.inboxDropped++
+            this.log("drop", "n=" + this.node.id + " why=inbox-full len=" + bytes.length)
+            return
+        }
+        this.inbox.push(bytes)
+        if (this.handlers >= INBOX_HANDLERS) return
+        this.handlers++
+        try {
+            while (this.inbox.length > 0) {
+                const next = this.inbox.shift()
+                if (this.auth) await this.receiveSealed(next)
+                else await this.deliver(next)
+            }
+        } finally {
+            this.handlers--
+        }
     }
 
     /** The auth layer's step: refused frames are counted and logged, never acted on. */

@@ -1,0 +1,34 @@
+// Shared by the 12-board lab tests: one headless run of a script, as `electlab lab --headless`
+// runs it, with the figures printed for the docs.
+import { expect } from "vitest"
+import { labOptions, type LabFlags, type LabSummary, runHeadless } from "../../sim/lab/command"
+import { readLabScript } from "../../sim/lab/script"
+
+export const FAILOVER_10 = "sim/lab/scripts/failover-10.txt"
+
+export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
+  const options = labOptions({ boards: "12", loss: "0", delay: "0", seed: "1", transport: "bus", ...flags })
+  const summary = await runHeadless(options, readLabScript(FAILOVER_10), FAILOVER_10, false)
+  const figures = { transport: summary.transport, ballastKb: summary.ballastKb, detector: summary.timing.failureDetector, statsByTrigger: summary.statsByTrigger }
+  process.stdout.write(`12 boards: ${JSON.stringify(figures)}\n`)
+  return summary
+}
+
+/** Every crash, recover, kill and restart of failover-10 ended in agreement on 12 with one coordinator at a time. */
+export function expectCleanFailovers(s: LabSummary) {
+  expect(s.agreement).toBe(true)
+  expect(s.coordinator).toBe(12)
+  expect(s.boards.filter((b) => b.panics > 0).map((b) => `board ${b.node}: ${b.panics} panics`)).toEqual([])
+  expect(s.panics).toBe(0)
+  expect(s.transitions.map((t) => t.trigger.split(" ")[0])).toEqual([
+    ...Array(10).fill(["crash", "recover"]).flat(),
+    ...Array(5).fill(["kill", "restart"]).flat(),
+  ])
+  for (const t of s.transitions) {
+    expect(t.durationMs, t.trigger).not.toBeNull()
+    expect(t.coordinatorAfter, t.trigger).toBe(/^(crash|kill)/.test(t.trigger) ? 11 : 12)
+  }
+  // named, so that a failure says which transition had two coordinators
+  expect(s.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger} at ${t.startedAt} ms: ${t.overlapMs} ms`)).toEqual([])
+  expect(s.maxOverlapMs).toBe(0)
+}
