@@ -1,6 +1,6 @@
 // The message sequence chart: one line per trace record, the summary and status lines,
 // stable so golden files can diff them. Portable, so the DeviceScript VM prints the very
-// lines the golden files expect (test/vm/core.vm.ts).
+// lines the golden files expect (test/vm/golden-1.vm.ts, golden-2.vm.ts).
 
 import { describeFrame } from "./algorithms"
 import { Summary } from "./summary"

@@ -1,33 +1,12 @@
-// Runs inside the DeviceScript VM: `devs run test/vm/core.vm.ts --test --test-self-exit`
-// (npm run test:vm first generates the golden files' data, see generate-golden.ts).
-// Replays every golden scenario file and compares each command's output with the file's,
-// line for line, and the trace digest with the host's.
+// Runs inside the DeviceScript VM: `devs run test/vm/core.vm.ts --test --test-self-exit`.
+// The codec and the checker; the golden files replay in golden-1.vm.ts and golden-2.vm.ts.
 
-import * as ds from "@devicescript/core"
 import { describe, expect, test } from "@devicescript/test"
 import { CodecError, decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Kind } from "../../src/core/frame"
 import { mod } from "../../src/core/portable"
 import { checkCluster } from "../../src/core/checker"
 import { NO_NODE, Role } from "../../src/core/node"
-import { goldenFiles, goldenScenarios } from "./golden-scenarios.generated"
-import { checkGolden } from "./golden-runner"
-
-// The VM under test runs with GC stress and stops a fiber that runs too long without
-// yielding ("InfiniteLoop"): the runner sleeps between slices of ten events.
-async function pause() {
-    await ds.sleep(1)
-}
-
-describe("golden scenario files in the VM", () => {
-    goldenFiles.forEach((file, i) => {
-        test(file, async () => {
-            const difference = await checkGolden(goldenScenarios[i](), pause)
-            if (difference !== "") console.log("ELECTLAB-GOLDEN " + difference)
-            expect(difference).toBe("")
-        })
-    })
-})
 
 describe("codec in the VM", () => {
     test("u32 fields survive a round trip (the VM's % is wrong past int32)", () => {

@@ -1,6 +1,6 @@
 // Replays a golden scenario file (test/scenarios/*.txt) on the core's engine and compares
 // what it prints with the file's expected output. Portable: the DeviceScript VM runs it
-// (core.vm.ts) on data that generate-golden.ts makes from the files with the host's own
+// (golden-1.vm.ts, golden-2.vm.ts) on data that generate-golden.ts makes from the files with the host's own
 // parser and cluster resolver, so the VM checks the files themselves, line for line.
 
 import { chartLine, formatStatus, formatSummary } from "../../src/core/chart"
