@@ -59,23 +59,18 @@ export function provideConfig(config: FirmwareConfig) {
 export async function electionConfig(options?: ElectionOptions): Promise<FirmwareConfig> {
     const c = provided ? provided : await readFirmwareConfig()
     if (!options) return c
-    const o = options
-    return {
-        nodeId: o.nodeId !== undefined ? o.nodeId : c.nodeId,
-        ids: o.ids ? o.ids : c.ids,
-        algorithm: o.algorithm ? parseAlgorithm(o.algorithm) : c.algorithm,
-        group: o.group !== undefined ? o.group : c.group,
-        timing: o.timing ? o.timing : c.timing,
-        buttonPin: o.buttonPin !== undefined ? o.buttonPin : c.buttonPin,
-        suitability: o.suitability !== undefined ? o.suitability : c.suitability,
-        transport: o.transport ? (o.transport === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS) : c.transport,
-        mqttHost: o.mqttHost ? o.mqttHost : c.mqttHost,
-        mqttPort: o.mqttPort !== undefined ? o.mqttPort : c.mqttPort,
-        topicPrefix: o.topicPrefix ? o.topicPrefix : c.topicPrefix,
-        authKey: o.authKey !== undefined ? o.authKey : c.authKey,
-        mqttUser: c.mqttUser,
-        mqttPassword: c.mqttPassword,
-    }
+    // an option given wins, field by field; the rest come from the settings (a loop: the
+    // image's code area is nearly full, and a field-by-field copy costs half a kilobyte)
+    const merged: any = {}
+    const from: any = c
+    const given: any = options
+    Object.keys(from).forEach((k) => (merged[k] = from[k]))
+    Object.keys(given).forEach((k) => {
+        if (given[k] !== undefined && given[k] !== null) merged[k] = given[k]
+    })
+    if (options.algorithm) merged.algorithm = parseAlgorithm(options.algorithm)
+    if (options.transport) merged.transport = options.transport === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
+    return merged
 }
 
 function spawnFiber(fn: () => Promise<void>) {

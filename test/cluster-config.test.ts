@@ -10,7 +10,7 @@ import { simCommands } from "../sim/cli"
 import { buildProgram } from "../sim/cli"
 import { CLUSTER_OPTIONS, type ClusterUse, givenFlags, optionKeys, resolveCluster } from "../sim/config/cluster-config"
 import { labOptions } from "../sim/lab/command"
-import { entrySource } from "../sim/lab/firmware-image"
+import { configSource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
 import { nodeConfig } from "../sim/node/command"
 import { liveScenario } from "../sim/web/export"
@@ -77,10 +77,10 @@ describe("the manifest's suitability reaches every driver", () => {
     expect(options.algorithm).toBe(Algorithm.BidRing)
     expect(options.suitability).toEqual([5, 0, 0])
     expect(options.group).toBe(3)
-    const entry = entrySource({ ...options, authKey: undefined })
+    const entry = configSource({ ...options, authKey: undefined })
     expect(entry).toContain("suitability: [5, 0, 0][[1, 2, 3].indexOf(nodeId)] ?? 0,")
     // without suitability the entry is as before
-    expect(entrySource({ ...options, suitability: undefined })).toContain("suitability: 0,")
+    expect(configSource({ ...options, suitability: undefined })).toContain("suitability: 0,")
   })
 
   test("node: a host node takes its own board's suitability from the manifest, or from --suitability", () => {

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { existsSync } from "node:fs"
 import { readKeyFile } from "../sim/auth/keys"
-import { entrySource, labImageConfig } from "../sim/lab/firmware-image"
+import { configSource, labImageConfig } from "../sim/lab/firmware-image"
 import { redact } from "../sim/lab/secret-files"
 
 const CLI = join(import.meta.dirname, "..", "bin", "electlab.js")
@@ -91,14 +91,15 @@ describe("keys", () => {
 
   test("the lab's generated firmware source holds the key; errors from its build never show it", () => {
     const key = "ab".repeat(32)
-    const source = entrySource({
+    const source = configSource({
       algorithm: 2, ids: [1, 2], group: 1,
       timing: { answerTimeout: 1, coordinatorTimeout: 2, heartbeatInterval: 0, failureTimeout: 0 },
       authKey: key,
       mqtt: { host: "127.0.0.1", port: 1, prefix: "electlab", logins: [{ username: "node-1", password: "p1" }, { username: "node-2", password: "p2" }] },
     })
     expect(source).toContain(`authKey: "${key}"`)
-    expect(source).toContain(`mqttUser: ["node-1","node-2"][[1, 2].indexOf(nodeId)] ?? ""`)
+    expect(source).toContain(`mqttUser: "node-" + nodeId`)
+    expect(source).toContain(`mqttPassword: ["p1","p2"][[1, 2].indexOf(nodeId)] ?? ""`)
     expect(source).toContain("labTools: true")
     expect(redact(`lab-main.ts:30 authKey: "${key}" p1`, [key, "p1"])).toBe(`lab-main.ts:30 authKey: "<secret>" <secret>`)
   })

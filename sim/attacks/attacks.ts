@@ -14,7 +14,7 @@ export interface AttackContext {
   cluster: Cluster
   /** Moves the clock (fake timers) and runs what falls due. */
   advance(ms: number): Promise<void>
-  /** Frames a previous session with the same key recorded (another boot of every node). */
+  /** Frames an earlier run with the same key recorded (another boot of every node). */
   previousSession: WireFrame[]
 }
 
@@ -98,7 +98,7 @@ const replayAfterReboot: Attack = {
     await ctx.advance(2000)
     if (attacking) replayAll(c, before)
     await ctx.advance(3000)
-    // and frames of a previous session (same key, every node another boot)
+    // and frames of an earlier run (same key, every node another boot)
     if (attacking) replayAll(c, ctx.previousSession)
     await ctx.advance(3000)
   },
@@ -222,7 +222,7 @@ const badTagFlood: Attack = {
 
 /**
  * Old-boot replays: node 1 reboots, and while it meets the others the attacker floods it
- * with frames of a previous session (other boots of every node, validly tagged).
+ * with frames of an earlier run (other boots of every node, validly tagged).
  */
 const oldBootEviction: Attack = {
   name: "old-boot replays while a rebooted node holds genuine frames",

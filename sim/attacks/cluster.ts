@@ -43,7 +43,7 @@ export interface ClusterOptions {
   key: string | null
   /** One-way delay of every frame, ms. */
   delay?: number
-  /** Seed of the nodes' random numbers (nonces, challenges, jitter): a "previous session" differs. */
+  /** Seed of the nodes' random numbers (nonces, challenges, jitter): an earlier run differs. */
   seed?: number
 }
 

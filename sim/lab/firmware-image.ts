@@ -124,7 +124,10 @@ export function programImport(program: string): string {
 /** A node's broker login, picked by its node id at run time (none for a non-member: the rogue). */
 function loginSource(config: ImageConfig, field: "username" | "password"): string {
   const logins = config.mqtt?.logins
-  return logins ? `${JSON.stringify(logins.map((l) => l[field]))}[[${config.ids.join(", ")}].indexOf(nodeId)] ?? ""` : `""`
+  if (!logins) return `""`
+  // a user name follows from the node id (nodeUser): no table of them in the image, whose code area is nearly full
+  if (field === "username" && logins.every((l, i) => l.username === nodeUser(config.ids[i]))) return `"${nodeUser(0).replace(/0$/, "")}" + nodeId`
+  return `${JSON.stringify(logins.map((l) => l[field]))}[[${config.ids.join(", ")}].indexOf(nodeId)] ?? ""`
 }
 
 /**

@@ -13,6 +13,7 @@ export const KIND_COLORS: Record<string, string> = {
   ECHO: "#d6336c",
   HANDOVER: "#f59f00",
   RESIGN: "#c92a2a",
+  APP: "#5c940d",
 }
 
 export function kindColor(kind: string): string {
