@@ -4,7 +4,7 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { createNode } from "../core/algorithms"
-import { AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
+import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { appFrameError, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
@@ -187,7 +187,15 @@ export class NodeDriver {
      * algorithms' timeouts cover that).
      */
     async receive(bytes: Buffer) {
-        if (!this.node || this.problems.length > 0 || !this.started) return
+        if (!this.node || !this.started) return
+        if (this.problems.length > 0) {
+            // out of the election, but still proving itself: a twin with our id must learn of us too
+            if (this.auth && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
+                const opened = this.auth.open(bytes, this.platform.now())
+                if (opened.reply) await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
+            }
+            return
+        }
         if (this.inbox.length >= INBOX_LIMIT) {
             this.inboxDropped++
             this.log("drop", "n=" + this.node.id + " why=inbox-full len=" + bytes.length)
