@@ -245,8 +245,10 @@ describe("the WiFi lab survives a broker restart", () => {
 
   test("the boards reconnect (backoff from 0.25 s) and elect again over the new broker", async () => {
     await lab.stopBroker()
-    await new Promise((r) => setTimeout(r, 1000))
-    // cut off, 1 and 2 each made themselves coordinator
+    // cut off, 1 and 2 each make themselves coordinator: after the failure timeout (800 ms from
+    // the last heartbeat heard, up to 250 ms before the cut) and T (200 ms)
+    const cut = Date.now()
+    while (lab.boards.get(2)!.role !== Role.Coordinator && Date.now() - cut < 5000) await new Promise((r) => setTimeout(r, 50))
     expect(lab.boards.get(2)!.role).toBe(Role.Coordinator)
     await lab.startBroker()
     // reconnected: 3's heartbeats reach them again and they follow it
