@@ -1,9 +1,9 @@
 // One timed election in a fresh process (`electlab bench` runs several): a large run
 // leaves a heap that slows the next one down, which a user's single run never sees.
-import { Algorithm } from "../src/core/frame"
+import { Algorithm, parseAlgorithm } from "../src/core/frame"
 import { timeElection } from "./bench"
 
 const [algorithm, n] = process.argv.slice(2)
 timeElection(Algorithm.Bully, 200) // warm up the JIT
-const run = timeElection(algorithm === "improved-bully" ? Algorithm.ImprovedBully : Algorithm.Bully, Number(n))
+const run = timeElection(parseAlgorithm(algorithm), Number(n))
 process.stdout.write(JSON.stringify(run) + "\n")

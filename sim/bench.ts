@@ -6,7 +6,7 @@ import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { Engine, IdealNetwork } from "../src/core/engine"
-import { Algorithm } from "../src/core/frame"
+import { Algorithm, algorithmName } from "../src/core/frame"
 import { idealTiming } from "../src/core/node"
 import { summarize } from "../src/core/summary"
 
@@ -33,7 +33,7 @@ export function timeElection(algorithm: Algorithm, n: number): ElectionRun {
   const s = summarize(engine)
   if (s.violations.length) throw new Error(`bench run broke an invariant: ${s.violations.join("; ")}`)
   return {
-    algorithm: algorithm === Algorithm.Bully ? "bully" : "improved-bully",
+    algorithm: algorithmName(algorithm),
     n,
     messages: s.messages,
     delivered: engine.delivered,

@@ -4,7 +4,8 @@
 // replays with `electlab sim --scenario` exactly as the campaign ran it.
 
 import { descriptorOf } from "../../src/core/algorithms"
-import { Algorithm, algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/frame"
+import { makeBid } from "../../src/core/bid-ring"
 import { MAX_NODES } from "../../src/core/limits"
 import { Rng } from "../rng"
 
@@ -137,12 +138,12 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)
-  if (algorithm === Algorithm.BidRing) args.push(`suitability=${suitability.join(",")}`)
-  if (algorithm === Algorithm.Echo && topology !== "complete") args.push(`topology=${topology}`)
+  const descriptor = descriptorOf(algorithm)
+  if (descriptor.usesSuitability) args.push(`suitability=${suitability.join(",")}`)
+  if (descriptor.usesGraph && topology !== "complete") args.push(`topology=${topology}`)
 
-  // rank as the checker sees it: bid (suitability prefix, then id) in bid-ring, id elsewhere
-  const rank = (id: number) =>
-    algorithm === Algorithm.BidRing ? suitability[ids.indexOf(id)] * 65536 + id : id
+  // rank as the checker sees it: the bid (suitability prefix, then id) where bids carry one, the id elsewhere
+  const rank = (id: number) => (descriptor.usesSuitability ? makeBid(suitability[ids.indexOf(id)], id) : id)
   const byRank = [...ids].sort((a, b) => rank(b) - rank(a))
   const faults: { time: number; command: string }[] = []
   const at = (time: number, command: string) => faults.push({ time, command })

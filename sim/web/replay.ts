@@ -6,6 +6,7 @@
 import type { Engine, NetworkModel } from "../../src/core/engine"
 import { type TraceRecord, TraceType } from "../../src/core/trace"
 import { type Frame, Kind, kindName } from "../../src/core/frame"
+import { descriptorNamed } from "../../src/core/algorithms"
 import { roleName } from "../../src/core/node"
 import { formatRecord, formatTime } from "../msc"
 import { type Block, parseScenario, ScenarioRunner } from "../scenario"
@@ -83,7 +84,7 @@ export interface ReplaySource {
 
 /** A made-up cluster: the highest process crashes and the lowest notices. */
 export function customScenario(algorithm: string, n: number, topology?: string): ReplaySource {
-  const topo = algorithm === "echo" && topology ? ` topology=${topology}` : ""
+  const topo = topology && descriptorNamed(algorithm)?.usesGraph ? ` topology=${topology}` : ""
   const text = [
     `# ${algorithm}, ${n} processes: ${n} (the coordinator) crashes, 1 notices`,
     `cluster algorithm=${algorithm} nodes=${n}${topo}`,

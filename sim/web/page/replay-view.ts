@@ -1,6 +1,7 @@
 // `electlab view`: the core's engine runs here, in the page. Every move re-runs the scenario
 // from its seed with the user's interventions up to the step shown (rewind = re-run).
 
+import { descriptorNamed } from "../../../src/core/algorithms"
 import { replayScenario, replayShiviz } from "../export"
 import {
   countsUpTo,
@@ -139,7 +140,7 @@ export function startReplay(root: HTMLElement, config: PageConfig) {
     const alg = algorithmSelect.value
     const n = Math.max(2, Math.min(40, Number(nInput.value) || 5))
     nInput.value = String(n)
-    const topo = alg === "echo" ? topologySelect.value : undefined
+    const topo = descriptorNamed(alg)?.usesGraph ? topologySelect.value : undefined
     follow({ algorithm: alg, n: String(n), ...(topo ? { topology: topo } : {}) })
     scenarioSelect.value = ""
     load(customScenario(alg, n, topo), 0)
