@@ -16,7 +16,8 @@
 // - An acknowledged link's deadlines are written relative to the node's clock.
 
 import type { ElectionNode } from "../../src/core/node"
-import { SEEN_MESSAGES, seqOfAckTag, seqOfSeenKey } from "../../src/core/ring-base"
+import { RingBaseNode, SEEN_MESSAGES, seqOfAckTag } from "../../src/core/ring-base"
+import type { AckLink } from "../../src/core/ack-link"
 import type { Frame } from "../../src/core/frame"
 import { keyNumber, keyWord, TAG_NULL } from "./key"
 
@@ -33,15 +34,15 @@ export interface TextContext {
   seenNearlyFull: boolean
 }
 
+/** The ring fields the abstraction reads, typed against the core's classes (private fields too). */
 interface RingFields {
-  lastSeq: number
-  seen: number[]
-  link: { dsts: number[]; tags: number[]; frames: (Frame | null)[]; deadlines: number[] }
+  lastSeq: RingBaseNode["lastSeq"]
+  seen: RingBaseNode["seen"]
+  link: { dsts: AckLink["dsts"]; tags: AckLink["tags"]; frames: AckLink["frames"]; deadlines: AckLink["deadlines"] }
 }
 
 function ringFields(node: ElectionNode): RingFields | null {
-  const r = node as unknown as Partial<RingFields>
-  return typeof r.lastSeq === "number" && Array.isArray(r.seen) && r.link ? (r as RingFields) : null
+  return node instanceof RingBaseNode ? (node as unknown as RingFields) : null
 }
 
 /** The first seq each node will give (its drawn start plus one), from the initial state. */
@@ -66,7 +67,7 @@ export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: F
   for (const n of nodes) {
     const r = ringFields(n)
     if (!r) continue
-    if (r.seen.length >= SEEN_MESSAGES) seenNearlyFull = true
+    if (2 * r.seen.length >= SEEN_MESSAGES) seenNearlyFull = true
     for (const f of r.link.frames) if (f && f.seq !== 0) live.add(f.seq)
     for (const t of r.link.tags) if (seqOfAckTag(t) !== 0) live.add(seqOfAckTag(t))
   }
@@ -106,12 +107,12 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
     return s + "]"
   }
   if (key === "seen") {
-    if (r.seen.length >= 2 * SEEN_MESSAGES) return null // full: its order decides what goes next
+    if (r.seen.length >= SEEN_MESSAGES) return null // full: its order decides what goes next
     const kept: string[] = []
-    for (let k = 0; k < r.seen.length; k += 2) {
-      const seq = seqOfSeenKey(r.seen[k])
+    for (const tag of r.seen) {
+      const seq = seqOfAckTag(tag)
       if (!ctx.live.has(seq)) continue
-      kept.push(`${r.seen[k] - seq * 256}+${seqName(ctx, seq)}/${r.seen[k + 1]}`)
+      kept.push(`${tag - seq}+${seqName(ctx, seq)}`)
     }
     return "{" + kept.sort().join(",") + "}"
   }
@@ -172,11 +173,11 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
     return true
   }
   if (key === "seen") {
-    if (r.seen.length >= 2 * SEEN_MESSAGES) return false
-    // the kept entries as a multiset: (low bits, giver or -1, age or seq, the entry's second word), sorted
+    if (r.seen.length >= SEEN_MESSAGES) return false
+    // the kept entries as a multiset: (kind and initiator, giver or -1, age or seq), sorted
     const kept: number[][] = []
-    for (let k = 0; k < r.seen.length; k += 2) {
-      const seq = seqOfSeenKey(r.seen[k])
+    for (const tag of r.seen) {
+      const seq = seqOfAckTag(tag)
       if (!ctx.live.has(seq)) continue
       let giver = -1
       let value = seq
@@ -186,9 +187,9 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
           value = ctx.lastSeq[i] - seq
           break
         }
-      kept.push([r.seen[k] - seq * 256, giver, value, r.seen[k + 1]])
+      kept.push([tag - seq, giver, value])
     }
-    kept.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3])
+    kept.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])
     keyWord(kept.length)
     for (const e of kept) for (const v of e) keyNumber(v)
     return true

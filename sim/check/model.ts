@@ -26,6 +26,10 @@
 // timeout longer than any election).
 
 import { createNode } from "../../src/core/algorithms"
+import type { BidRingNode } from "../../src/core/bid-ring"
+import type { EchoNode } from "../../src/core/echo"
+import type { ImprovedBullyNode } from "../../src/core/improved-bully"
+import type { RingBaseNode } from "../../src/core/ring-base"
 import { defaultTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
@@ -145,8 +149,12 @@ export interface StepRecord {
   timerOps: { node: number; timer: number; delay: number }[]
 }
 
+// The core's node fields the search treats specially, by name. Each list is typed against
+// its class (an indexed access type reaches private fields too): a field renamed in the core
+// breaks the build here instead of silently changing what the search hashes.
+
 /** Fields of a node that never change after construction, or that only count (not state). */
-const SKIPPED_FIELDS = new Set([
+const NODE_SKIPPED = [
   "id",
   "ids",
   "index",
@@ -154,10 +162,6 @@ const SKIPPED_FIELDS = new Set([
   "group",
   "timing",
   "algorithm",
-  "ringPos",
-  "neighbors",
-  "suitability",
-  "bid",
   "ignored",
   // read only by the heartbeat watch, which the check runs without
   "lastHeardFromCoordinator",
@@ -166,14 +170,33 @@ const SKIPPED_FIELDS = new Set([
   "clock",
   // set on every frame before it is read (node.ts, fencing)
   "epochBeforeFrame",
-  // read only by the heartbeat watch's probe of a down successor (ring-base.ts believedDown)
-  "downAt",
-])
+] as const
+// downAt is read only by the heartbeat watch's probe of a down successor (ring-base.ts believedDown)
+const RING_SKIPPED = ["ringPos", "downAt"] as const
+const ECHO_SKIPPED = ["neighbors"] as const
+const BID_SKIPPED = ["suitability", "bid"] as const
 /** Fields holding times: hashed relative to the node's clock. */
-const TIME_FIELDS = new Set(["pendingDeadlines", "wonAt"])
+const IMPROVED_BULLY_TIMES = ["wonAt"] as const
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
-const CAPPED_FIELDS: Record<string, number> = { restarts: 2 }
-const SHARED_FIELDS = new Set(["ids", "ringOrder", "timing", "neighbors"])
+const NODE_CAPPED = { restarts: 2 } as const
+/** Ring fields the abstraction writes (abstraction.ts). */
+const RING_ABSTRACTED = ["lastSeq", "link", "seen"] as const
+/** Fields every node of a cluster shares: a clone keeps the original's. */
+const NODE_SHARED = ["ids", "ringOrder", "timing"] as const
+
+// compile-time: every name above is a field of its class
+type CheckedFields = [
+  ElectionNode[(typeof NODE_SKIPPED)[number] | (typeof NODE_SHARED)[number] | keyof typeof NODE_CAPPED],
+  RingBaseNode[(typeof RING_SKIPPED)[number] | (typeof RING_ABSTRACTED)[number]],
+  EchoNode[(typeof ECHO_SKIPPED)[number]],
+  BidRingNode[(typeof BID_SKIPPED)[number]],
+  ImprovedBullyNode[(typeof IMPROVED_BULLY_TIMES)[number]],
+]
+
+const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECHO_SKIPPED, ...BID_SKIPPED])
+const TIME_FIELDS = new Set<string>(IMPROVED_BULLY_TIMES)
+const CAPPED_FIELDS: Record<string, number> = NODE_CAPPED
+const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])
 
 export function checkTiming(): Timing {
   return idealTiming()
@@ -440,7 +463,7 @@ interface FieldPlan {
   caps: number[]
 }
 const plans = new Map<object, FieldPlan>()
-const RING_FIELDS = new Set(["lastSeq", "link", "seen"])
+const RING_FIELDS = new Set<string>(RING_ABSTRACTED)
 
 function planFor(node: ElectionNode): FieldPlan {
   const proto = Object.getPrototypeOf(node) as object

@@ -28,6 +28,8 @@ export class ActiveListRingNode extends RingBaseNode {
     private inquiring = false
     /** The epoch of the election this process takes part in (or took part in last); -1: none. */
     private electionEpoch = -1
+    /** Our election was held to carry a newer epoch to a process whose elect came stale. */
+    private answersStale = false
 
     constructor(config: NodeConfig) {
         super(Algorithm.ActiveListRing, config)
@@ -39,6 +41,7 @@ export class ActiveListRingNode extends RingBaseNode {
     }
 
     protected resetRing() {
+        this.answersStale = false
         this.participating = false
         this.active = []
         this.inquiring = false
@@ -50,8 +53,19 @@ export class ActiveListRingNode extends RingBaseNode {
      * elect messages passed on: a late elect of it is passed on once more, never joined.
      */
     protected override leaveRing() {
+        this.answersStale = false
         this.participating = false
         this.inquiring = false
+    }
+
+    /**
+     * An election held to answer a stale elect must reach its sender, the only carrier of
+     * the newer epoch: a coordinator's heartbeat does not end it (our extension; without
+     * it the sender, a higher process, restarts behind the others for ever: campaign seed
+     * active-list-ring mixed 5953).
+     */
+    protected override carriesOthersElection(): boolean {
+        return this.participating && this.answersStale
     }
 
     protected isRingKind(kind: number): boolean {
@@ -70,6 +84,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected beginElection(now: number, out: Action[]) {
         if (this.participating) return
+        this.answersStale = false
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
@@ -131,7 +146,10 @@ export class ActiveListRingNode extends RingBaseNode {
         // its sender is behind and its election can never finish: hold a newer one, which
         // its elect messages carry to the sender (our extension).
         if (this.electionEpoch >= 0 && epochAfter(this.electionEpoch, epoch)) {
-            if (!this.participating) this.beginElection(now, out)
+            if (!this.participating) {
+                this.beginElection(now, out)
+                this.answersStale = true
+            }
             return true
         }
         if (j === this.id) {
@@ -158,6 +176,7 @@ export class ActiveListRingNode extends RingBaseNode {
             this.electionEpoch = epoch
             this.forgetDown()
             this.participating = true
+            this.answersStale = false
             this.inquiring = false
             this.active = [this.id, j]
             this.enterElection(out)

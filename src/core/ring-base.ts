@@ -244,22 +244,19 @@ export abstract class RingBaseNode extends ElectionNode {
 
     /**
      * False for a copy of a ring message this process has already handled: the same message
-     * (kind, initiator, seq, bid) whatever list it carries. A late ACK makes the sender pass
-     * the message past a live successor, which passes on its own version too: forwarding
-     * each version would fork the message at every late hop and multiply it round the ring.
+     * (kind, initiator, seq) whatever list or bid it carries. A late ACK makes the sender pass
+     * the message past a live successor, which passes on its own version too, and a version's
+     * list and bid grow on its way (ring's ELECTION carries the newest epoch it met):
+     * forwarding each version would fork the message at every late hop and multiply it
+     * round the ring.
      */
     private firstSight(frame: Frame): boolean {
-        const key = ackTag(frame.kind, frame.initiator, frame.seq) * 256
-        const bidKey = frame.bid
-        for (let k = 0; k < this.seen.length; k += 2)
-            if (this.seen[k] === key && this.seen[k + 1] === bidKey) return false
-        if (this.seen.length < 2 * SEEN_MESSAGES) {
-            this.seen.push(key)
-            this.seen.push(bidKey)
-        } else {
+        const key = ackTag(frame.kind, frame.initiator, frame.seq)
+        if (this.seen.indexOf(key) >= 0) return false
+        if (this.seen.length < SEEN_MESSAGES) this.seen.push(key)
+        else {
             this.seen[this.seenNext] = key
-            this.seen[this.seenNext + 1] = bidKey
-            this.seenNext = (this.seenNext + 2) % (2 * SEEN_MESSAGES)
+            this.seenNext = (this.seenNext + 1) % SEEN_MESSAGES
         }
         return true
     }
@@ -304,7 +301,7 @@ export abstract class RingBaseNode extends ElectionNode {
     }
 }
 
-/** What an ACK names of a ring message: its kind, initiator and seq (the ACK carries the kind in `bid`). */
+/** What an ACK names of a ring message, and what `seen` remembers: its kind, initiator and seq (the ACK carries the kind in `bid`). */
 function ackTag(kind: number, initiator: number, seq: number): number {
     return (kind * 65536 + initiator) * 65536 + seq
 }
@@ -312,9 +309,4 @@ function ackTag(kind: number, initiator: number, seq: number): number {
 /** The seq an ACK tag names (`electlab check` renames seqs: sim/check/abstraction.ts). */
 export function seqOfAckTag(tag: number): number {
     return tag % 65536
-}
-
-/** The seq a key of `seen` names (firstSight). */
-export function seqOfSeenKey(key: number): number {
-    return Math.floor(key / 256) % 65536
 }
