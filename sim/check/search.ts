@@ -26,7 +26,7 @@
 // was left unexpanded because of them: every state reachable within the fault budgets
 // was visited.
 
-import { describeFrame } from "../../src/core/algorithms"
+import { describeFrame } from "../../src/core/chart"
 import { checkCluster } from "../../src/core/checker"
 import { Algorithm, algorithmName } from "../../src/core/frame"
 import { indexOfSorted, NO_NODE, Role, roleName } from "../../src/core/node"

@@ -101,6 +101,19 @@ export interface FirmwareImage {
   /** The build folder, removed when the lab stops. */
   folder: string
   mqtt?: ImageConfig["mqtt"]
+  /** Where the image's function code ends (functionCodeEnd). */
+  codeEnd: number
+}
+
+/**
+ * The DeviceScript VM refuses an image whose function code ends past 64 KB (its verifier,
+ * error 1051), though the compiler builds it: docs/devicescript.md.
+ */
+export const MAX_FUNCTION_CODE_END = 0x10000
+
+/** Where a .devs image's function code ends: the functions section's offset plus its length (header words 10 and 11). */
+export function functionCodeEnd(bytecode: Buffer): number {
+  return bytecode.readUInt32LE(40) + bytecode.readUInt32LE(44)
 }
 
 const LINKED = ["node_modules", "services", "boards", "src", "package.json", "devsconfig.json"]
@@ -228,12 +241,21 @@ export async function buildFirmwareImage(config: ImageConfig, name = `ws-${proce
       await promisify(execFile)(process.execPath, [DEVS_CLI, "build", "lab-main.ts"], { cwd: ws })
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string; message: string }
+      const text = err.stderr || err.stdout || err.message
+      if (text.includes("verification error: -1051"))
+        throw new Error(`the lab firmware's code ends past the ${MAX_FUNCTION_CODE_END} bytes the DeviceScript VM accepts (devs build: verification error -1051): make the program smaller`)
       // a compiler message may quote the generated source: never the key
-      throw new Error(`devs build of the lab firmware failed: ${redact(err.stderr || err.stdout || err.message, secrets)}`)
+      throw new Error(`devs build of the lab firmware failed: ${redact(text, secrets)}`)
     }
     if (!existsSync(bin)) throw new Error(`devs build wrote no bytecode at ${bin}`)
     chmodSync(bin, 0o600)
-    return { path: bin, bytes: readFileSync(bin).length, folder: ws, mqtt: config.mqtt }
+    const bytecode = readFileSync(bin)
+    const end = functionCodeEnd(bytecode)
+    if (end > MAX_FUNCTION_CODE_END)
+      throw new Error(
+        `the lab firmware's code ends at byte ${end}, ${end - MAX_FUNCTION_CODE_END} past the ${MAX_FUNCTION_CODE_END} the DeviceScript VM accepts (it would refuse the image): make the program smaller`,
+      )
+    return { path: bin, bytes: bytecode.length, folder: ws, mqtt: config.mqtt, codeEnd: end }
   } catch (e) {
     removeSecretFolder(ws)
     throw e

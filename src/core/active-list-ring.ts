@@ -13,7 +13,7 @@
 // "`active-list-ring`", "The ring family" and, for the epochs, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
-import { Algorithm, Frame, Kind, kindName } from "./frame"
+import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./node"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
@@ -206,12 +206,7 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     name: "active-list-ring",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ActiveListRingNode(config),
-    describeFrame: (frame: Frame) => {
-        if (frame.kind === Kind.ELECTION) return "ELECTION elect(" + frame.initiator + ")"
-        if (frame.kind === Kind.INQUIRY) return "INQUIRY from " + frame.initiator
-        if (frame.kind === Kind.COORDINATOR) return "COORDINATOR " + frame.bid + " epoch=" + frame.epoch
-        return kindName(frame.kind)
-    },
+    frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,

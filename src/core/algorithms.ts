@@ -4,7 +4,7 @@
 import { activeListRingDescriptor } from "./active-list-ring"
 import { bidRingDescriptor } from "./bid-ring"
 import { bullyDescriptor } from "./bully"
-import { AlgorithmDescriptor, kindOnly } from "./descriptor"
+import { AlgorithmDescriptor } from "./descriptor"
 import { echoDescriptor } from "./echo"
 import { Frame } from "./frame"
 import { improvedBullyDescriptor } from "./improved-bully"
@@ -38,8 +38,3 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     return d ? d.create(config) : null
 }
 
-/** A frame as its algorithm's chart shows it. */
-export function describeFrame(frame: Frame): string {
-    const d = descriptorOf(frame.algorithm)
-    return d ? d.describeFrame(frame) : kindOnly(frame)
-}

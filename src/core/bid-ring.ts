@@ -13,8 +13,8 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`bid-ring`" and "The ring family".
 
-import { AlgorithmDescriptor, formatBid } from "./descriptor"
-import { Algorithm, Frame, Kind, kindName } from "./frame"
+import { AlgorithmDescriptor } from "./descriptor"
+import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NO_NODE, NodeConfig, Role, Timing } from "./node"
 import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
@@ -235,13 +235,7 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     name: "bid-ring",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new BidRingNode(config),
-    describeFrame: (frame: Frame) => {
-        if (frame.kind === Kind.ELECTION)
-            return "ELECTION initiator=" + frame.initiator + " bid=" + formatBid(frame.bid)
-        if (frame.kind === Kind.COORDINATOR)
-            return "COORDINATOR " + formatBid(frame.bid) + " initiator=" + frame.initiator + " epoch=" + frame.epoch
-        return kindName(frame.kind)
-    },
+    frameLabels: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: true,

@@ -12,7 +12,7 @@
 // page, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
-import { Algorithm, Frame, Kind, kindName } from "./frame"
+import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM, Timing } from "./node"
 import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
 
@@ -122,14 +122,8 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     name: "bully",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bullyElectionBound(timing), timing),
     create: (config: NodeConfig) => new BullyNode(config),
-    describeFrame: describeBullyFrame,
+    frameLabels: ["COORDINATOR epoch={epoch}"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,
-}
-
-/** Bully frames: COORDINATOR shows its epoch; ELECTION and OK carry nothing more. */
-export function describeBullyFrame(frame: Frame): string {
-    if (frame.kind === Kind.COORDINATOR) return kindName(frame.kind) + " epoch=" + frame.epoch
-    return kindName(frame.kind)
 }

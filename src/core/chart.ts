@@ -2,9 +2,10 @@
 // stable so golden files can diff them. Portable, so the DeviceScript VM prints the very
 // lines the golden files expect (test/vm/golden-1.vm.ts, golden-2.vm.ts).
 
-import { describeFrame } from "./algorithms"
+import { descriptorOf } from "./algorithms"
 import { Summary } from "./summary"
-import { kindName } from "./frame"
+import { Frame, kindName } from "./frame"
+import { mod } from "./portable"
 import { ElectionNode, NO_NODE, Role, roleName } from "./node"
 import { RoleRecord, TraceRecord, TraceType } from "./trace"
 
@@ -87,3 +88,53 @@ export function formatStatus(node: ElectionNode): string {
     const who = node.coordinator === NO_NODE ? "none" : "" + node.coordinator
     return node.id + " " + roleName(node.role) + ", coordinator " + who + ", epoch " + node.epoch
 }
+
+/** A frame as its algorithm's chart shows it (the descriptor's frameLabels). */
+export function describeFrame(frame: Frame): string {
+    const d = descriptorOf(frame.algorithm)
+    return describeWith(d ? d.frameLabels : [], frame)
+}
+
+/**
+ * A frame as a chart shows it: its kind's template from `labels`, or its kind's name. In a
+ * template, {epoch}, {initiator} and {bid} are those fields, {list} the list joined by
+ * commas, {bid:rank} the bid as formatBid writes it, {list:none} the list or "none", and
+ * {initiator:known} the initiator when bid is 1, else "unknown".
+ */
+export function describeWith(labels: string[], frame: Frame): string {
+    const name = kindName(frame.kind)
+    for (let i = 0; i < labels.length; i++) {
+        const t = labels[i]
+        if (t !== name && t.indexOf(name + " ") !== 0) continue
+        let out = ""
+        let at = 0
+        while (at < t.length) {
+            const open = t.indexOf("{", at)
+            if (open < 0) break
+            const close = t.indexOf("}", open)
+            out += t.slice(at, open) + labelField(t.slice(open + 1, close), frame)
+            at = close + 1
+        }
+        return out + t.slice(at)
+    }
+    return name
+}
+
+function labelField(key: string, frame: Frame): string {
+    if (key === "epoch") return "" + frame.epoch
+    if (key === "initiator") return "" + frame.initiator
+    if (key === "bid") return "" + frame.bid
+    if (key === "list") return frame.list.join(",")
+    if (key === "bid:rank") return formatBid(frame.bid)
+    if (key === "list:none") return frame.list.length > 0 ? frame.list.join(",") : "none"
+    if (key === "initiator:known") return frame.bid === 1 ? "" + frame.initiator : "unknown"
+    return "{" + key + "}"
+}
+
+/** A bid as the id, or suitability:id when a suitability prefix is set. */
+export function formatBid(bid: number): string {
+    const suitability = Math.floor(bid / 65536)
+    const id = mod(bid, 65536)
+    return suitability > 0 ? suitability + ":" + id : "" + id
+}
+

@@ -16,7 +16,7 @@
 
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
-import { Algorithm, BROADCAST, Frame, Kind, kindName } from "./frame"
+import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
 import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./node"
 import { convergenceAfterFaults, echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
@@ -268,13 +268,7 @@ export const echoDescriptor: AlgorithmDescriptor = {
     name: "echo",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new EchoNode(config),
-    describeFrame: (frame: Frame) => {
-        const wave = "wave=" + frame.initiator + "/" + frame.epoch
-        if (frame.kind === Kind.ELECTION) return "ELECTION " + wave
-        if (frame.kind === Kind.ECHO) return "ECHO " + wave + " best=" + frame.bid
-        if (frame.kind === Kind.COORDINATOR) return "COORDINATOR " + frame.bid + " " + wave
-        return kindName(frame.kind)
-    },
+    frameLabels: ["ELECTION wave={initiator}/{epoch}", "ECHO wave={initiator}/{epoch} best={bid}", "COORDINATOR {bid} wave={initiator}/{epoch}"],
     usesRingOrder: false,
     usesGraph: true,
     usesSuitability: false,

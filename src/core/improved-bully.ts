@@ -12,7 +12,6 @@
 // Why, the choices the paper leaves open, and the message counts: docs/algorithms.md,
 // "`improved-bully`" and "Seed 004's example".
 
-import { describeBullyFrame } from "./bully"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
@@ -292,14 +291,7 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     name: "improved-bully",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(improvedBullyElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
-    describeFrame: (frame: Frame) => {
-        if (frame.kind === Kind.TABLE) {
-            const coordinator = frame.bid === 1 ? "" + frame.initiator : "unknown"
-            const crashed = frame.list.length > 0 ? frame.list.join(",") : "none"
-            return "TABLE coordinator=" + coordinator + " crashed=" + crashed
-        }
-        return describeBullyFrame(frame)
-    },
+    frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

@@ -13,7 +13,7 @@
 // "`ring`" and "The ring family".
 
 import { AlgorithmDescriptor } from "./descriptor"
-import { Algorithm, Frame, Kind, kindName } from "./frame"
+import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NodeConfig, Role, Timing } from "./node"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
@@ -160,13 +160,7 @@ export const ringDescriptor: AlgorithmDescriptor = {
     name: "ring",
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new RingNode(config),
-    describeFrame: (frame: Frame) => {
-        const list = "[" + frame.list.join(",") + "]"
-        if (frame.kind === Kind.ELECTION) return "ELECTION " + list
-        if (frame.kind === Kind.COORDINATOR)
-            return "COORDINATOR " + frame.bid + " members " + list + " epoch=" + frame.epoch
-        return kindName(frame.kind)
-    },
+    frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
