@@ -5,7 +5,8 @@
 // and (for an option nothing else depends on) where it goes in the spec. (No commander here:
 // the web replay bundles the scenario runner for the browser; see cli-options.ts.)
 
-import { descriptorOf } from "../../src/core/algorithms"
+import { ALGORITHMS, descriptorOf } from "../../src/core/algorithms"
+import type { AlgorithmDescriptor } from "../../src/core/descriptor"
 import { algorithmNames } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
@@ -189,7 +190,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     key: "topology",
     flag: "--topology",
     arg: "t",
-    help: "echo's graph: ring | complete | grid:RxC | FILE (edge list: one 'a b' pair per line; default complete)",
+    help: `${namesWhere((d) => d.usesGraph)}: the graph: ring | complete | grid:RxC | FILE (edge list: one 'a b' pair per line; default complete)`,
     uses: ["sim", "scenario"],
     // read with the ids and the scenario's folder known
     parse: (text) => text,
@@ -198,7 +199,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     key: "suitability",
     flag: "--suitability",
     arg: "list",
-    help: "bid-ring: each process's suitability (0..65535), in the order of the ids (default: the manifest's boards', or 0)",
+    help: `${namesWhere((d) => d.usesSuitability)}: each process's suitability (0..65535), in the order of the ids (default: the manifest's boards', or 0)`,
     uses: ALL,
     parse: (text, where) => {
       const list = parseNumberList(text, where, 0, 65535)
@@ -378,16 +379,16 @@ export function resolveCluster(sources: ClusterSources): ClusterSpec {
     const t = parseTopology(topology.value, topology.where, sources.baseDir)
     // every algorithm runs on the complete graph; only a graph algorithm takes another
     if (!descriptor.usesGraph && t.kind !== "complete")
-      throw new InputError(`applies to echo only (${descriptor.name} does not use a graph: ring algorithms follow the order of the ids, the bullies reach everybody)`, topology.where)
+      throw new InputError(`applies to ${namesWhere((d) => d.usesGraph)} only (${descriptor.name} does not use a graph: ring algorithms follow the order of the ids, the bullies reach everybody)`, topology.where)
     if (descriptor.usesGraph) {
       spec.neighbors = neighborsFor(t, ids, topology.where)
       spec.topology = describeTopology(t)
     }
   }
   const suitability = draft.get<Suitability>("suitability")
-  // a manifest's suitability serves bid-ring only; given for another algorithm it is a mistake
+  // a manifest's suitability serves the algorithms with bids only; given for another one it is a mistake
   if (suitability && (descriptor.usesSuitability || !suitability.fromManifest)) {
-    if (!descriptor.usesSuitability) throw new InputError("applies to bid-ring only", suitability.where)
+    if (!descriptor.usesSuitability) throw new InputError(`applies to ${namesWhere((d) => d.usesSuitability)} only`, suitability.where)
     const list = suitability.value(ids)
     if (list.length !== ids.length)
       throw new InputError(`${list.length} values for ${ids.length} processes (one per id, in the order of the ids)`, suitability.where)
@@ -444,4 +445,11 @@ function resolveTiming(sources: ClusterSources, draft: Draft, network: NetworkNa
       where("coordinator-timeout", "answer-timeout"),
     )
   return timing
+}
+
+/** The names of the algorithms a descriptor test picks, "a or b" (help and error texts). */
+function namesWhere(picks: (d: AlgorithmDescriptor) => boolean): string {
+  return ALGORITHMS.filter(picks)
+    .map((d) => d.name)
+    .join(" or ")
 }

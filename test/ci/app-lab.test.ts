@@ -29,15 +29,16 @@ describe.each(["bus", "mqtt"] as const)("the sensor summary through 10 failovers
     const app = summary.app!
     expect(app.map((b) => b.node)).toEqual([1, 2, 3, 4, 5])
     const figures = JSON.stringify(app)
-    for (const b of app) {
-      expect(b.staleAccepted, `board ${b.node}: ${figures}`).toBe(0)
-      // every board took summaries (board 4 only from 5, which leads about a second per cycle)
+    for (const b of app) expect(b.staleAccepted, `board ${b.node}: ${figures}`).toBe(0)
+    // every board but 5 took summaries (4 only from 5, which leads about a second per cycle);
+    // 5 leads whenever it is up and takes over from 4 as soon as it is back, so it may take none
+    for (const b of app.filter((b) => b.node !== 5)) {
       expect(b.accepted, `board ${b.node}: ${figures}`).toBeGreaterThan(0)
+      expect(b.highestToken, `board ${b.node}`).toMatch(/^\d+\.[45]$/)
     }
     expect(app.reduce((n, b) => n + b.accepted, 0), figures).toBeGreaterThan(50)
-    // the coordinators gathered readings: plain messages reached them
-    expect(app.reduce((n, b) => n + b.received, 0)).toBeGreaterThan(0)
-    for (const b of app) expect(b.highestToken, `board ${b.node}`).toMatch(/^\d+\.[1-5]$/)
+    // both coordinators gathered readings: plain messages reached them
+    for (const n of [4, 5]) expect(app.find((b) => b.node === n)!.received, figures).toBeGreaterThan(0)
   }, 900_000)
 })
 
@@ -63,12 +64,16 @@ describe("a host program joined to a lab of VMs", () => {
       await until("1 accepts an order of 2", () => board(1).highestToken?.endsWith(".2") ?? false)
       const vmToken = board(1).highestToken!
 
+      // node 3's broker login (the lab's broker checks one per node when it has a key)
+      const login = lab.brokerLogin("node-3")
       const host = await joinElection({
         broker: lab.brokerUrl()!,
         id: 3,
         ids: [1, 2, 3],
         timing,
         key: lab.authKey ?? undefined,
+        mqttUser: login?.username,
+        mqttPassword: login?.password,
       })
       const events: string[] = []
       const readings: number[] = []
