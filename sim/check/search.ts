@@ -28,7 +28,8 @@
 
 import { describeFrame } from "../../src/core/chart"
 import { checkCluster } from "../../src/core/checker"
-import { Algorithm, algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/frame"
+import { descriptorOf } from "../../src/core/algorithms"
 import { indexOfSorted, NO_NODE, Role, roleName } from "../../src/core/node"
 import {
   applyEvent,
@@ -495,10 +496,10 @@ export function promisedProperties(config: ModelConfig): Property[] {
   // liveness needs delays below the timeouts
   if (clocked(config.timing)) promised.unshift("eventual-agreement")
   // a recovered process takes over at once, before the old coordinator hears of it; a lost
-  // answer, like a slow one under arbitrary delays, looks like a crash; active-list-ring's
-  // concurrent elections assume links that keep their order, which the bounded model's do
-  // not (the search found two coordinators there)
-  const reorders = config.timing === "bounded" && config.algorithm === Algorithm.ActiveListRing
+  // answer, like a slow one under arbitrary delays, looks like a crash; an algorithm that
+  // needs links in order (active-list-ring's concurrent elections) gets none from the
+  // bounded model (the search found two coordinators there)
+  const reorders = config.timing === "bounded" && descriptorOf(config.algorithm).needsFifoLinks
   if (clocked(config.timing) && config.recoveries === 0 && config.losses === 0 && !reorders) promised.push("unique-coordinator")
   return promised
 }

@@ -210,4 +210,5 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
+    needsFifoLinks: true,
 }

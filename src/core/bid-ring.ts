@@ -239,4 +239,5 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: true,
+    needsFifoLinks: false,
 }

@@ -126,4 +126,5 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,
+    needsFifoLinks: false,
 }

@@ -22,6 +22,8 @@ export interface AlgorithmDescriptor {
     usesGraph: boolean
     /** Bids carry a suitability prefix. */
     usesSuitability: boolean
+    /** Its rules assume links that keep their order (FIFO): where they do not, it may elect two coordinators. */
+    needsFifoLinks: boolean
     /** Longest time from the end of the faults to the last role change, n processes (bounds.ts). */
     convergenceBound: (n: number, timing: Timing) => number
 }

@@ -272,4 +272,5 @@ export const echoDescriptor: AlgorithmDescriptor = {
     usesRingOrder: false,
     usesGraph: true,
     usesSuitability: false,
+    needsFifoLinks: false,
 }

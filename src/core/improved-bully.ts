@@ -295,4 +295,5 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,
+    needsFifoLinks: false,
 }

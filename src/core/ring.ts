@@ -164,4 +164,5 @@ export const ringDescriptor: AlgorithmDescriptor = {
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
+    needsFifoLinks: false,
 }
