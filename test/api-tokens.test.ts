@@ -6,7 +6,10 @@
 import { describe, expect, test } from "vitest"
 import { algorithmName } from "../src/core/frame"
 import { CAMPAIGN_FAMILIES } from "../sim/campaign/plan"
-import { measureRun, type TokenFigures } from "../sim/bench/token-order"
+import { measureRun } from "../sim/bench/token-order"
+import { type TokenFigures, TokenTally } from "../sim/campaign/tokens"
+import type { Engine } from "../src/core/engine"
+import { Role } from "../src/core/node"
 
 const SEEDS = 10
 
@@ -27,5 +30,32 @@ describe("fencing tokens over the campaign's runs", () => {
     const sum = (k: keyof TokenFigures) => totals.reduce((n, f) => n + f[k], 0)
     expect(sum("reusedEpochs")).toBeGreaterThan(0)
     expect(sum("endRefusedRaw")).toBeGreaterThan(0)
+  })
+})
+
+describe("the token tally the campaign judges every run by", () => {
+  test("a follower fenced by an older coordinator's token takes the re-issued one; raw tokens would leave it fenced out", () => {
+    const t = new TokenTally()
+    t.roleChanged(3, Role.Coordinator, 3, 5)
+    t.roleChanged(1, Role.Follower, 3, 5) // takes 5.3
+    t.roleChanged(3, Role.Crashed, -1, 5)
+    t.roleChanged(2, Role.Coordinator, 2, 3) // leads in an older epoch: 3.2
+    t.roleChanged(1, Role.Follower, 2, 5) // refuses 3.2; 2 re-issues above 5.3
+    const nodes = [
+      { id: 1, crashed: false, role: Role.Follower, coordinator: 2 },
+      { id: 2, crashed: false, role: Role.Coordinator, coordinator: 2 },
+      { id: 3, crashed: true, role: Role.Crashed, coordinator: -1 },
+    ]
+    t.judgeEnd({ nodes } as unknown as Engine)
+    expect(t.figures).toEqual({
+      runs: 1,
+      coordinatorships: 2,
+      reusedEpochs: 0,
+      refusedRaw: 1,
+      refusedIssued: 1,
+      staleAccepted: 0,
+      endRefusedRaw: 1,
+      endRefusedIssued: 0,
+    })
   })
 })

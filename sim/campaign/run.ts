@@ -6,6 +6,7 @@ import { algorithmName } from "../../src/core/frame"
 import { ScenarioRunner } from "../scenario"
 import { makePlan, type Family, type Plan, planCommands } from "./plan"
 import { lastChangeOf } from "../../src/core/summary"
+import { TokenTally } from "./tokens"
 
 export interface RunResult {
   seed: number
@@ -37,7 +38,12 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   // up to the quiet phase's end; then on to the bound only if still changing late
   const commands = planCommands(plan, faults)
   const ran = commands.slice(0, commands.indexOf(`run until=${plan.end}`) + 1)
-  ran.forEach((command, i) => runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`))
+  // the election API's fencing tokens, played on every role change
+  const tokens = new TokenTally()
+  ran.forEach((command, i) => {
+    runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`)
+    if (i === 0) tokens.watch(runner.engine!)
+  })
   const engine = runner.engine!
   const long = lastChangeOf(engine) > plan.stableSince && plan.longEnd > plan.end
   if (long) runner.runCommand(`run until=${plan.longEnd}`, `${describePlan(plan)} run on to the bound`)
@@ -45,6 +51,10 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   const violations = [...(runner.lastCheck ?? [])]
   if (engine.maxInFlight > plan.inFlightBudget)
     violations.push(`message storm: ${engine.maxInFlight} election messages in flight at once, budget ${plan.inFlightBudget}`)
+  tokens.judgeEnd(engine)
+  const t = tokens.figures
+  if (t.staleAccepted > 0) violations.push(`fencing: ${t.staleAccepted} orders accepted below a token accepted before`)
+  if (t.endRefusedIssued > 0) violations.push(`fencing: ${t.endRefusedIssued} live followers refuse their coordinator's token at the end`)
   const last = lastChangeOf(engine)
   return {
     seed: plan.seed,

@@ -86,6 +86,8 @@ export class Engine {
     readonly options: EngineOptions
     /** Called for every trace record; null keeps the engine fast. */
     tracer: (record: TraceRecord) => void = null
+    /** Told every role change (cheaper than a tracer: no other record is made for it). */
+    roleObserver: (node: number, role: number, coordinator: number, epoch: number) => void = null
     /** Digest of every trace record (trace.ts), to compare runs (Node against the VM). */
     digest = 0
     digesting = true
@@ -401,6 +403,7 @@ export class Engine {
                 this.timers.cancel(i * MAX_TIMERS + action.timer)
             } else if (action.type === ActionType.RoleChange) {
                 this.episode.roleChanged(i, node, action.role, action.coordinator, now)
+                if (this.roleObserver) this.roleObserver(node.id, action.role, action.coordinator, action.epoch)
                 if (this.tracing())
                     this.emit({
                         type: TraceType.RoleChange,
