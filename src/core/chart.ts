@@ -137,4 +137,3 @@ export function formatBid(bid: number): string {
     const id = mod(bid, 65536)
     return suitability > 0 ? suitability + ":" + id : "" + id
 }
-
