@@ -9,7 +9,8 @@ import { algorithmName } from "../../src/core/frame"
 import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
 import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
 import { counterexampleScenario } from "./replay"
-import { defaultOptions, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
+import { defaultThreads } from "./parallel"
+import { defaultOptions, PARALLEL_AFTER, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
 
 export interface CheckFlags {
   algorithm: string
@@ -26,6 +27,7 @@ export interface CheckFlags {
   maxStates: string
   all?: boolean
   breadthFirst?: boolean
+  threads?: string
   /** commander's negation of --no-reduction. */
   reduction?: boolean
   write?: string
@@ -57,6 +59,7 @@ export function registerCheckCommand(program: Command) {
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
     .option("--max-states <n>", "stop after this many states (memory: about 16 to 32 bytes each, depth first)", "10000000")
     .option("--breadth-first", "search breadth first from the start (memory: a layer of whole states)")
+    .option("--threads <n>", `threads of the depth-first search, once it passes ${PARALLEL_AFTER.toLocaleString("en-US")} states (default: every core, ${defaultThreads()} here)`)
     .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
@@ -120,6 +123,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.all = !!flags.all
   options.reduce = flags.reduction !== false
   if (flags.breadthFirst) options.order = "breadth"
+  if (flags.threads !== undefined) options.threads = parseInteger(flags.threads, "--threads", 1, 64)
   options.progress = (states, depth, seconds) =>
     process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
   const result = search(options)
@@ -153,7 +157,7 @@ export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
     `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "timed" ? "timed" : "any-time"} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
-    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
+    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]
   if (r.violations.length === 0) lines.push("no violation")
   r.violations.forEach((v, i) => {

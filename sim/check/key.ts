@@ -128,6 +128,11 @@ export class StateSet {
     return this.slots.byteLength
   }
 
+  forEach(fn: (lo: number, hi: number) => void) {
+    const s = this.slots
+    for (let i = 0; i < s.length; i += 2) if (s[i] !== 0 || s[i + 1] !== 0) fn(s[i], s[i + 1])
+  }
+
   private grow() {
     const old = this.slots
     const c = 2 * (this.mask + 1)
@@ -159,4 +164,72 @@ export class IntList {
   bytes(): number {
     return this.data.byteLength
   }
+}
+
+/**
+ * A set of 64-bit keys that several threads fill at once: the same open addressing over a
+ * SharedArrayBuffer, a slot claimed by a compare-and-swap on its low word and completed
+ * by writing its high word (a reader that meets a claimed slot waits for the high word).
+ * Neither word is ever 0 in a filled slot (a key's 0 word is mapped to 1). It does not grow
+ * by itself: the search copies it into a larger one while every thread waits (parallel.ts).
+ */
+export class SharedKeyTable {
+  readonly words: Int32Array
+  readonly mask: number
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.words = new Int32Array(buffer)
+    this.mask = this.words.length / 2 - 1
+  }
+
+  static create(slots: number): SharedKeyTable {
+    let c = 1 << 4
+    while (c < slots) c <<= 1
+    return new SharedKeyTable(new SharedArrayBuffer(8 * c))
+  }
+
+  get capacity(): number {
+    return this.mask + 1
+  }
+
+  /** Adds the key; false when it was there already (put there by any thread). */
+  add(lo: number, hi: number): boolean {
+    lo |= 0
+    hi |= 0
+    if (lo === 0) lo = 1
+    if (hi === 0) hi = 1
+    const w = this.words
+    let i = (lo >>> 0) & this.mask
+    for (;;) {
+      let a = Atomics.load(w, 2 * i)
+      if (a === 0) {
+        a = Atomics.compareExchange(w, 2 * i, 0, lo)
+        if (a === 0) {
+          Atomics.store(w, 2 * i + 1, hi)
+          return true
+        }
+      }
+      if (a === lo) {
+        let b = Atomics.load(w, 2 * i + 1)
+        while (b === 0) b = Atomics.load(w, 2 * i + 1)
+        if (b === hi) return false
+      }
+      i = (i + 1) & this.mask
+    }
+  }
+
+  /** Copies every key into `to` (no other thread may touch either meanwhile). */
+  copyInto(to: SharedKeyTable) {
+    const w = this.words
+    for (let i = 0; i < w.length; i += 2) if (w[i] !== 0) to.add(w[i], w[i + 1])
+  }
+
+  bytes(): number {
+    return this.buffer.byteLength
+  }
+}
+
+/** Every key of a StateSet, for a SharedKeyTable to take over. */
+export function keysOf(set: StateSet, to: SharedKeyTable) {
+  set.forEach((lo, hi) => to.add(lo, hi))
 }

@@ -725,7 +725,16 @@ export function isDue(e: Event): boolean {
 }
 
 function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
-  return a.dst === b.dst && frameText(a.frame) === frameText(b.frame) && (!bounded || a.sent === b.sent)
+  return a.dst === b.dst && sameFrame(a.frame, b.frame) && (!bounded || a.sent === b.sent)
+}
+
+/** The fields frameText writes, compared without building it. */
+function sameFrame(a: Frame, b: Frame): boolean {
+  if (a === b) return true
+  if (a.kind !== b.kind || a.epoch !== b.epoch || a.src !== b.src || a.dst !== b.dst) return false
+  if (a.initiator !== b.initiator || a.bid !== b.bid || a.seq !== b.seq || a.list.length !== b.list.length) return false
+  for (let i = 0; i < a.list.length; i++) if (a.list[i] !== b.list[i]) return false
+  return true
 }
 
 /** Carries out node i's actions on the state; `rec` collects them for a trace. */
@@ -891,18 +900,48 @@ export function maxEpoch(s: State): number {
 }
 
 /**
- * The fault-free continuation, in place: every message delivered (oldest first) before
- * any timer fires, timers in time order on one clock, and a follower of an absent
- * coordinator noticing it; when all is quiet but the property does not hold, up to
+ * The message the fault-free continuation delivers next: the oldest (sent first), to the
+ * lowest receiver, from the lowest sender, the first sent on that link; -1 when none is in
+ * flight. In the ideal model it heads its link and, when due, goes to the node the search's
+ * reduction lets step first, unless a lower node has a timer due.
+ */
+export function nextContinuationMessage(s: State): number {
+  const ms = s.messages
+  if (ms.length === 0) return -1
+  let best = 0
+  for (let m = 1; m < ms.length; m++) {
+    const a = ms[m]
+    const b = ms[best]
+    if (a.sent < b.sent || (a.sent === b.sent && (a.dst < b.dst || (a.dst === b.dst && (a.frame.src < b.frame.src || (a.frame.src === b.frame.src && a.uid < b.uid))))))
+      best = m
+  }
+  return best
+}
+
+/**
+ * Ideal model: the delivery among `tried` after which the fault-free continuation goes on
+ * as it would from `s` (its next message, when due), so that judging the state it leads to
+ * judges `s` too; null when there is none. Only deliveries: a chain of such steps ends
+ * within an instant (what is sent is due at the next), at a state judged in full.
+ */
+export function continuationStep(s: State, tried: Event[]): Event | null {
+  const m = nextContinuationMessage(s)
+  if (m < 0 || s.messages[m].sent + DELAY_BOUND > s.clocks[0]) return null
+  for (const e of tried) if (e.type === EventType.Deliver && e.a === m) return e
+  return null
+}
+
+/**
+ * The fault-free continuation, in place: every message delivered (nextContinuationMessage's
+ * order) before any timer fires, timers in time order on one clock, and a follower of an
+ * absent coordinator noticing it; when all is quiet but the property does not hold, up to
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
 export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
   for (let step = 0; step < maxSteps; step++) {
     if (s.messages.length > 0) {
-      let oldest = 0
-      for (let m = 1; m < s.messages.length; m++) if (s.messages[m].uid < s.messages[oldest].uid) oldest = m
-      const msg = removeMessage(s, oldest)
+      const msg = removeMessage(s, nextContinuationMessage(s))
       if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
       continue
     }

@@ -27,19 +27,16 @@
 // was visited.
 
 import { describeFrame } from "../../src/core/chart"
-import { checkCluster } from "../../src/core/checker"
 import { algorithmName } from "../../src/core/frame"
 import { descriptorOf } from "../../src/core/algorithms"
-import { indexOfSorted, NO_NODE, Role, roleName } from "../../src/core/node"
+import { roleName } from "../../src/core/node"
 import {
   applyEvent,
   cloneState,
   clocked,
-  continueFaultFree,
   type Detection,
   detectionOf,
   enabledEvents,
-  isDue,
   stepNode,
   type Event,
   EventType,
@@ -47,38 +44,39 @@ import {
   initialState,
   maxEpoch,
   type ModelConfig,
-  processViews,
   setFrameDescriber,
   type State,
   stateKey,
   type StepRecord,
 } from "./model"
+import {
+  changesWhatIsJudged,
+  chooseStepper,
+  expand,
+  explore,
+  type ExploreOptions,
+  judge,
+  type PathStep,
+  type Property,
+  rootStep,
+  violatesAny,
+} from "./explore"
 import { IntList, StateSet } from "./key"
+import { defaultThreads, MainVisited } from "./parallel"
+
+export { HEARTBEAT_ROUNDS, PROPERTIES, type Property } from "./explore"
 
 setFrameDescriber(describeFrame)
 
-/** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
-export const HEARTBEAT_ROUNDS = 3
-
-export const PROPERTIES = ["eventual-agreement", "unique-coordinator", "valid-coordinator"] as const
-export type Property = (typeof PROPERTIES)[number]
-
-export interface SearchOptions extends ModelConfig {
-  properties: Property[]
+export interface SearchOptions extends ExploreOptions {
   /** Breadth first: most events on a shortest path; deeper states are not expanded (a lower limit than the default searches breadth first). */
   maxDepth: number
-  /** States with a higher epoch are not expanded. */
-  maxEpoch: number
-  /** Stop after this many states (a guard for the machine's memory). */
-  maxStates: number
-  /** Steps the fault-free continuation may take before it counts as never settling. */
-  continuationSteps: number
   /** Keep searching after the first violation (one counterexample per property). */
   all?: boolean
-  /** Ideal model: the partial-order reduction (on unless false). */
-  reduce?: boolean
   /** breadth: breadth first only (else depth first, breadth first when a violation or the depth limit is met). */
   order?: "depth" | "breadth"
+  /** Threads of the depth-first search (default: every core); a search with `visit` runs on one. */
+  threads?: number
   /** Called with each state visited (tests compare searches by it). */
   visit?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
@@ -113,6 +111,8 @@ export interface SearchResult {
   reduced: boolean
   /** depth: the depth-first search found no violation; breadth: the breadth-first one decided. */
   order: "depth" | "breadth"
+  /** Threads that searched. */
+  threads: number
   /** Why the search is not complete (empty when it is). */
   limits: string[]
   seconds: number
@@ -127,24 +127,6 @@ export const DEFAULT_MAX_DEPTH = 200
 
 export function defaultOptions(config: ModelConfig, properties: Property[]): SearchOptions {
   return { ...config, properties, maxDepth: DEFAULT_MAX_DEPTH, maxEpoch: 12, maxStates: 10_000_000, continuationSteps: 2000 }
-}
-
-/** The first broken clause of `property` in state `s`, or "". */
-function judge(s: State, property: Property, options: SearchOptions): string {
-  if (property === "unique-coordinator") {
-    const v = checkCluster(processViews(s)).violations.find((x) => x.startsWith("more than one coordinator"))
-    return v ?? ""
-  }
-  if (property === "valid-coordinator") {
-    if (s.errors.length > 0) return s.errors[0]
-    return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
-  }
-  const c = cloneState(s)
-  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
-  if (steps < 0) return `the fault-free continuation finds no quiet state in ${options.continuationSteps} steps`
-  const verdict = checkCluster(processViews(c))
-  if (verdict.violations.length === 0) return ""
-  return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
 }
 
 /**
@@ -170,94 +152,100 @@ export function search(options: SearchOptions): SearchResult {
   return again
 }
 
+/** States the main thread visits alone before it starts helper threads (small searches never do). */
+export const PARALLEL_AFTER = 20_000
+
 /**
  * Depth first over the same states and transitions as breadthFirst (which successors a
- * state has depends on the state alone, reduction included); null when it met a violation
- * (breadth first finds its shortest trace).
+ * state has depends on the state alone, reduction included), on `threads` threads once it
+ * passes PARALLEL_AFTER states; null when it met a violation (breadth first finds its
+ * shortest trace).
  */
 function depthFirst(options: SearchOptions): SearchResult | null {
   const started = performance.now()
-  const inexactBefore = inexactTexts
-  const root = initialState(options)
-  const visited = new StateSet()
+  const visited = new MainVisited()
   const key = new Uint32Array(2)
   const memory = new MemoryGauge()
-  const limits = new Set<string>()
-  const reduce = options.timing === "ideal" && options.reduce !== false
-  const judgesRoles = options.properties.includes("unique-coordinator")
-  let transitions = 0
-  let depth = 0
-  const violated = (s: State) => options.properties.some((p) => judge(s, p, options) !== "")
-  interface Step {
-    s: State
-    tried: Event[]
-    waiting: Event[]
-    stepper: number
-    visible: boolean
-    next: number
-  }
-  const expand = (s: State): Step | null => {
-    if (maxEpoch(s) > options.maxEpoch) {
-      limits.add(`epoch cap ${options.maxEpoch}`)
-      return null
-    }
-    const enabled = enabledEvents(s, options)
-    const stepper = reduce ? chooseStepper(s, enabled) : -1
-    const tried: Event[] = []
-    const waiting: Event[] = []
-    for (const e of enabled) {
-      const n = stepNode(s, e)
-      if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
-      else tried.push(e)
-    }
-    return { s, tried, waiting, stepper, visible: false, next: 0 }
-  }
-
-  for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
-  stateKey(root, options.timing, key)
-  visited.add(key[0], key[1])
+  const helpers = options.visit ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
+  const root = rootStep(options, visited, key)
   if (options.visit) options.visit(root)
-  if (violated(root)) return null
-  const stack: Step[] = []
-  const first = expand(root)
+  if (violatesAny(root, options)) return null
+  const stack: PathStep[] = []
+  const limits = new Set<string>()
+  const first = expand(root, null, options, limits, false)
   if (first) stack.push(first)
-  let full = false
-  while (stack.length > 0 && !full) {
-    const f = stack[stack.length - 1]
-    if (f.next >= f.tried.length) {
-      stack.pop()
-      continue
-    }
-    const e = f.tried[f.next++]
-    transitions++
-    const t = cloneState(f.s)
-    applyEvent(t, e, options, false)
-    if (f.stepper >= 0 && !f.visible && stepNode(f.s, e) === f.stepper && changesWhatIsJudged(f.s, t, f.stepper, judgesRoles)) {
-      f.visible = true
-      for (const w of f.waiting) f.tried.push(w)
-    }
-    stateKey(t, options.timing, key)
-    if (visited.has(key[0], key[1])) continue
-    if (visited.size >= options.maxStates) {
-      limits.add(`state limit ${options.maxStates}`)
-      full = true
-      break
-    }
-    visited.add(key[0], key[1])
-    if (options.visit) options.visit(t)
-    if (stack.length > depth) depth = stack.length
-    if (visited.size % 10_000 === 0) {
-      memory.sample()
-      if (options.progress && visited.size % 100_000 === 0) options.progress(visited.size, depth, (performance.now() - started) / 1000)
-    }
-    if (violated(t)) return null
-    for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
-    const next = expand(t)
-    if (next) stack.push(next)
+  let nextProgress = 100_000
+  const report = (states: number) => {
+    if (states < nextProgress) return
+    nextProgress = states + 100_000
+    memory.sample()
+    if (options.progress) options.progress(states, depth, (performance.now() - started) / 1000)
   }
-  if (inexactTexts !== inexactBefore) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  let depth = 0
+  let sampled = 0
+  const own = explore(options, visited, stack, {
+    reverse: false,
+    stopped: () => visited.stopped(),
+    visited: (s, path) => {
+      if (options.visit) options.visit(s)
+      if (path.length > depth) depth = path.length
+      if (++sampled % 10_000 === 0) memory.sample()
+      if (helpers > 0 && !visited.parallel && sampled >= PARALLEL_AFTER)
+        visited.handOver(plainOptions(options), pathEvents(path), helpers)
+      report(visited.size())
+    },
+  })
+  if (own.violated || own.limits.has(`state limit ${options.maxStates}`)) visited.stopAll()
+  const results = visited.finish(report)
   memory.sample()
+  for (const r of results) if (r.error) throw new Error(`a helper thread of the search failed: ${r.error}`)
+  if (own.violated || results.some((r) => r.violated)) return null
+  for (const l of own.limits) limits.add(l)
+  let transitions = own.transitions
+  let inexact = own.inexact
+  let heaps = 0
+  for (const r of results) {
+    transitions += r.transitions
+    inexact += r.inexact
+    heaps += r.heapPeak
+    if (r.depth > depth) depth = r.depth
+    for (const l of r.limits) limits.add(l)
+  }
+  if (inexact > 0) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  const states = visited.size()
   const seconds = (performance.now() - started) / 1000
+  return {
+    ...resultHead(options),
+    states,
+    transitions,
+    depth: Math.max(depth, own.depth),
+    complete: limits.size === 0,
+    reduced: options.timing === "ideal" && options.reduce !== false,
+    order: "depth",
+    threads: 1 + results.length,
+    limits: [...limits],
+    seconds: Math.round(seconds * 1000) / 1000,
+    statesPerSecond: Math.round(states / Math.max(seconds, 1e-3)),
+    bytesPerState: Math.round((memory.peak + heaps) / states),
+    violations: [],
+  }
+}
+
+/** What a helper thread needs: the options without the callbacks. */
+function plainOptions(o: SearchOptions): ExploreOptions {
+  const { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection } = o
+  const { properties, maxEpoch, maxStates, continuationSteps, reduce } = o
+  return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, properties, maxEpoch, maxStates, continuationSteps, reduce }
+}
+
+/** The events from the root along a path. */
+function pathEvents(path: PathStep[]): Event[] {
+  const events: Event[] = []
+  for (const step of path) if (step.via) events.push(step.via)
+  return events
+}
+
+function resultHead(options: SearchOptions) {
   return {
     algorithm: algorithmName(options.algorithm),
     nodes: options.nodes,
@@ -268,17 +256,6 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     losses: options.losses,
     duplicates: options.duplicates,
     properties: options.properties,
-    states: visited.size,
-    transitions,
-    depth,
-    complete: limits.size === 0,
-    reduced: reduce,
-    order: "depth",
-    limits: [...limits],
-    seconds: Math.round(seconds * 1000) / 1000,
-    statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
-    bytesPerState: Math.round(memory.peak / visited.size),
-    violations: [],
   }
 }
 
@@ -398,45 +375,13 @@ function breadthFirst(options: SearchOptions): SearchResult {
     complete: limits.size === 0 && !stop,
     reduced: reduce,
     order: "breadth",
+    threads: 1,
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
     statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
     bytesPerState: Math.round(memory.peak / visited.size),
     violations,
   }
-}
-
-/**
- * The lowest node with a step due (a delivery or a timer), when another node has an event
- * of its own that may wait; else -1 (no reduction: at the end of an instant everything is
- * tried, time included).
- */
-function chooseStepper(s: State, enabled: Event[]): number {
-  let lowest = -1
-  for (const e of enabled) {
-    const n = stepNode(s, e)
-    if (n >= 0 && isDue(e) && (lowest < 0 || n < lowest)) lowest = n
-  }
-  if (lowest < 0) return -1
-  for (const e of enabled) {
-    const n = stepNode(s, e)
-    if (n >= 0 && n !== lowest) return lowest
-  }
-  return -1
-}
-
-/**
- * True when node i's step from s to t changed what a checked property reads of a single
- * state: an error; following a non-member (valid-coordinator); taking or leaving the
- * coordinator role (unique-coordinator). Eventual agreement reads no single state: a state
- * the reduction skips finishes its instant into one it visits.
- */
-function changesWhatIsJudged(s: State, t: State, i: number, roles: boolean): boolean {
-  if (t.errors.length !== s.errors.length) return true
-  const before = s.nodes[i]
-  const after = t.nodes[i]
-  if (roles && (before.crashed !== after.crashed || (before.role === Role.Coordinator) !== (after.role === Role.Coordinator))) return true
-  return after.coordinator !== before.coordinator && after.coordinator !== NO_NODE && indexOfSorted(after.ids, after.coordinator) < 0
 }
 
 function pathTo(index: number, parent: IntList, via: IntList): Event[] {

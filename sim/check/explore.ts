@@ -1,0 +1,239 @@
+// The depth-first exploration that one thread of the search runs (search.ts runs it on the
+// main thread, search-worker.ts on each helper): a stack of the states on the current path,
+// each expanded once by the thread that first put its key into the visited set. With a
+// shared set every state is expanded by exactly one thread, so the threads together visit
+// every reachable state however they interleave; each takes the successors in its own order
+// so that they part ways at once.
+
+import { checkCluster } from "../../src/core/checker"
+import { indexOfSorted, NO_NODE, Role } from "../../src/core/node"
+import {
+  applyEvent,
+  cloneState,
+  continueFaultFree,
+  continuationStep,
+  type Event,
+  enabledEvents,
+  inexactTexts,
+  initialState,
+  isDue,
+  maxEpoch,
+  type ModelConfig,
+  processViews,
+  type State,
+  stateKey,
+  stepNode,
+} from "./model"
+
+/** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
+export const HEARTBEAT_ROUNDS = 3
+
+export const PROPERTIES = ["eventual-agreement", "unique-coordinator", "valid-coordinator"] as const
+export type Property = (typeof PROPERTIES)[number]
+
+/** What a thread of the search needs to know (plain data: it crosses to the helpers). */
+export interface ExploreOptions extends ModelConfig {
+  properties: Property[]
+  /** States with a higher epoch are not expanded. */
+  maxEpoch: number
+  /** Stop after this many states (a guard for the machine's memory). */
+  maxStates: number
+  /** Steps the fault-free continuation may take before it counts as never settling. */
+  continuationSteps: number
+  /** Ideal model: the partial-order reduction (on unless false). */
+  reduce?: boolean
+}
+
+/** The first broken clause of `property` in state `s`, or "". */
+export function judge(s: State, property: Property, options: ExploreOptions): string {
+  if (property === "unique-coordinator") {
+    const v = checkCluster(processViews(s)).violations.find((x) => x.startsWith("more than one coordinator"))
+    return v ?? ""
+  }
+  if (property === "valid-coordinator") {
+    if (s.errors.length > 0) return s.errors[0]
+    return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
+  }
+  const c = cloneState(s)
+  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
+  if (steps < 0) return `the fault-free continuation finds no quiet state in ${options.continuationSteps} steps`
+  const verdict = checkCluster(processViews(c))
+  if (verdict.violations.length === 0) return ""
+  return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
+}
+
+/**
+ * The lowest node with a step due (a delivery or a timer), when another node has an event
+ * of its own that may wait; else -1 (no reduction: at the end of an instant everything is
+ * tried, time included).
+ */
+export function chooseStepper(s: State, enabled: Event[]): number {
+  let lowest = -1
+  for (const e of enabled) {
+    const n = stepNode(s, e)
+    if (n >= 0 && isDue(e) && (lowest < 0 || n < lowest)) lowest = n
+  }
+  if (lowest < 0) return -1
+  for (const e of enabled) {
+    const n = stepNode(s, e)
+    if (n >= 0 && n !== lowest) return lowest
+  }
+  return -1
+}
+
+/**
+ * True when node i's step from s to t changed what a checked property reads of a single
+ * state: an error; following a non-member (valid-coordinator); taking or leaving the
+ * coordinator role (unique-coordinator). Eventual agreement reads no single state: a state
+ * the reduction skips finishes its instant into one it visits.
+ */
+export function changesWhatIsJudged(s: State, t: State, i: number, roles: boolean): boolean {
+  if (t.errors.length !== s.errors.length) return true
+  const before = s.nodes[i]
+  const after = t.nodes[i]
+  if (roles && (before.crashed !== after.crashed || (before.role === Role.Coordinator) !== (after.role === Role.Coordinator))) return true
+  return after.coordinator !== before.coordinator && after.coordinator !== NO_NODE && indexOfSorted(after.ids, after.coordinator) < 0
+}
+
+/** Where a thread records the keys it visited: its own set, or the table all threads share. */
+export interface Visited {
+  /** Adds the key; false when it was there already. */
+  add(lo: number, hi: number): boolean
+  /** States visited so far, by every thread. */
+  size(): number
+}
+
+/** A state on the current path, with the successors still to try. */
+export interface PathStep {
+  s: State
+  tried: Event[]
+  waiting: Event[]
+  stepper: number
+  /** A step of the stepper changed what is judged: the waiting steps are tried too. */
+  visible: boolean
+  next: number
+  /** The event that led here from the step below (null at the root). */
+  via: Event | null
+}
+
+export interface ExploreHooks {
+  /** Take each state's successors last first (a second thread's order). */
+  reverse: boolean
+  /** True when the search should end now (another thread met a violation or a limit). */
+  stopped(): boolean
+  /** A new state was visited (not yet expanded); the stack is the path to it. */
+  visited(s: State, path: PathStep[]): void
+}
+
+export interface ExploreResult {
+  transitions: number
+  /** The longest path followed. */
+  depth: number
+  limits: Set<string>
+  /** A state broke a property (breadth first finds the shortest trace). */
+  violated: boolean
+  /** States whose key left out remembered seqs while a buffer was half full. */
+  inexact: number
+}
+
+export function violatesAny(s: State, options: ExploreOptions, properties = options.properties): boolean {
+  return properties.some((p) => judge(s, p, options) !== "")
+}
+
+/** The root's path step, or null when the initial state is a violation. */
+export function rootStep(options: ExploreOptions, visited: Visited, key: Uint32Array): State {
+  const root = initialState(options)
+  for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
+  stateKey(root, options.timing, key)
+  visited.add(key[0], key[1])
+  return root
+}
+
+/** The state's successors to try (null when the epoch cap stops it). */
+export function expand(s: State, via: Event | null, options: ExploreOptions, limits: Set<string>, reverse: boolean): PathStep | null {
+  if (maxEpoch(s) > options.maxEpoch) {
+    limits.add(`epoch cap ${options.maxEpoch}`)
+    return null
+  }
+  const reduce = options.timing === "ideal" && options.reduce !== false
+  const enabled = enabledEvents(s, options)
+  const stepper = reduce ? chooseStepper(s, enabled) : -1
+  const tried: Event[] = []
+  const waiting: Event[] = []
+  for (const e of enabled) {
+    const n = stepNode(s, e)
+    if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
+    else tried.push(e)
+  }
+  if (reverse) {
+    tried.reverse()
+    waiting.reverse()
+  }
+  return { s, tried, waiting, stepper, visible: false, next: 0, via }
+}
+
+/** Rebuilds the path a thread handed over (its events from the root), each step to be expanded again. */
+export function replayPath(options: ExploreOptions, vias: Event[], limits: Set<string>, reverse: boolean): PathStep[] {
+  const stack: PathStep[] = []
+  let s = initialState(options)
+  for (let i = 0; i < s.owned.length; i++) s.owned[i] = false
+  let step = expand(s, null, options, limits, reverse)
+  if (step) stack.push(step)
+  for (const e of vias) {
+    const t = cloneState(s)
+    applyEvent(t, e, options, false)
+    for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
+    step = expand(t, e, options, limits, reverse)
+    if (step) stack.push(step)
+    s = t
+  }
+  return stack
+}
+
+/** Depth first from the path on `stack` until it is empty, a violation, a limit or a stop. */
+export function explore(options: ExploreOptions, visited: Visited, stack: PathStep[], hooks: ExploreHooks): ExploreResult {
+  const inexactBefore = inexactTexts
+  const key = new Uint32Array(2)
+  const limits = new Set<string>()
+  const judgesRoles = options.properties.includes("unique-coordinator")
+  const ideal = options.timing === "ideal"
+  const instantProperties = options.properties.filter((p) => p !== "eventual-agreement")
+  let transitions = 0
+  let depth = 0
+  let violated = false
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]
+    if (f.next >= f.tried.length) {
+      stack.pop()
+      continue
+    }
+    if (hooks.stopped()) break
+    const e = f.tried[f.next++]
+    transitions++
+    const t = cloneState(f.s)
+    applyEvent(t, e, options, false)
+    if (f.stepper >= 0 && !f.visible && stepNode(f.s, e) === f.stepper && changesWhatIsJudged(f.s, t, f.stepper, judgesRoles)) {
+      f.visible = true
+      for (const w of f.waiting) f.tried.push(w)
+    }
+    stateKey(t, options.timing, key)
+    if (visited.size() >= options.maxStates) {
+      limits.add(`state limit ${options.maxStates}`)
+      break
+    }
+    if (!visited.add(key[0], key[1])) continue
+    if (stack.length > depth) depth = stack.length
+    hooks.visited(t, stack)
+    for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
+    const next = expand(t, e, options, limits, hooks.reverse)
+    // where the continuation's first step is a successor this search visits, that
+    // successor's verdict on eventual agreement is this state's too
+    const judged = next && ideal && continuationStep(t, next.tried) ? instantProperties : options.properties
+    if (violatesAny(t, options, judged)) {
+      violated = true
+      break
+    }
+    if (next) stack.push(next)
+  }
+  return { transitions, depth, limits, violated, inexact: inexactTexts - inexactBefore }
+}

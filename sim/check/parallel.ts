@@ -1,0 +1,262 @@
+// The search on several threads, in the manner of multi-core SPIN and LTSmin: every thread
+// runs its own depth-first exploration (explore.ts) over one visited table in shared
+// memory, and a state belongs to the thread that put its key there first. The main thread
+// searches alone until the search proves big (small ones never pay for threads), then hands
+// its current path to helper threads, which rebuild it and take each state's successors in
+// another order, so that they part ways at once.
+//
+// The table grows while every thread waits: a thread that finds it half full raises a flag;
+// each helper stops at its next insert, the main thread copies the keys into a table twice
+// the size and posts it to every helper, and they go on.
+
+import { availableParallelism } from "node:os"
+import { fileURLToPath } from "node:url"
+import { getHeapStatistics } from "node:v8"
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
+import type { Event } from "./model"
+import type { ExploreOptions, Visited } from "./explore"
+import { SharedKeyTable, StateSet } from "./key"
+
+/** Slots of the control array (an Int32Array in shared memory). */
+const COUNT = 0 // states visited by every thread
+const STOP = 1 // a thread met a violation or a limit: all stop
+const GROWING = 2 // a thread found the table half full
+const GENERATION = 3 // bumped each time the table is replaced
+const QUIT = 4 // the main thread is done: a helper that has not begun need not
+const HELPERS = 5 // then one slot per helper: its state
+const NOT_STARTED = 0
+const RUNNING = 1
+const PAUSED = 2 // waiting for the bigger table; inserts nothing until it has it
+const DONE = 3
+
+/** The threads a search uses by default: every core the machine gives. */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(availableParallelism(), 16))
+}
+
+/** What the main thread gives each helper. */
+export interface HelperData {
+  options: ExploreOptions
+  control: SharedArrayBuffer
+  table: SharedArrayBuffer
+  generation: number
+  /** The main thread's path when it handed over, as events from the root. */
+  path: Event[]
+  /** Which helper (1, 2, ...): decides its order of successors. */
+  index: number
+  port: MessagePort
+}
+
+/** What a helper gives back. */
+export interface HelperResult {
+  transitions: number
+  depth: number
+  limits: string[]
+  violated: boolean
+  inexact: number
+  /** Most heap its isolate used. */
+  heapPeak: number
+  error?: string
+}
+
+/** The shared table as one thread sees it: the newest table it was given, and the counters. */
+export class SharedVisited implements Visited {
+  private generation: number
+  constructor(
+    private readonly control: Int32Array,
+    public table: SharedKeyTable,
+    generation: number,
+    /** Called when the table must grow or was replaced (the thread's part of the protocol). */
+    private readonly sync: (self: SharedVisited) => void,
+  ) {
+    this.generation = generation
+  }
+
+  add(lo: number, hi: number): boolean {
+    const c = this.control
+    if (Atomics.load(c, GROWING) !== 0 || Atomics.load(c, GENERATION) !== this.generation) this.sync(this)
+    if (!this.table.add(lo, hi)) return false
+    const n = Atomics.add(c, COUNT, 1) + 1
+    if (2 * n > this.table.capacity) Atomics.store(c, GROWING, 1)
+    return true
+  }
+
+  size(): number {
+    return Atomics.load(this.control, COUNT)
+  }
+
+  replace(table: SharedKeyTable, generation: number) {
+    this.table = table
+    this.generation = generation
+  }
+
+  get current(): number {
+    return this.generation
+  }
+}
+
+/** The main thread's side: alone at first, then with helpers on the shared table. */
+export class MainVisited implements Visited {
+  private local: StateSet | null = new StateSet()
+  private shared: SharedVisited | null = null
+  private control: Int32Array | null = null
+  private helpers: { worker: Worker; port: MessagePort }[] = []
+
+  add(lo: number, hi: number): boolean {
+    if (this.shared) return this.shared.add(lo, hi)
+    return this.local!.add(lo, hi)
+  }
+
+  size(): number {
+    return this.shared ? this.shared.size() : this.local!.size
+  }
+
+  get parallel(): boolean {
+    return this.shared !== null
+  }
+
+  /** Bytes of the visited table. */
+  tableBytes(): number {
+    return this.shared ? this.shared.table.bytes() : this.local!.bytes()
+  }
+
+  /** True when another thread asked every thread to stop. */
+  stopped(): boolean {
+    return this.control !== null && Atomics.load(this.control, STOP) !== 0
+  }
+
+  stopAll() {
+    if (this.control) Atomics.store(this.control, STOP, 1)
+  }
+
+  /**
+   * Moves the keys into shared memory and starts `count` helpers that search from `path`
+   * (the main thread's current path, as events from the root).
+   */
+  handOver(options: ExploreOptions, path: Event[], count: number) {
+    const local = this.local!
+    const control = new Int32Array(new SharedArrayBuffer(4 * (HELPERS + count)))
+    const table = SharedKeyTable.create(8 * local.size)
+    local.forEach((lo, hi) => table.add(lo, hi))
+    Atomics.store(control, COUNT, local.size)
+    this.control = control
+    this.shared = new SharedVisited(control, table, 0, () => this.grow())
+    this.local = null
+    const entry = fileURLToPath(new URL("./search-worker.ts", import.meta.url))
+    // a helper loads TypeScript through tsx, whatever runs the main thread (tsx, vitest)
+    const boot = `import("tsx/esm/api").then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
+    for (let index = 1; index <= count; index++) {
+      const { port1, port2 } = new MessageChannel()
+      const data: HelperData = { options, control: control.buffer as SharedArrayBuffer, table: table.buffer, generation: 0, path, index, port: port2 }
+      const worker = new Worker(boot, { eval: true, workerData: data, transferList: [port2] })
+      worker.unref()
+      this.helpers.push({ worker, port: port1 })
+    }
+  }
+
+  /** Copies the table into one four times the size while every running helper waits. */
+  private grow() {
+    const c = this.control!
+    const shared = this.shared!
+    if (Atomics.load(c, GROWING) === 0) return
+    for (let i = 0; i < this.helpers.length; i++) {
+      // a helper that has not started touches no table before it sees the flag down
+      for (let st = Atomics.load(c, HELPERS + i); st === RUNNING; st = Atomics.load(c, HELPERS + i)) Atomics.wait(c, HELPERS + i, st, 5)
+    }
+    const bigger = SharedKeyTable.create(4 * shared.table.capacity)
+    shared.table.copyInto(bigger)
+    const generation = shared.current + 1
+    for (const h of this.helpers) h.port.postMessage({ table: bigger.buffer, generation })
+    shared.replace(bigger, generation)
+    Atomics.store(c, GROWING, 0)
+    Atomics.store(c, GENERATION, generation)
+    Atomics.notify(c, GENERATION)
+  }
+
+  /**
+   * The main thread is done: waits for the helpers that began (a helper that has not begun
+   * claimed no state, so the main thread's search covered its part), serving growth
+   * meanwhile; `tick` is called about once a second.
+   */
+  finish(tick: (states: number) => void): HelperResult[] {
+    const c = this.control
+    if (!c) return []
+    Atomics.store(c, QUIT, 1)
+    let last = performance.now()
+    for (let i = 0; i < this.helpers.length; ) {
+      if (Atomics.load(c, GROWING) !== 0) this.grow()
+      const st = Atomics.load(c, HELPERS + i)
+      if (st === NOT_STARTED || st === DONE) {
+        i++
+        continue
+      }
+      Atomics.wait(c, HELPERS + i, st, 50)
+      if (performance.now() - last > 1000) {
+        last = performance.now()
+        tick(this.size())
+      }
+    }
+    const results: HelperResult[] = []
+    for (const h of this.helpers) {
+      const m = receiveMessageOnPort(h.port)
+      if (m) results.push(m.message as HelperResult)
+      h.port.close()
+      void h.worker.terminate()
+    }
+    return results
+  }
+}
+
+/**
+ * A helper's side of the protocol. Returns its visited set, or null when the main thread was
+ * already done when it began (then it has nothing to do).
+ */
+export function joinSearch(data: HelperData): SharedVisited | null {
+  const c = new Int32Array(data.control)
+  const slot = HELPERS + data.index - 1
+  Atomics.store(c, slot, RUNNING)
+  if (Atomics.load(c, QUIT) !== 0) return null
+  const pause = (self: SharedVisited) => {
+    // inserts only once the flag is down and the newest table is in hand
+    for (;;) {
+      if (Atomics.load(c, GROWING) !== 0) {
+        Atomics.store(c, slot, PAUSED)
+        Atomics.notify(c, slot)
+        const known = self.current
+        while (Atomics.load(c, GENERATION) === known) Atomics.wait(c, GENERATION, known, 100)
+      }
+      for (let m = receiveMessageOnPort(data.port); m; m = receiveMessageOnPort(data.port)) {
+        const next = m.message as { table: SharedArrayBuffer; generation: number }
+        self.replace(new SharedKeyTable(next.table), next.generation)
+      }
+      Atomics.store(c, slot, RUNNING)
+      if (Atomics.load(c, GROWING) === 0 && Atomics.load(c, GENERATION) === self.current) return
+    }
+  }
+  const visited = new SharedVisited(c, new SharedKeyTable(data.table), data.generation, pause)
+  pause(visited)
+  return visited
+}
+
+/** Ends a helper: its result to the main thread, counted as done. */
+export function leaveSearch(data: HelperData, result: HelperResult) {
+  const c = new Int32Array(data.control)
+  data.port.postMessage(result)
+  data.port.close()
+  Atomics.store(c, HELPERS + data.index - 1, DONE)
+  Atomics.notify(c, HELPERS + data.index - 1)
+}
+
+export function stopAllFrom(data: HelperData) {
+  Atomics.store(new Int32Array(data.control), STOP, 1)
+}
+
+export function stoppedFor(data: HelperData): () => boolean {
+  const c = new Int32Array(data.control)
+  return () => Atomics.load(c, STOP) !== 0
+}
+
+/** Most heap this isolate has used, sampled by the caller. */
+export function heapUsed(): number {
+  return getHeapStatistics().used_heap_size
+}

@@ -1,0 +1,42 @@
+// A helper thread of the search (parallel.ts): rebuilds the main thread's path, then explores
+// depth first on the shared table, taking each state's successors last first.
+
+import { workerData } from "node:worker_threads"
+import { setFrameDescriber } from "./model"
+import { describeFrame } from "../../src/core/chart"
+import { explore, replayPath } from "./explore"
+import { type HelperData, heapUsed, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
+
+setFrameDescriber(describeFrame)
+
+const data = workerData as HelperData
+// the heap the search itself takes: above what the loaded modules hold
+const base = heapUsed()
+let heapPeak = 0
+const sample = () => {
+  heapPeak = Math.max(heapPeak, heapUsed() - base)
+}
+try {
+  const visited = joinSearch(data)
+  if (!visited) leaveSearch(data, { transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak })
+  else {
+    const limits = new Set<string>()
+    const stack = replayPath(data.options, data.path, limits, data.index % 2 === 1)
+    let sampled = 0
+    const stopped = stoppedFor(data)
+    const result = explore(data.options, visited, stack, {
+      reverse: data.index % 2 === 1,
+      stopped,
+      visited: () => {
+        if (++sampled % 10_000 === 0) sample()
+      },
+    })
+    for (const l of limits) result.limits.add(l)
+    if (result.violated || result.limits.has(`state limit ${data.options.maxStates}`)) stopAllFrom(data)
+    sample()
+    leaveSearch(data, { ...result, limits: [...result.limits], heapPeak })
+  }
+} catch (e) {
+  stopAllFrom(data)
+  leaveSearch(data, { transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak, error: String((e as Error).stack ?? e) })
+}
