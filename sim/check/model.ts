@@ -388,7 +388,17 @@ function linkOrder(x: Message, y: Message): number {
 export function sortMessages(s: State, timing: TimingModel) {
   if (s.messages.length < 2) return
   if (timing === "ideal") {
-    s.messages.sort(linkOrder)
+    // nearly in order already (new messages come last): an insertion sort
+    const ms = s.messages
+    for (let i = 1; i < ms.length; i++) {
+      const m = ms[i]
+      let j = i - 1
+      while (j >= 0 && linkOrder(ms[j], m) > 0) {
+        ms[j + 1] = ms[j]
+        j--
+      }
+      ms[j + 1] = m
+    }
     return
   }
   const now = s.clocks[0]
@@ -520,10 +530,32 @@ function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
 }
 
-function keyMessage(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
+/** A message's own key, kept on the message (states share messages and never change one). */
+const MESSAGE_KEY = Symbol("messageKey")
+interface MessageKeyCache {
+  age: number
+  ctx: string
+  lo: number
+  hi: number
+}
+
+/** The message's key into nodeKeyOut: destination, frame and, with one clock, its age. */
+function messageKey(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
+  const age = bounded ? timeValue(m.sent - now) : 0
+  const ctxKey = ctx ? ctx.key : ""
+  const holder = m as Message & { [MESSAGE_KEY]?: MessageKeyCache }
+  const cached = holder[MESSAGE_KEY]
+  if (cached && cached.age === age && cached.ctx === ctxKey) {
+    nodeKeyOut[0] = cached.lo
+    nodeKeyOut[1] = cached.hi
+    return
+  }
+  keyStart()
   keyWord(m.dst)
   keyFrame(m.frame, ctx)
-  if (bounded) keyNumber(timeValue(m.sent - now))
+  if (bounded) keyNumber(age)
+  keyEnd(nodeKeyOut)
+  holder[MESSAGE_KEY] = { age, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
 }
 
 /**
@@ -547,16 +579,21 @@ export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boole
   }
   const bounded = clocked(timing)
   const now = s.clocks[0]
-  let sorted: number[][] | null = null
+  // each message's own key: in link order in the ideal model, else sorted (a multiset)
+  const messageWords = new Uint32Array(2 * s.messages.length)
+  for (let m = 0; m < s.messages.length; m++) {
+    messageKey(s.messages[m], bounded, now, ctx)
+    messageWords[2 * m] = nodeKeyOut[0]
+    messageWords[2 * m + 1] = nodeKeyOut[1]
+  }
   if (timing !== "ideal" && s.messages.length > 1) {
-    sorted = []
-    for (const m of s.messages) {
-      keyStart()
-      keyMessage(m, bounded, now, ctx)
-      keyEnd(nodeKeyOut)
-      sorted.push([nodeKeyOut[0], nodeKeyOut[1]])
-    }
-    sorted.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    const pairs: number[][] = []
+    for (let m = 0; m < s.messages.length; m++) pairs.push([messageWords[2 * m], messageWords[2 * m + 1]])
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    pairs.forEach((p, m) => {
+      messageWords[2 * m] = p[0]
+      messageWords[2 * m + 1] = p[1]
+    })
   }
   keyStart()
   keyWord(s.crashes)
@@ -580,11 +617,7 @@ export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boole
     else keyWord(TAG_NONE)
   }
   keyWord(s.messages.length)
-  if (sorted) for (const k of sorted) {
-    keyWord(k[0])
-    keyWord(k[1])
-  }
-  else for (const m of s.messages) keyMessage(m, bounded, now, ctx)
+  for (let w = 0; w < messageWords.length; w++) keyWord(messageWords[w])
   keyEnd(out)
   return exact
 }

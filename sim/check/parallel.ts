@@ -10,7 +10,7 @@
 // the size and posts it to every helper, and they go on.
 
 import { availableParallelism } from "node:os"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { getHeapStatistics } from "node:v8"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Event } from "./model"
@@ -142,13 +142,18 @@ export class MainVisited implements Visited {
     this.control = control
     this.shared = new SharedVisited(control, table, 0, () => this.grow())
     this.local = null
-    const entry = fileURLToPath(new URL("./search-worker.ts", import.meta.url))
-    // a helper loads TypeScript through tsx, whatever runs the main thread (tsx, vitest)
-    const boot = `import("tsx/esm/api").then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
+    const entry = pathToFileURL(fileURLToPath(new URL("./search-worker.ts", import.meta.url))).href
+    // a helper loads TypeScript through tsx, whatever runs the main thread (tsx, vitest), from
+    // wherever it was started
+    const tsx = typeof import.meta.resolve === "function" ? import.meta.resolve("tsx/esm/api") : "tsx/esm/api"
+    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
     for (let index = 1; index <= count; index++) {
       const { port1, port2 } = new MessageChannel()
       const data: HelperData = { options, control: control.buffer as SharedArrayBuffer, table: table.buffer, generation: 0, path, index, port: port2 }
       const worker = new Worker(boot, { eval: true, workerData: data, transferList: [port2] })
+      // a helper that fails to start claims no state: the main thread's search covers its
+      // part (a helper that fails later says so in its result)
+      worker.on("error", () => {})
       worker.unref()
       this.helpers.push({ worker, port: port1 })
     }

@@ -77,6 +77,8 @@ export interface SearchOptions extends ExploreOptions {
   order?: "depth" | "breadth"
   /** Threads of the depth-first search (default: every core); a search with `visit` runs on one. */
   threads?: number
+  /** States the main thread visits alone before it starts its helpers (default PARALLEL_AFTER). */
+  parallelAfter?: number
   /** Called with each state visited (tests compare searches by it). */
   visit?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
@@ -190,7 +192,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
       if (options.visit) options.visit(s)
       if (path.length > depth) depth = path.length
       if (++sampled % 10_000 === 0) memory.sample()
-      if (helpers > 0 && !visited.parallel && sampled >= PARALLEL_AFTER)
+      if (helpers > 0 && !visited.parallel && sampled >= (options.parallelAfter ?? PARALLEL_AFTER))
         visited.handOver(plainOptions(options), pathEvents(path), helpers)
       report(visited.size())
     },

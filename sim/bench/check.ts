@@ -1,0 +1,72 @@
+// The exhaustive check's speed and memory, its searches side by side in one run: breadth
+// first on one thread (layers of whole states kept, eventual agreement judged at every
+// state) against depth first (keys only, judged once per chain of deliveries) on one thread
+// and on every core. Each search runs in its own process, so that none inherits another's heap.
+//   npx tsx sim/bench/check.ts            (npm run bench:check)
+
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
+import { defaultThreads } from "../check/parallel"
+
+interface Row {
+  label: string
+  args: string[]
+}
+
+interface Figures {
+  states: number
+  complete: boolean
+  seconds: number
+  statesPerSecond: number
+  bytesPerState: number
+  threads: number
+}
+
+const bin = join(import.meta.dirname, "..", "..", "bin", "electlab.js")
+const cores = defaultThreads()
+
+function run(args: string[]): Figures {
+  const r = spawnSync(process.execPath, [bin, "check", ...args, "--json"], { encoding: "utf8", maxBuffer: 1 << 26 })
+  if (r.status !== 0) throw new Error(`electlab check ${args.join(" ")} exited ${r.status}: ${r.stderr.slice(-500)}`)
+  return JSON.parse(r.stdout) as Figures
+}
+
+const cases: { name: string; flags: string[]; rows: Row[] }[] = [
+  {
+    name: "ring, N = 4",
+    flags: ["--algorithm", "ring", "--nodes", "4"],
+    rows: [
+      { label: "breadth first, 1 thread", args: ["--breadth-first"] },
+      { label: "depth first, 1 thread", args: ["--threads", "1"] },
+      { label: `depth first, ${cores} threads`, args: ["--threads", String(cores)] },
+    ],
+  },
+  {
+    name: "echo, N = 4",
+    flags: ["--algorithm", "echo", "--nodes", "4"],
+    rows: [
+      // the whole search breadth first needs about 12 GB of heap: its first 300,000 states
+      { label: "breadth first, 1 thread (first 300,000 states)", args: ["--breadth-first", "--max-states", "300000"] },
+      { label: "depth first, 1 thread", args: ["--threads", "1"] },
+      { label: `depth first, ${cores} threads`, args: ["--threads", String(cores)] },
+    ],
+  },
+]
+
+const lines = [
+  "| search (one crash, one recovery, one loss) | states | seconds | states/s | bytes/state | speed-up |",
+  "| --- | ---: | ---: | ---: | ---: | ---: |",
+]
+for (const c of cases) {
+  let base = 0
+  for (const row of c.rows) {
+    const f = run([...c.flags, ...row.args])
+    if (base === 0) base = f.statesPerSecond
+    const done = f.complete ? "" : " (stopped)"
+    lines.push(
+      `| ${c.name}: ${row.label} | ${f.states.toLocaleString("en-US")}${done} | ${f.seconds.toFixed(1)} | ${f.statesPerSecond.toLocaleString("en-US")} | ${f.bytesPerState.toLocaleString("en-US")} | ${(f.statesPerSecond / base).toFixed(1)}× |`,
+    )
+    process.stderr.write(lines[lines.length - 1] + "\n")
+  }
+}
+process.stdout.write(lines.join("\n") + "\n")
