@@ -30,6 +30,7 @@ import type { BidRingNode } from "../../src/core/bid-ring"
 import type { EchoNode } from "../../src/core/echo"
 import type { ImprovedBullyNode } from "../../src/core/improved-bully"
 import type { RingBaseNode } from "../../src/core/ring-base"
+import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
@@ -153,6 +154,8 @@ export interface StepRecord {
 // its class (an indexed access type reaches private fields too): a field renamed in the core
 // breaks the build here instead of silently changing what the search hashes.
 
+/** Fields of a class a node holds that hold times: hashed relative to the node's clock, as the node's own are. */
+const ACK_LINK_TIMES = ["deadlines"] as const
 /** Fields of a node that never change after construction, or that only count (not state). */
 const NODE_SKIPPED = [
   "id",
@@ -191,12 +194,15 @@ type CheckedFields = [
   EchoNode[(typeof ECHO_SKIPPED)[number]],
   BidRingNode[(typeof BID_SKIPPED)[number]],
   ImprovedBullyNode[(typeof IMPROVED_BULLY_TIMES)[number]],
+  AckLink[(typeof ACK_LINK_TIMES)[number]],
 ]
 
 const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECHO_SKIPPED, ...BID_SKIPPED])
 const TIME_FIELDS = new Set<string>(IMPROVED_BULLY_TIMES)
 const CAPPED_FIELDS: Record<string, number> = NODE_CAPPED
 const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])
+/** Time fields of the classes a node holds, by prototype (the ring's link has its own key, abstraction.ts). */
+const NESTED_TIMES = new Map<object, Set<string>>([[AckLink.prototype, new Set<string>(ACK_LINK_TIMES)]])
 
 export function checkTiming(): Timing {
   return idealTiming()
@@ -335,8 +341,9 @@ function valueText(v: unknown, clock: number, isTime: boolean): string {
     return s + "]"
   }
   const o = v as Record<string, unknown>
+  const times = NESTED_TIMES.get(Object.getPrototypeOf(o) as object)
   let s = "{"
-  for (const k of Object.keys(o)) s += k + ":" + valueText(o[k], clock, false) + ";"
+  for (const k of Object.keys(o)) s += k + ":" + valueText(o[k], clock, times !== undefined && times.has(k)) + ";"
   return s + "}"
 }
 
@@ -459,9 +466,10 @@ function keyValue(v: unknown, clock: number, isTime: boolean) {
     // a class's fields come in one order: their count stands for their names
     const o = v as Record<string, unknown>
     const keys = Object.keys(o)
+    const times = NESTED_TIMES.get(Object.getPrototypeOf(o) as object)
     keyWord(TAG_OBJECT)
     keyWord(keys.length)
-    for (let i = 0; i < keys.length; i++) keyValue(o[keys[i]], clock, false)
+    for (let i = 0; i < keys.length; i++) keyValue(o[keys[i]], clock, times !== undefined && times.has(keys[i]))
   }
 }
 
