@@ -362,15 +362,7 @@ function breadthFirst(options: SearchOptions): SearchResult {
   memory.sample()
   const seconds = (performance.now() - started) / 1000
   return {
-    algorithm: algorithmName(options.algorithm),
-    nodes: options.nodes,
-    timing: options.timing,
-    detection: detectionOf(options),
-    crashes: options.crashes,
-    recoveries: options.recoveries,
-    losses: options.losses,
-    duplicates: options.duplicates,
-    properties: options.properties,
+    ...resultHead(options),
     states: visited.size,
     transitions,
     depth,
