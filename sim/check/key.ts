@@ -223,13 +223,4 @@ export class SharedKeyTable {
     const w = this.words
     for (let i = 0; i < w.length; i += 2) if (w[i] !== 0) to.add(w[i], w[i + 1])
   }
-
-  bytes(): number {
-    return this.buffer.byteLength
-  }
-}
-
-/** Every key of a StateSet, for a SharedKeyTable to take over. */
-export function keysOf(set: StateSet, to: SharedKeyTable) {
-  set.forEach((lo, hi) => to.add(lo, hi))
 }

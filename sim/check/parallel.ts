@@ -115,11 +115,6 @@ export class MainVisited implements Visited {
     return this.shared !== null
   }
 
-  /** Bytes of the visited table. */
-  tableBytes(): number {
-    return this.shared ? this.shared.table.bytes() : this.local!.bytes()
-  }
-
   /** True when another thread asked every thread to stop. */
   stopped(): boolean {
     return this.control !== null && Atomics.load(this.control, STOP) !== 0
