@@ -140,8 +140,8 @@ export function violatesAny(s: State, options: ExploreOptions, properties = opti
   return properties.some((p) => judge(s, p, options) !== "")
 }
 
-/** The root's path step, or null when the initial state is a violation. */
-export function rootStep(options: ExploreOptions, visited: Visited, key: Uint32Array): State {
+/** The initial state, its key put in the visited set. */
+export function visitRoot(options: ExploreOptions, visited: Visited, key: Uint32Array): State {
   const root = initialState(options)
   for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
   stateKey(root, options.timing, key)

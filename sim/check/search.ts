@@ -58,7 +58,7 @@ import {
   judge,
   type PathStep,
   type Property,
-  rootStep,
+  visitRoot,
   violatesAny,
 } from "./explore"
 import { IntList, StateSet } from "./key"
@@ -169,7 +169,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   const key = new Uint32Array(2)
   const memory = new MemoryGauge()
   const helpers = options.visit ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
-  const root = rootStep(options, visited, key)
+  const root = visitRoot(options, visited, key)
   if (options.visit) options.visit(root)
   if (violatesAny(root, options)) return null
   const stack: PathStep[] = []
