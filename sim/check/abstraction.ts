@@ -13,12 +13,13 @@
 //   Two states merged this way may remember different numbers of such seqs; the buffer
 //   never fills as long as each remembers fewer than half of it, which the search checks
 //   (`seenNearlyFull`: the search is then not complete).
-// - An acknowledged link's deadlines are written relative to the node's clock.
+// - An acknowledged link's deadlines are written relative to the node's clock, one already
+//   reached as 0 (the link only ever asks whether a deadline has come).
 
 import type { ElectionNode } from "../../src/core/node"
 import { RingBaseNode, SEEN_MESSAGES, seqOfAckTag } from "../../src/core/ring-base"
 import type { AckLink } from "../../src/core/ack-link"
-import type { Frame } from "../../src/core/frame"
+import { type Frame, Kind } from "../../src/core/frame"
 import { keyNumber, keyWord, TAG_NULL } from "./key"
 
 /** What the text of one state depends on besides each node's own fields. */
@@ -63,7 +64,7 @@ export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: F
   if (!ring) return null
   const live = new Set<number>()
   let seenNearlyFull = false
-  for (const f of frames) if (f.seq !== 0) live.add(f.seq)
+  for (const f of frames) if (keyedSeq(f) !== 0) live.add(f.seq)
   for (const n of nodes) {
     const r = ringFields(n)
     if (!r) continue
@@ -75,6 +76,14 @@ export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: F
   return { firstSeq, lastSeq, live, key, seenNearlyFull }
 }
 
+/**
+ * A frame's seq as the state holds it: a heartbeat's number is read only by the adaptive
+ * detector, which the check does not run, and would make every period a new state.
+ */
+export function keyedSeq(f: Frame): number {
+  return f.kind === Kind.HEARTBEAT ? 0 : f.seq
+}
+
 /** A seq as who gave it and its age, or as it is. */
 export function seqName(ctx: TextContext | null, seq: number): string {
   if (seq === 0 || !ctx) return String(seq)
@@ -84,7 +93,7 @@ export function seqName(ctx: TextContext | null, seq: number): string {
 }
 
 export function frameTextNamed(f: Frame, ctx: TextContext | null): string {
-  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${seqName(ctx, f.seq)},${f.list.join(".")}`
+  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${seqName(ctx, keyedSeq(f))},${f.list.join(".")}`
 }
 
 /**
@@ -102,7 +111,7 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
       const tag = l.tags[k]
       const seq = seqOfAckTag(tag)
       const f = l.frames[k]
-      s += `${l.dsts[k]}:${tag - seq}+${seqName(ctx, seq)}:${f ? frameTextNamed(f, ctx) : "_"}@${l.deadlines[k] - clock};`
+      s += `${l.dsts[k]}:${tag - seq}+${seqName(ctx, seq)}:${f ? frameTextNamed(f, ctx) : "_"}@${Math.max(l.deadlines[k] - clock, 0)};`
     }
     return s + "]"
   }
@@ -146,7 +155,7 @@ export function keyFrame(f: Frame, ctx: TextContext | null) {
   keyNumber(f.dst)
   keyNumber(f.initiator)
   keyNumber(f.bid)
-  keySeq(ctx, f.seq)
+  keySeq(ctx, keyedSeq(f))
   keyWord(f.list.length)
   for (let i = 0; i < f.list.length; i++) keyNumber(f.list[i])
 }
@@ -168,7 +177,7 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
       keySeq(ctx, seq)
       if (f) keyFrame(f, ctx)
       else keyWord(TAG_NULL)
-      keyNumber(l.deadlines[k] - clock)
+      keyNumber(Math.max(l.deadlines[k] - clock, 0))
     }
     return true
   }

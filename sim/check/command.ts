@@ -48,7 +48,7 @@ export function registerCheckCommand(program: Command) {
     )
     .option(
       "--detection <when>",
-      `${DETECTIONS.join(" | ")}: a follower notices its coordinator's crash when its detector times out (${DETECT_DELAY} ticks after; ideal's default), or at any point (the others')`,
+      `${DETECTIONS.join(" | ")}: a follower notices its coordinator's crash when its detector times out (${DETECT_DELAY} ticks after; ideal's default), at any point (the others'), or by the nodes' own heartbeats and failure timeout, with the handover`,
     )
     .option("--crashes <k>", "most crashes, at any point", "1")
     .option("--recoveries <k>", "most recoveries", "1")
@@ -113,8 +113,8 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
     losses: parseInteger(flags.losses, "--losses", 0, 10),
     duplicates: parseInteger(flags.duplicates, "--duplicates", 0, 10),
   }
-  if (config.timing === "arbitrary" && config.detection === "timed")
-    throw new InputError("timed detection needs one clock: use it with --timing ideal or bounded", "--detection")
+  if (config.timing === "arbitrary" && (config.detection === "timed" || config.detection === "heartbeats"))
+    throw new InputError(`${config.detection} detection needs one clock: use it with --timing ideal or bounded`, "--detection")
   const properties = flags.property ? parseProperties(flags.property, "--property") : promisedProperties(config)
   const options = defaultOptions(config, properties)
   options.maxDepth = parseInteger(flags.maxDepth, "--max-depth", 1, 1e6)
@@ -155,7 +155,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
 
 export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
-    `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "timed" ? "timed" : "any-time"} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
+    `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "any" ? "any-time" : r.detection} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
     `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]

@@ -7,6 +7,7 @@
 
 import { checkCluster } from "../../src/core/checker"
 import { indexOfSorted, NO_NODE, Role } from "../../src/core/node"
+import { fencedOut } from "./fence"
 import {
   applyEvent,
   cloneState,
@@ -28,7 +29,7 @@ import {
 /** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
 export const HEARTBEAT_ROUNDS = 3
 
-export const PROPERTIES = ["eventual-agreement", "unique-coordinator", "valid-coordinator"] as const
+export const PROPERTIES = ["eventual-agreement", "unique-coordinator", "valid-coordinator", "fenced"] as const
 export type Property = (typeof PROPERTIES)[number]
 
 /** What a thread of the search needs to know (plain data: it crosses to the helpers). */
@@ -44,8 +45,21 @@ export interface ExploreOptions extends ModelConfig {
   reduce?: boolean
 }
 
-/** The first broken clause of `property` in state `s`, or "". */
-export function judge(s: State, property: Property, options: ExploreOptions): string {
+/**
+ * The first broken clause of `property` in state `s`, or "". `full` false: only what the
+ * state itself shows (the caller judges its fault-free continuation through a successor).
+ */
+export function judge(s: State, property: Property, options: ExploreOptions, full = true): string {
+  if (property === "fenced") {
+    if (!s.fence) throw new Error("the fenced property needs the model's tokens (ModelConfig.tokens)")
+    if (s.fence.broken) return s.fence.broken
+    if (!full) return ""
+    const c = cloneState(s)
+    // a continuation that does not settle is eventual agreement's to report
+    if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS) < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
+    const out = c.fence!.broken || fencedOut(c.fence!, c.nodes)
+    return out ? `after the fault-free continuation: ${out}` : ""
+  }
   if (property === "unique-coordinator") {
     const v = checkCluster(processViews(s)).violations.find((x) => x.startsWith("more than one coordinator"))
     return v ?? ""
@@ -56,7 +70,7 @@ export function judge(s: State, property: Property, options: ExploreOptions): st
   }
   const c = cloneState(s)
   const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
-  if (steps < 0) return `the fault-free continuation finds no quiet state in ${options.continuationSteps} steps`
+  if (steps < 0) return `the fault-free continuation finds no ${s.nodes[0].timing.heartbeatInterval > 0 ? "settled" : "quiet"} state in ${options.continuationSteps} steps`
   const verdict = checkCluster(processViews(c))
   if (verdict.violations.length === 0) return ""
   return `after the fault-free continuation (${steps} steps): ${verdict.violations.join("; ")}`
@@ -136,8 +150,13 @@ export interface ExploreResult {
   inexact: number
 }
 
-export function violatesAny(s: State, options: ExploreOptions, properties = options.properties): boolean {
-  return properties.some((p) => judge(s, p, options) !== "")
+/** `full` false: eventual agreement and the continuation's part of fenced are judged through a successor. */
+export function violatesAny(s: State, options: ExploreOptions, full = true): boolean {
+  for (const p of options.properties) {
+    if (!full && p === "eventual-agreement") continue
+    if (judge(s, p, options, full) !== "") return true
+  }
+  return false
 }
 
 /** The initial state, its key put in the visited set. */
@@ -197,7 +216,6 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
   const limits = new Set<string>()
   const judgesRoles = options.properties.includes("unique-coordinator")
   const ideal = options.timing === "ideal"
-  const instantProperties = options.properties.filter((p) => p !== "eventual-agreement")
   let transitions = 0
   let depth = 0
   let violated = false
@@ -227,9 +245,9 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
     const next = expand(t, e, options, limits, hooks.reverse)
     // where the continuation's first step is a successor this search visits, that
-    // successor's verdict on eventual agreement is this state's too
-    const judged = next && ideal && continuationStep(t, next.tried) ? instantProperties : options.properties
-    if (violatesAny(t, options, judged)) {
+    // successor's verdict on the continuation is this state's too
+    const full = !(next && ideal && continuationStep(t, next.tried))
+    if (violatesAny(t, options, full)) {
       violated = true
       break
     }

@@ -18,12 +18,15 @@
 //   are independent within it, which the search's reduction uses (search.ts).
 // Environment: at most K crashes (any live node, any time), K recoveries, L losses and
 // D duplications of a message in flight; a live follower whose coordinator is crashed
-// notices it ("detect"; the check runs without heartbeats): `timed` (the ideal model's
-// default), exactly DETECT_DELAY after it began to follow an absent one, as a fixed timeout
-// on heartbeats that all come on time would; `any`, at any point (a perfect failure
-// detector, the other models' default). The fault-free continuation also lets a follower
-// of a live process that does not lead notice it, once nothing else is pending (a failure
-// timeout longer than any election).
+// notices it ("detect"): `timed` (the ideal model's default), exactly DETECT_DELAY after it
+// began to follow an absent one, as a fixed timeout on heartbeats that all come on time
+// would; `any`, at any point (a perfect failure detector, the other models' default). The
+// fault-free continuation also lets a follower of a live process that does not lead
+// notice it, once nothing else is pending (a failure timeout longer than any election).
+// `heartbeats`: no detect events; the nodes run their own failure detector (heartbeats
+// every 10 ticks, the fixed 25-tick timeout of the ideal profile), and with it the
+// handover a recovered or contesting process uses to take the role (node.ts). Heartbeats
+// are messages like any other: they may be lost, and they interleave with the election.
 
 import { createNode } from "../../src/core/algorithms"
 import type { BidRingNode } from "../../src/core/bid-ring"
@@ -32,7 +35,8 @@ import type { ImprovedBullyNode } from "../../src/core/improved-bully"
 import type { RingBaseNode } from "../../src/core/ring-base"
 import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming } from "../../src/core/timing"
-import { firstSeqs, frameTextNamed, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
+import { cloneFenceState, type FenceState, fenceText, keyFence, maxTokenEpoch, newFenceState, settleTokens, type TokenRule } from "./fence"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
@@ -52,7 +56,7 @@ export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]
 
 /** When a follower notices that its coordinator crashed: when its detector times out, or at any point. */
-export const DETECTIONS = ["timed", "any"] as const
+export const DETECTIONS = ["timed", "any", "heartbeats"] as const
 export type Detection = (typeof DETECTIONS)[number]
 
 /** Bounded model: most time a message spends in flight; ideal model: the time it spends (the ideal network's one tick). */
@@ -69,12 +73,19 @@ export interface ModelConfig {
   recoveries: number
   losses: number
   duplicates: number
-  /** Default: timed in the ideal model, any in the others (timed needs one clock). */
+  /** Default: timed in the ideal model, any in the others (timed and heartbeats need one clock). */
   detection?: Detection
+  /** Keep fencing tokens beside the nodes (the `fenced` property; fence.ts): the API's, or the election's raw (epoch, id). */
+  tokens?: TokenRule
 }
 
 export function detectionOf(config: ModelConfig): Detection {
   return config.detection ?? (config.timing === "ideal" ? "timed" : "any")
+}
+
+/** True when the nodes run their own heartbeats and failure detector. */
+export function heartbeatsOn(config: ModelConfig): boolean {
+  return detectionOf(config) === "heartbeats"
 }
 
 /** True for the models with one clock that only moves when nothing is due. */
@@ -113,6 +124,8 @@ export interface State {
   firstSeq: number[]
   /** Timed detection: since when node i is a live follower of an absent coordinator, or -1. */
   absentSince: number[]
+  /** The election API's fencing tokens (fence.ts), or null when the search does not judge them. */
+  fence: FenceState | null
 }
 
 export enum EventType {
@@ -154,7 +167,10 @@ export interface StepRecord {
 // its class (an indexed access type reaches private fields too): a field renamed in the core
 // breaks the build here instead of silently changing what the search hashes.
 
-/** Fields of a class a node holds that hold times: hashed relative to the node's clock, as the node's own are. */
+/**
+ * Fields of a class a node holds that hold deadlines: hashed relative to the node's clock,
+ * a deadline already reached as 0 (an acknowledged link only asks whether one has come).
+ */
 const ACK_LINK_TIMES = ["deadlines"] as const
 /** Fields of a node that never change after construction, or that only count (not state). */
 const NODE_SKIPPED = [
@@ -166,9 +182,10 @@ const NODE_SKIPPED = [
   "timing",
   "algorithm",
   "ignored",
-  // read only by the heartbeat watch, which the check runs without
-  "lastHeardFromCoordinator",
+  // the fixed detector (the only one the check runs) holds its timeout and nothing else
   "detector",
+  // numbers heartbeats for the adaptive detector only (frames' heartbeat seqs: abstraction.ts)
+  "heartbeatSeq",
   // the time of the event being handled, set on every entry: not state between events
   "clock",
   // set on every frame before it is read (node.ts, fencing)
@@ -178,8 +195,16 @@ const NODE_SKIPPED = [
 const RING_SKIPPED = ["ringPos", "downAt"] as const
 const ECHO_SKIPPED = ["neighbors"] as const
 const BID_SKIPPED = ["suitability", "bid"] as const
-/** Fields holding times: hashed relative to the node's clock. */
-const IMPROVED_BULLY_TIMES = ["wonAt"] as const
+/**
+ * When the coordinator was last heard: read only by the heartbeat watch. Without heartbeats
+ * left out; with them hashed as its age, capped at the failure timeout (older is as old:
+ * the watch suspects at once, and a claim sees no sitting coordinator).
+ */
+const NODE_HEARD = ["lastHeardFromCoordinator"] as const
+/** A time the watch waits until: hashed as the time left, 0 once past (past is past). */
+const NODE_UNTIL = ["claimedUntil"] as const
+/** Times only ever compared for equality with a later event's time: hashed as now or past (or none). */
+const IMPROVED_BULLY_INSTANTS = ["wonAt"] as const
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
 const NODE_CAPPED = { restarts: 2 } as const
 /** Ring fields the abstraction writes (abstraction.ts). */
@@ -189,29 +214,51 @@ const NODE_SHARED = ["ids", "ringOrder", "timing"] as const
 
 // compile-time: every name above is a field of its class
 type CheckedFields = [
-  ElectionNode[(typeof NODE_SKIPPED)[number] | (typeof NODE_SHARED)[number] | keyof typeof NODE_CAPPED],
+  ElectionNode[(typeof NODE_SKIPPED)[number] | (typeof NODE_SHARED)[number] | keyof typeof NODE_CAPPED | (typeof NODE_HEARD)[number] | (typeof NODE_UNTIL)[number]],
   RingBaseNode[(typeof RING_SKIPPED)[number] | (typeof RING_ABSTRACTED)[number]],
   EchoNode[(typeof ECHO_SKIPPED)[number]],
   BidRingNode[(typeof BID_SKIPPED)[number]],
-  ImprovedBullyNode[(typeof IMPROVED_BULLY_TIMES)[number]],
+  ImprovedBullyNode[(typeof IMPROVED_BULLY_INSTANTS)[number]],
   AckLink[(typeof ACK_LINK_TIMES)[number]],
 ]
 
 const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECHO_SKIPPED, ...BID_SKIPPED])
-const TIME_FIELDS = new Set<string>(IMPROVED_BULLY_TIMES)
+const INSTANT_FIELDS = new Set<string>(IMPROVED_BULLY_INSTANTS)
 const CAPPED_FIELDS: Record<string, number> = NODE_CAPPED
+const HEARD_FIELDS = new Set<string>(NODE_HEARD)
+const UNTIL_FIELDS = new Set<string>(NODE_UNTIL)
 const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])
 /** Time fields of the classes a node holds, by prototype (the ring's link has its own key, abstraction.ts). */
 const NESTED_TIMES = new Map<object, Set<string>>([[AckLink.prototype, new Set<string>(ACK_LINK_TIMES)]])
 
-export function checkTiming(): Timing {
-  return idealTiming()
+/** The nodes' timing: the ideal profile's, with its failure detector only when the model runs heartbeats. */
+export function checkTiming(detection: Detection = "timed"): Timing {
+  return detection === "heartbeats" ? defaultTiming("ideal")! : idealTiming()
+}
+
+/** A heard-at time's age as hashed (NODE_HEARD); null: left out (heartbeats off). */
+function heardAge(node: ElectionNode, v: number, clock: number): number | null {
+  const t = node.timing
+  if (t.heartbeatInterval <= 0) return null
+  const age = timeValue(clock - v)
+  return age < t.failureTimeout ? age : t.failureTimeout
+}
+
+/** An instant as hashed (INSTANT_FIELDS): 0 at the clock, 1 before it, -1 for none. */
+function instantKey(v: number, clock: number): number {
+  return v < 0 ? -1 : v === clock ? 0 : 1
+}
+
+/** A wait-until time as hashed (NODE_UNTIL): the time left, 0 once past. */
+function timeLeft(v: number, clock: number): number {
+  const left = timeValue(v - clock)
+  return left > 0 ? left : 0
 }
 
 export function initialState(config: ModelConfig): State {
   const ids: number[] = []
   for (let i = 1; i <= config.nodes; i++) ids.push(i)
-  const timing = checkTiming()
+  const timing = checkTiming(detectionOf(config))
   const state: State = {
     nodes: [],
     clocks: [],
@@ -226,6 +273,7 @@ export function initialState(config: ModelConfig): State {
     owned: [],
     firstSeq: [],
     absentSince: [],
+    fence: config.tokens ? newFenceState(config.nodes, config.tokens) : null,
   }
   for (let i = 0; i < ids.length; i++) {
     const node = createNode(config.algorithm, {
@@ -250,6 +298,7 @@ export function initialState(config: ModelConfig): State {
     applyActions(state, i, out, null)
   }
   if (detectionOf(config) === "timed") updateAbsence(state)
+  if (state.fence) settleTokens(state.fence, state.nodes)
   return state
 }
 
@@ -321,6 +370,7 @@ export function cloneState(s: State): State {
     owned: s.nodes.map(() => false),
     firstSeq: s.firstSeq,
     absentSince: s.absentSince.slice(0),
+    fence: s.fence ? cloneFenceState(s.fence) : null,
   }
 }
 
@@ -332,7 +382,7 @@ function timeText(t: number): string {
 
 function valueText(v: unknown, clock: number, isTime: boolean): string {
   if (v === null || v === undefined) return "_"
-  if (typeof v === "number") return isTime ? (v < 0 ? "n" : timeText(v - clock)) : String(v)
+  if (typeof v === "number") return isTime ? (v < 0 ? "n" : timeText(Math.max(v - clock, 0))) : String(v)
   if (typeof v === "boolean") return v ? "t" : "f"
   if (typeof v === "string") return JSON.stringify(v)
   if (Array.isArray(v)) {
@@ -370,15 +420,28 @@ function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | n
       continue
     }
     let v = o[k]
+    if (HEARD_FIELDS.has(k)) {
+      const age = heardAge(node, v as number, clock)
+      if (age !== null) s += "h" + age + "|"
+      continue
+    }
+    if (UNTIL_FIELDS.has(k)) {
+      s += "u" + timeLeft(v as number, clock) + "|"
+      continue
+    }
+    if (INSTANT_FIELDS.has(k)) {
+      s += "i" + instantKey(v as number, clock) + "|"
+      continue
+    }
     const cap = CAPPED_FIELDS[k]
     if (cap !== undefined && typeof v === "number" && v > cap) v = cap
-    s += valueText(v, clock, TIME_FIELDS.has(k)) + "|"
+    s += valueText(v, clock, false) + "|"
   }
   return s
 }
 
 export function frameText(f: Frame): string {
-  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${f.seq},${f.list.join(".")}`
+  return `${f.kind},${f.epoch},${f.src},${f.dst},${f.initiator},${f.bid},${keyedSeq(f)},${f.list.join(".")}`
 }
 
 function messageText(m: Message, timing: TimingModel, now: number, ctx: TextContext | null = null): string {
@@ -436,6 +499,7 @@ export function stateText(s: State, timing: TimingModel): string {
     if (s.absentSince[i] >= 0) text += "A" + timeText(s.absentSince[i] - clock)
     text += "#"
   }
+  if (s.fence) text += fenceText(s.fence)
   const now = s.clocks[0]
   if (timing === "ideal") for (const m of s.messages) text += messageText(m, timing, now, ctx) + "/"
   else text += s.messages.map((m) => messageText(m, timing, now, ctx)).sort().join("/")
@@ -453,7 +517,7 @@ function keyValue(v: unknown, clock: number, isTime: boolean) {
   else if (typeof v === "number") {
     if (!isTime) keyNumber(v)
     else if (v < 0) keyWord(TAG_NONE)
-    else keyNumber(timeValue(v - clock))
+    else keyNumber(timeValue(Math.max(v - clock, 0)))
   } else if (typeof v === "boolean") keyWord(v ? TAG_TRUE : TAG_FALSE)
   else if (typeof v === "string") {
     keyWord(TAG_STRING)
@@ -476,7 +540,7 @@ function keyValue(v: unknown, clock: number, isTime: boolean) {
 /** How a node class's fields go into its key: by name once per class, then by position. */
 interface FieldPlan {
   names: string[]
-  /** 0 plain, 1 a time, 2 capped at caps[i], 3 possibly written by the ring abstraction. */
+  /** 0 plain, 1 an instant, 2 capped at caps[i], 3 possibly written by the ring abstraction, 4 a heard-at time, 5 a wait-until time. */
   kinds: number[]
   caps: number[]
 }
@@ -491,7 +555,9 @@ function planFor(node: ElectionNode): FieldPlan {
   for (const k of Object.keys(node)) {
     if (SKIPPED_FIELDS.has(k)) continue
     plan.names.push(k)
-    plan.kinds.push(TIME_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : 0)
+    plan.kinds.push(
+      INSTANT_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
+    )
     plan.caps.push(CAPPED_FIELDS[k] ?? 0)
   }
   plans.set(proto, plan)
@@ -524,9 +590,25 @@ function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
     const k = plan.names[i]
     const kind = plan.kinds[i]
     if (kind === 3 && keyRingField(node, k, clock, ctx)) continue
+    if (kind === 4) {
+      const age = heardAge(node, o[k] as number, clock)
+      if (age !== null) keyNumber(age)
+      keyWord(TAG_END)
+      continue
+    }
+    if (kind === 5) {
+      keyNumber(timeLeft(o[k] as number, clock))
+      keyWord(TAG_END)
+      continue
+    }
+    if (kind === 1) {
+      keyNumber(instantKey(o[k] as number, clock))
+      keyWord(TAG_END)
+      continue
+    }
     let v = o[k]
     if (kind === 2 && typeof v === "number" && v > plan.caps[i]) v = plan.caps[i]
-    keyValue(v, clock, kind === 1)
+    keyValue(v, clock, false)
     keyWord(TAG_END)
   }
   keyEnd(nodeKeyOut)
@@ -624,6 +706,7 @@ export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boole
     if (s.absentSince[i] >= 0) keyNumber(timeValue(s.absentSince[i] - clock))
     else keyWord(TAG_NONE)
   }
+  if (s.fence) keyFence(s.fence)
   keyWord(s.messages.length)
   for (let w = 0; w < messageWords.length; w++) keyWord(messageWords[w])
   keyEnd(out)
@@ -705,7 +788,8 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
   const events: Event[] = []
   const bounded = clocked(config.timing)
   const ideal = config.timing === "ideal"
-  const timed = detectionOf(config) === "timed"
+  const detection = detectionOf(config)
+  const timed = detection === "timed"
   const now = s.clocks[0]
   for (let m = 0; m < s.messages.length; m++) {
     // identical copies lead to the same state: one event for each
@@ -735,6 +819,7 @@ export function enabledEvents(s: State, config: ModelConfig): Event[] {
     const n = s.nodes[i]
     if (!n.crashed && s.crashes < config.crashes) events.push({ type: EventType.Crash, a: i, b: 0 })
     if (n.crashed && s.recoveries < config.recoveries) events.push({ type: EventType.Recover, a: i, b: 0 })
+    if (detection === "heartbeats") continue
     if (timed ? detectionDue(s, i) : liveFollowerOfAbsent(s, i, false)) events.push({ type: EventType.Detect, a: i, b: 0 })
   }
   for (let m = 0; m < s.messages.length; m++) {
@@ -925,6 +1010,7 @@ export function applyEvent(s: State, e: Event, config: ModelConfig, record: bool
   }
   sortMessages(s, config.timing)
   if (detectionOf(config) === "timed") updateAbsence(s)
+  if (s.fence) settleTokens(s.fence, s.nodes)
   return rec
 }
 
@@ -934,9 +1020,14 @@ export function processViews(s: State): ProcessView[] {
   return s.nodes.map(viewOf)
 }
 
+/** The highest epoch of a node, or of a fencing token (a token may be raised above its epoch). */
 export function maxEpoch(s: State): number {
   let e = 0
   for (const n of s.nodes) if (n.epoch > e) e = n.epoch
+  if (s.fence) {
+    const t = maxTokenEpoch(s.fence)
+    if (t > e) e = t
+  }
   return e
 }
 
@@ -980,33 +1071,9 @@ export function continuationStep(s: State, tried: Event[]): Event | null {
  * state came within `maxSteps`.
  */
 export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
+  if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps)
   for (let step = 0; step < maxSteps; step++) {
-    if (s.messages.length > 0) {
-      const msg = removeMessage(s, nextContinuationMessage(s))
-      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
-      continue
-    }
-    let best = -1
-    let bestTimer = -1
-    let wait = 0
-    for (let i = 0; i < s.nodes.length; i++)
-      for (let t = 0; t < MAX_TIMERS; t++) {
-        const d = s.deadlines[i * MAX_TIMERS + t]
-        if (d < 0) continue
-        const remaining = d - s.clocks[i]
-        if (best < 0 || remaining < wait) {
-          best = i
-          bestTimer = t
-          wait = remaining
-        }
-      }
-    if (best >= 0) {
-      const w = wait > 0 ? wait : 0
-      for (let i = 0; i < s.clocks.length; i++) s.clocks[i] += w
-      s.deadlines[best * MAX_TIMERS + bestTimer] = -1
-      invoke(s, best, (n, now, out) => n.timer(bestTimer, now, out), null)
-      continue
-    }
+    if (continuationStepTaken(s)) continue
     let noticed = false
     for (let i = 0; i < s.nodes.length && !noticed; i++)
       if (liveFollowerOfAbsent(s, i, true)) {
@@ -1023,7 +1090,71 @@ export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: n
   return -1
 }
 
-/** Every live coordinator broadcasts one heartbeat (the frame node.ts's sendHeartbeat makes). */
+/**
+ * One step of the fault-free continuation, in place: the next message (nextContinuationMessage)
+ * before any timer, else the timer due first on one clock. False when nothing is pending.
+ */
+function continuationStepTaken(s: State): boolean {
+  if (s.messages.length > 0) {
+    const msg = removeMessage(s, nextContinuationMessage(s))
+    if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
+    if (s.fence) settleTokens(s.fence, s.nodes)
+    return true
+  }
+  let best = -1
+  let bestTimer = -1
+  let wait = 0
+  for (let i = 0; i < s.nodes.length; i++)
+    for (let t = 0; t < MAX_TIMERS; t++) {
+      const d = s.deadlines[i * MAX_TIMERS + t]
+      if (d < 0) continue
+      const remaining = d - s.clocks[i]
+      if (best < 0 || remaining < wait) {
+        best = i
+        bestTimer = t
+        wait = remaining
+      }
+    }
+  if (best < 0) return false
+  const w = wait > 0 ? wait : 0
+  for (let i = 0; i < s.clocks.length; i++) s.clocks[i] += w
+  s.deadlines[best * MAX_TIMERS + bestTimer] = -1
+  invoke(s, best, (n, now, out) => n.timer(bestTimer, now, out), null)
+  if (s.fence) settleTokens(s.fence, s.nodes)
+  return true
+}
+
+/**
+ * The fault-free continuation with the nodes' own heartbeats, which never fall quiet: it
+ * has settled when it comes back to a state it passed since the cluster last agreed (a
+ * run that depends on its state alone repeats from there for ever, agreeing). Returns the
+ * steps taken, or -1 when it did not settle within `maxSteps`.
+ */
+function continueWithHeartbeats(s: State, maxSteps: number): number {
+  const agreeing = new Set<string>()
+  const key = new Uint32Array(2)
+  const inexactBefore = inexactTexts
+  try {
+    for (let step = 0; step < maxSteps; step++) {
+      if (checkCluster(processViews(s)).violations.length === 0) {
+        sortMessages(s, "ideal")
+        // only an exact key stands for the state's future (abstraction.ts)
+        if (stateKey(s, "ideal", key)) {
+          const k = key[0] + ":" + key[1]
+          if (agreeing.has(k)) return step
+          agreeing.add(k)
+        }
+      } else agreeing.clear()
+      if (!continuationStepTaken(s)) return checkCluster(processViews(s)).violations.length === 0 ? step : -1
+    }
+    return -1
+  } finally {
+    // the search counts inexact keys of the states it visits, not of the continuation's
+    inexactTexts = inexactBefore
+  }
+}
+
+/** Every live coordinator broadcasts one heartbeat (the frame node.ts's sendHeartbeat makes; the model without the nodes' own). */
 export function sendHeartbeats(s: State) {
   for (let i = 0; i < s.nodes.length; i++) {
     const n = s.nodes[i]

@@ -7,7 +7,7 @@
 
 import { algorithmName } from "../../src/core/frame"
 import { MAX_TIMERS } from "../../src/core/node"
-import { CHECK_GROUP, CHECK_SEED, checkTiming, EventType, initialState, type ModelConfig, type StepRecord } from "./model"
+import { CHECK_GROUP, CHECK_SEED, checkTiming, detectionOf, EventType, initialState, type ModelConfig, type StepRecord } from "./model"
 
 /** Least time between two steps: a power of two, so that sums stay exact. */
 const EPSILON = 1 / 4096
@@ -118,13 +118,15 @@ export function counterexampleScenario(config: ModelConfig, steps: StepRecord[],
   const times = solveTimes(config, steps)
   if (!times) throw new Error("the trace has no real-time schedule (timers could not fire in this order on one clock)")
   const ids = Array.from({ length: config.nodes }, (_, i) => i + 1)
-  const timing = checkTiming()
+  const timing = checkTiming(detectionOf(config))
+  // the nodes' own failure detector, when the model ran it
+  const detector = timing.heartbeatInterval > 0 ? ` heartbeat=${timing.heartbeatInterval} failure-timeout=${timing.failureTimeout}` : ""
   const lines = [
     ...header.map((h) => `# ${h}`),
     "# the steps at the times replayed:",
     ...steps.map((r, i) => `#   ${i + 1}. t=${timeText(times[i + 1])}: ${r.text}`),
     "",
-    `cluster algorithm=${algorithmName(config.algorithm)} ids=${ids.join(",")} seed=${CHECK_SEED} group=${CHECK_GROUP} answer-timeout=${timing.answerTimeout} coordinator-timeout=${timing.coordinatorTimeout}`,
+    `cluster algorithm=${algorithmName(config.algorithm)} ids=${ids.join(",")} seed=${CHECK_SEED} group=${CHECK_GROUP} answer-timeout=${timing.answerTimeout} coordinator-timeout=${timing.coordinatorTimeout}${detector}`,
   ]
   const delays = delaysFor(steps, times)
   if (delays.length > 0) lines.push(`script delays=${delays.join(",")}`)

@@ -140,9 +140,12 @@ export function defaultOptions(config: ModelConfig, properties: Property[]): Sea
  * below the default, searches breadth first only.
  */
 export function search(options: SearchOptions): SearchResult {
-  // depth first only where it is known to match: the ideal model with timed detection (with
-  // any-time detection and in the other models the tests found it wander or differ)
-  const depthFirstFits = options.timing === "ideal" && detectionOf(options) === "timed"
+  // the fencing tokens are kept beside the nodes only when judged (they are state)
+  if (options.properties.includes("fenced") && !options.tokens) options = { ...options, tokens: "issued" }
+  // depth first only where it is known to match: the ideal model with timed detection or
+  // heartbeats (with any-time detection and in the other models the tests found it wander
+  // or differ)
+  const depthFirstFits = options.timing === "ideal" && detectionOf(options) !== "any"
   if (options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH)
     return breadthFirst(options)
   const started = performance.now()
@@ -235,9 +238,9 @@ function depthFirst(options: SearchOptions): SearchResult | null {
 
 /** What a helper thread needs: the options without the callbacks. */
 function plainOptions(o: SearchOptions): ExploreOptions {
-  const { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection } = o
+  const { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens } = o
   const { properties, maxEpoch, maxStates, continuationSteps, reduce } = o
-  return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, properties, maxEpoch, maxStates, continuationSteps, reduce }
+  return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens, properties, maxEpoch, maxStates, continuationSteps, reduce }
 }
 
 /** The events from the root along a path. */
@@ -434,11 +437,14 @@ export function promisedProperties(config: ModelConfig): Property[] {
   const promised: Property[] = ["valid-coordinator"]
   // liveness needs delays below the timeouts
   if (clocked(config.timing)) promised.unshift("eventual-agreement")
-  // a recovered process takes over at once, before the old coordinator hears of it; a lost
+  // without heartbeats a recovered process takes over at once, before the old coordinator hears of it; a lost
   // answer, like a slow one under arbitrary delays, looks like a crash; an algorithm that
   // needs links in order (active-list-ring's concurrent elections) gets none from the
   // bounded model (the search found two coordinators there)
   const reorders = config.timing === "bounded" && descriptorOf(config.algorithm).needsFifoLinks
-  if (clocked(config.timing) && config.recoveries === 0 && config.losses === 0 && !reorders) promised.push("unique-coordinator")
+  // with heartbeats a recovered process claims the role through the handover (node.ts):
+  // the sitting coordinator resigns first
+  const handover = detectionOf(config) === "heartbeats"
+  if (clocked(config.timing) && (config.recoveries === 0 || handover) && config.losses === 0 && !reorders) promised.push("unique-coordinator")
   return promised
 }

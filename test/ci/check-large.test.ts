@@ -23,7 +23,7 @@ describe("the exhaustive check at N = 4 and 5 (one crash, one recovery, one loss
   const cases: [string, number, number][] = [
     ["echo", 4, 2307041],
     ["bully", 5, 202592],
-    ["improved-bully", 5, 3584],
+    ["improved-bully", 5, 3471],
     ["ring", 5, 401369],
     ["active-list-ring", 5, 332603],
     ["bid-ring", 5, 30846],
