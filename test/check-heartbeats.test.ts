@@ -201,6 +201,14 @@ describe("the fenced property: the election API's tokens on every state", () => 
     expect(r.violations[0].detail).toMatch(/refuses the orders of its coordinator/)
   })
 
+  test.each([
+    ["active-list-ring", 10749],
+    ["echo", 10518],
+  ] as [string, number][])("%s, raw tokens: every follower still takes its coordinator's orders (%i states)", (algorithm, states) => {
+    const r = check({ ...heartbeats(algorithm, 1, 1, 1), detection: "timed" }, ["fenced"], "raw")
+    expect(r).toMatchObject({ complete: true, violations: [], states })
+  })
+
   test("a follower that accepted a higher token gets one above it from its coordinator", () => {
     const c = { ...heartbeats("bully", 1, 1, 1, 4), detection: "timed" as const, tokens: "issued" as TokenRule }
     const s = initialState(c)

@@ -1,20 +1,24 @@
 // electlab check at the sizes that take seconds to a minute on this 2-core machine: N = 4
-// and 5 with one crash, one recovery and one loss (the ideal model, timed detection), each
-// search complete and without a violation of what the algorithm promises. Each prints its
-// speed and memory. Echo at N = 5 does not finish (docs/check.md).
+// and 5 with one crash, one recovery and one loss (the ideal model), each search complete
+// and without a violation: of what the algorithm promises with timed detection, with the
+// nodes' own heartbeats (`--detection heartbeats`), and of the fencing tokens (`--property
+// fenced`). Each prints its speed and memory. Echo at N = 5 does not finish (docs/check.md);
+// the longest searches here run only in `npm run check` (ELECTLAB_CHECK_FULL=1).
 
 import { describe, expect, test } from "vitest"
 import { parseAlgorithm } from "../../src/core/frame"
-import type { ModelConfig } from "../../sim/check/model"
-import { defaultOptions, promisedProperties, search } from "../../sim/check/search"
+import type { Detection, ModelConfig } from "../../sim/check/model"
+import { defaultOptions, type Property, promisedProperties, search } from "../../sim/check/search"
 
-function searchAll(algorithm: string, nodes: number) {
-  const c: ModelConfig = { algorithm: parseAlgorithm(algorithm), nodes, timing: "ideal", crashes: 1, recoveries: 1, losses: 1, duplicates: 0 }
-  const options = defaultOptions(c, promisedProperties(c))
+const full = !!process.env.ELECTLAB_CHECK_FULL
+
+function searchAll(algorithm: string, nodes: number, detection: Detection = "timed", properties?: Property[]) {
+  const c: ModelConfig = { algorithm: parseAlgorithm(algorithm), nodes, timing: "ideal", crashes: 1, recoveries: 1, losses: 1, duplicates: 0, detection }
+  const options = defaultOptions(c, properties ?? promisedProperties(c))
   options.all = true
   const r = search(options)
   console.log(
-    `${algorithm} N=${nodes}: ${r.states} states, ${r.seconds} s, ${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.threads} thread(s)`,
+    `${algorithm} N=${nodes} ${detection} ${r.properties.join(",")}: ${r.states} states, ${r.seconds} s, ${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.threads} thread(s)`,
   )
   return r
 }
@@ -33,6 +37,60 @@ describe("the exhaustive check at N = 4 and 5 (one crash, one recovery, one loss
       const r = searchAll(algorithm, nodes)
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
       expect(r.properties).toEqual(["eventual-agreement", "valid-coordinator"])
+      expect(r).toMatchObject({ complete: true, limits: [], states })
+    })
+})
+
+describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
+  const cases: [string, number, number, boolean][] = [
+    ["ring", 3, 79422, false],
+    ["active-list-ring", 3, 61846, false],
+    ["bid-ring", 3, 30551, false],
+    ["echo", 3, 45616, false],
+    ["bully", 4, 64957, false],
+    ["improved-bully", 4, 23908, false],
+    ["ring", 4, 591480, true],
+    ["active-list-ring", 4, 223540, true],
+    ["bid-ring", 4, 85553, false],
+    ["echo", 4, 3986115, true],
+  ]
+  for (const [algorithm, nodes, states, slow] of cases)
+    test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}: ${states} states, eventual agreement and valid coordinators`, { timeout: 900_000 }, () => {
+      const r = searchAll(algorithm, nodes, "heartbeats")
+      expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
+      expect(r.properties).toEqual(["eventual-agreement", "valid-coordinator"])
+      expect(r).toMatchObject({ complete: true, limits: [], detection: "heartbeats", states })
+    })
+})
+
+describe("the fencing tokens (one crash, one recovery, one loss)", () => {
+  // N = 3 for bully and improved-bully: test/check-heartbeats.test.ts
+  const cases: [string, number, Detection, number, boolean][] = [
+    ["ring", 3, "timed", 16727, false],
+    ["active-list-ring", 3, "timed", 10749, false],
+    ["bid-ring", 3, "timed", 5960, false],
+    ["echo", 3, "timed", 10518, false],
+    ["ring", 3, "heartbeats", 80783, true],
+    ["active-list-ring", 3, "heartbeats", 62204, true],
+    ["bid-ring", 3, "heartbeats", 30618, true],
+    ["echo", 3, "heartbeats", 45839, false],
+    ["bully", 4, "timed", 8835, false],
+    ["improved-bully", 4, "timed", 1179, false],
+    ["ring", 4, "timed", 113941, false],
+    ["active-list-ring", 4, "timed", 54759, false],
+    ["bid-ring", 4, "timed", 14828, false],
+    ["echo", 4, "timed", 2307399, true],
+    ["bully", 4, "heartbeats", 68980, false],
+    ["improved-bully", 4, "heartbeats", 24012, false],
+    ["ring", 4, "heartbeats", 608455, true],
+    ["active-list-ring", 4, "heartbeats", 225531, true],
+    ["bid-ring", 4, "heartbeats", 85580, true],
+    ["echo", 4, "heartbeats", 3986591, true],
+  ]
+  for (const [algorithm, nodes, detection, states, slow] of cases)
+    test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}, ${detection}: ${states} states, fenced and eventual agreement`, { timeout: 900_000 }, () => {
+      const r = searchAll(algorithm, nodes, detection, ["fenced", "eventual-agreement", "valid-coordinator"])
+      expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
       expect(r).toMatchObject({ complete: true, limits: [], states })
     })
 })
