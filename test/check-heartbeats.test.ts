@@ -142,6 +142,16 @@ describe("the model with heartbeats", () => {
     expect(r.violations.map((v) => [v.property, v.steps.length])).toEqual([["unique-coordinator", length]])
   })
 
+  test.each([
+    ["improved-bully", 890],
+    ["ring", 1188],
+    ["bid-ring", 1170],
+    ["echo", 1152],
+  ] as [string, number][])("%s, N = 3, one crash, one loss: never two coordinators (%i states)", (algorithm, states) => {
+    const r = check(heartbeats(algorithm, 1, 0, 1), ["unique-coordinator"])
+    expect(r).toMatchObject({ complete: true, violations: [], states })
+  })
+
   // one crash, one recovery, one loss, N = 3 (the rest, and N = 4: test/ci/check-large.test.ts)
   test.each([
     ["bully", 14314],
