@@ -152,6 +152,25 @@ describe("the model with heartbeats", () => {
     expect(r).toMatchObject({ complete: true, violations: [], states })
   })
 
+  // a crash, a recovery and a loss together: improved-bully, bid-ring and echo still keep
+  // one coordinator; ring's lost ELECTION makes a second, as bully's and active-list-ring's do
+  test.each([
+    ["bully", 11],
+    ["ring", 40],
+    ["active-list-ring", 21],
+  ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: two coordinators after %i steps", (algorithm, length) => {
+    const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])
+    expect(r.violations.map((v) => [v.property, v.steps.length])).toEqual([["unique-coordinator", length]])
+  })
+  test.each([
+    ["improved-bully", 9814],
+    ["bid-ring", 30863],
+    ["echo", 45888],
+  ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: never two coordinators (%i states)", (algorithm, states) => {
+    const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])
+    expect(r).toMatchObject({ complete: true, violations: [], states })
+  })
+
   // one crash, one recovery, one loss, N = 3 (the rest, and N = 4: test/ci/check-large.test.ts)
   test.each([
     ["bully", 14314],
