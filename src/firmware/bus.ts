@@ -5,6 +5,7 @@
 import * as ds from "@devicescript/core"
 import { randomBuffer } from "@devicescript/crypto"
 import { Server, startServer } from "@devicescript/server"
+import { Role } from "../core/node"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 
@@ -75,6 +76,8 @@ function bootNonce(): number {
 
 const UNKNOWN = -1
 const SELF = -2
+/** How often a role advertising our id is checked again while it stays bound. */
+const TWIN_RECHECK_MS = 2000
 
 export class BusTransport implements FrameTransport {
     private server: ElectionServer
@@ -136,8 +139,13 @@ export class BusTransport implements FrameTransport {
         }
         this.peerNode[i] = id
         log("peer", "n=" + me + " peer=" + id)
-        // anyone can advertise our id: a hint the driver checks (with a key) before it acts
-        if (id === me) await this.driver.duplicateIdReported()
+        // Anyone can advertise our id: a hint the driver checks (with a key) before it acts.
+        // Checked again while that role stays bound: a check goes unproven when the other
+        // board had not started, or had not yet found us, when it ran.
+        while (id === me && this.peerNode[i] === me && this.driver.role() !== Role.Misconfigured) {
+            await this.driver.duplicateIdReported()
+            await ds.sleep(TWIN_RECHECK_MS)
+        }
     }
 
     /** To every role bound to `dst`: a device advertising that id too cannot divert the frames. */
