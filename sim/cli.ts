@@ -15,7 +15,7 @@ import {
   parseInteger,
   parseNumber,
   parseNumberList,
-} from "./cluster"
+} from "./config/input"
 import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"

@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../cluster"
+import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../config/input"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
 import { median, nearestRank } from "../stats"
 import { readManifest } from "../manifest"

@@ -7,7 +7,7 @@ import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { ALGORITHMS } from "../../src/core/algorithms"
-import { InputError } from "../cluster"
+import { InputError } from "../config/input"
 import { ROOT } from "../lab/firmware-image"
 import type { LiveFeed } from "./live"
 
