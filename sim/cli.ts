@@ -15,21 +15,21 @@ import {
   parseInteger,
   parseNumber,
   parseNumberList,
-} from "./cluster"
+} from "./config/input"
 import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
 import { registerCheckCommand } from "./check/command"
 import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
-import { runBench } from "./bench"
+import { runBench } from "./bench/simulator"
 import { formatFailoverReport, runFailoverBench } from "./bench/failover"
 import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
-import { runViewCommand } from "./web/command"
+import { runViewCommand, startLiveWeb } from "./web/command"
 import { boardSettings, previewText, writeBoardSettings } from "./settings"
 import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
@@ -351,7 +351,7 @@ export function buildProgram(): Command {
     .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
     .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
-      process.exitCode = await runLabCommand(flags)
+      process.exitCode = await runLabCommand(flags, startLiveWeb)
     })
   program
     .command("view")

@@ -13,7 +13,7 @@ import { ALGORITHMS, descriptorOf } from "../src/core/algorithms"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, algorithmName, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
 import { idealTiming, NO_NODE } from "../src/core/node"
-import { InputError } from "./cluster"
+import { InputError } from "./config/input"
 import { describeTopology, neighborsFor, type Topology } from "./topology"
 import { summarize } from "../src/core/summary"
 

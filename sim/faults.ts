@@ -6,7 +6,7 @@
 
 import type { DuplicationModel, NetworkModel } from "../src/core/engine"
 import type { Frame } from "../src/core/frame"
-import { InputError, keyValues, parseIdArgument, parseNumber } from "./cluster"
+import { InputError, keyValues, parseIdArgument, parseNumber } from "./config/input"
 import { Rng } from "./rng"
 
 /** Link fault rates; all zero means a healthy network. */

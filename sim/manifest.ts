@@ -8,7 +8,7 @@ import AjvModule from "ajv"
 import type { DetectorName } from "../src/core/failure-detector"
 import type { Timing } from "../src/core/node"
 import { defaultTiming } from "../src/core/timing"
-import { InputError, readInputFile } from "./cluster"
+import { InputError, readInputFile } from "./config/input"
 
 export interface ManifestBoard {
   name: string

@@ -33,10 +33,9 @@ import type { TraceRecord } from "../src/core/trace"
 import { formatStatus } from "../src/core/chart"
 import { descriptorOf } from "../src/core/algorithms"
 import { algorithmName } from "../src/core/frame"
+import { buildEngine, type ClusterSpec } from "./cluster"
 import {
-  buildEngine,
   checkMembers,
-  type ClusterSpec,
   describeIds,
   InputError,
   keyValues,
@@ -44,7 +43,7 @@ import {
   parseIdArgument,
   parseInteger,
   parseNumber,
-} from "./cluster"
+} from "./config/input"
 import { givenScenario, resolveCluster } from "./config/cluster-config"
 import { formatRecord, formatSummary, formatTime } from "./msc"
 import { existsSync } from "node:fs"

@@ -3,7 +3,7 @@
 // compiles both into the image it sends to the board (keys of at most 13 characters).
 
 import { chmodSync, writeFileSync } from "node:fs"
-import { InputError } from "./cluster"
+import { InputError } from "./config/input"
 import type { Manifest } from "./manifest"
 
 /** GPIO of the BOOT button on each supported board definition (boards/*.board.json). */

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { expect, test } from "vitest"
-import { DEVS_CLI, ROOT } from "../sim/lab/firmware-image"
+import { DEVS_CLI } from "../sim/lab/firmware-image"
+import { ROOT } from "../sim/root"
 
 /** The first ```ts block of docs/api.md. */
 export function docsProgram(): string {

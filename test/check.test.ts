@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { algorithmName, parseAlgorithm } from "../src/core/frame"
 import { Role } from "../src/core/node"
-import { InputError } from "../sim/cluster"
+import { InputError } from "../sim/config/input"
 import {
   applyEvent,
   cloneNode,

@@ -2,7 +2,7 @@
 // scenario `cluster` line, `electlab sim`, and the firmware's configuration check.
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { InputError } from "../sim/cluster"
+import { InputError } from "../sim/config/input"
 import { checkManifest, manifestTiming } from "../sim/manifest"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { boardSettings } from "../sim/settings"

@@ -4,7 +4,7 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { type MacFunction, parseKeyHex } from "../../src/core/auth"
-import { InputError } from "../cluster"
+import { InputError } from "../config/input"
 
 export function nodeMac(key: number[]): MacFunction {
   const keyBuffer = Buffer.from(key)

@@ -4,7 +4,7 @@
 // lands on the benchmark's own timeline (performance.now() of this process).
 
 import { performance } from "node:perf_hooks"
-import type { LogEvent } from "../lab/board-vm"
+import type { LogEvent } from "../lab/board-event"
 
 /** One log line of a node, on the benchmark's timeline (ms). */
 export interface TracedEvent {

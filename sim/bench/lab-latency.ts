@@ -7,7 +7,7 @@
 
 import { performance } from "node:perf_hooks"
 import { Algorithm } from "../../src/core/frame"
-import type { LogEvent } from "../lab/board-vm"
+import type { LogEvent } from "../lab/board-event"
 import { Lab, sleep } from "../lab/lab"
 import { defaultTiming } from "../../src/core/timing"
 

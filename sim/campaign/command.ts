@@ -2,7 +2,7 @@
 
 import { writeFileSync } from "node:fs"
 import { ALGORITHMS } from "../../src/core/algorithms"
-import { InputError, parseAlgorithmName, parseInteger } from "../cluster"
+import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
 import { formatCampaign, runCampaign } from "./campaign"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
 import { replay, runPlan, scenarioText, shrink } from "./run"

@@ -11,10 +11,9 @@ import { algorithmNames } from "../../src/core/frame"
 import type { Timing } from "../../src/core/node"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
+import { type ClusterSpec, defaultSpec } from "../cluster"
 import {
   checkIds,
-  type ClusterSpec,
-  defaultSpec,
   InputError,
   MAX_NODES,
   MIN_NODES,
@@ -24,7 +23,7 @@ import {
   parseNetworkName,
   parseNumber,
   parseNumberList,
-} from "../cluster"
+} from "./input"
 import { parseDetectorName } from "../detector-option"
 import type { Manifest } from "../manifest"
 import { NETWORK_NAMES, type NetworkName } from "../networks"

@@ -4,7 +4,17 @@
 
 import type { Role } from "../../src/core/node"
 import { parseRole } from "./board-state"
-import type { LogEvent } from "./board-vm"
+
+/** A structured log line as read, its fields still strings (sim/lab/board-vm.ts parseLogLine). */
+export interface LogEvent {
+  /** Node id of the board that logged it. */
+  node: number
+  /** boot, ready, role, tx, rx, drop, err, config, peer, action; panic (the VM's own line). */
+  event: string
+  fields: Record<string, string>
+  /** Host time (performance.now()) when the line arrived. */
+  at: number
+}
 
 interface Common {
   node: number

@@ -6,17 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
 import { DEVS_CLI } from "./firmware-image"
-import { type BoardEvent, toBoardEvent } from "./board-event"
-
-export interface LogEvent {
-  /** Node id of the board that logged it. */
-  node: number
-  /** boot, ready, role, tx, rx, drop, err, config, peer, action; panic (the VM's own line). */
-  event: string
-  fields: Record<string, string>
-  /** Host time (performance.now()) when the line arrived. */
-  at: number
-}
+import { type BoardEvent, type LogEvent, toBoardEvent } from "./board-event"
 
 /**
  * The device id the lab gives the board with this node id (see nodeIdFromDeviceId); `copy` > 0

@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs"
 import { algorithmName } from "../../src/core/frame"
-import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../cluster"
+import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../config/input"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
 import { median, nearestRank } from "../stats"
 import { readManifest } from "../manifest"
@@ -10,7 +10,6 @@ import { runDashboard } from "./dashboard"
 import { boardRoleName, type BoardState } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
-import { startLiveWeb } from "../web/command"
 import type { AppFigures } from "./app-tally"
 
 export interface LabFlags {
@@ -217,7 +216,13 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
   }
 }
 
-export async function runLabCommand(flags: LabFlags): Promise<number> {
+/**
+ * The live page beside a running lab, or null with `--web 0`: sim/web/command.ts startLiveWeb,
+ * passed in by the CLI, since the web view imports the lab and not the other way round.
+ */
+export type StartLiveWeb = (lab: Lab, webFlag: string | undefined) => Promise<{ url: string; close(): Promise<void> } | null>
+
+export async function runLabCommand(flags: LabFlags, startLiveWeb: StartLiveWeb): Promise<number> {
   const options = labOptions(flags)
   const steps = flags.script ? readLabScript(flags.script) : []
   if (flags.script && !flags.headless) throw new InputError("--script runs headless: add --headless")

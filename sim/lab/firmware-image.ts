@@ -6,14 +6,13 @@
 
 import { execFile } from "node:child_process"
 import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
-import { fileURLToPath } from "node:url"
+import { isAbsolute, join, relative, resolve, sep } from "node:path"
 import { promisify } from "node:util"
 import type { Timing } from "../../src/core/node"
 import { type Credentials, nodeUser } from "./broker-access"
 import { holdSecretFolder, redact, removeSecretFolder } from "./secret-files"
+import { ROOT } from "../root"
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 export const DEVS_CLI = join(ROOT, "node_modules", "@devicescript", "cli", "built", "devicescript-cli.cjs")
 
 export interface ImageConfig {

@@ -11,7 +11,7 @@
 //   repeat K                          run the lines after it, up to `end`, K times
 //   end
 
-import { InputError, parseInteger, readInputFile } from "../cluster"
+import { InputError, parseInteger, readInputFile } from "../config/input"
 import { Role } from "../../src/core/node"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"

@@ -7,8 +7,8 @@ import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { ALGORITHMS } from "../../src/core/algorithms"
-import { InputError } from "../cluster"
-import { ROOT } from "../lab/firmware-image"
+import { InputError } from "../config/input"
+import { ROOT } from "../root"
 import type { LiveFeed } from "./live"
 
 export const DEFAULT_WEB_PORT = 8090

@@ -2,13 +2,13 @@
 // Figures go in docs/benchmarks.md; nothing here asserts a speed.
 
 import { execFileSync } from "node:child_process"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
-import { Engine, IdealNetwork } from "../src/core/engine"
-import { Algorithm, algorithmName } from "../src/core/frame"
-import { idealTiming } from "../src/core/node"
-import { summarize } from "../src/core/summary"
+import { Engine, IdealNetwork } from "../../src/core/engine"
+import { Algorithm, algorithmName } from "../../src/core/frame"
+import { idealTiming } from "../../src/core/node"
+import { summarize } from "../../src/core/summary"
+import { ROOT } from "../root"
 
 export interface ElectionRun {
   algorithm: string
@@ -42,11 +42,9 @@ export function timeElection(algorithm: Algorithm, n: number): ElectionRun {
   }
 }
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-
 function inFreshProcess(algorithm: string, n: number): ElectionRun {
-  const out = execFileSync(process.execPath, ["--import", "tsx", join(root, "sim", "bench-worker.ts"), algorithm, String(n)], {
-    cwd: root,
+  const out = execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "sim", "bench", "simulator-worker.ts"), algorithm, String(n)], {
+    cwd: ROOT,
     encoding: "utf8",
   })
   return JSON.parse(out) as ElectionRun

@@ -1,0 +1,211 @@
+// How the code's files and folders depend on each other (docs/architecture.md): no import
+// cycle, src/ never reaches into sim/ or test/, src/core/ imports nothing but itself. Read
+// from the import statements as TypeScript parses them, relative specifiers resolved to files.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve, sep } from "node:path"
+import ts from "typescript"
+import { describe, expect, test } from "vitest"
+
+const root = join(import.meta.dirname, "..")
+
+interface Import {
+  /** As written: "./frame", "node:fs". */
+  specifier: string
+  /** The file it names, relative to the repository; null for a package or a missing file. */
+  file: string | null
+  /** `import type`, `export type`, `import("./x").T`: erased, so no load order. */
+  typeOnly: boolean
+}
+
+/** The .ts files under `dir` (relative to the repository), without installed packages. */
+function walk(dir: string): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name === ".devicescript") continue
+    const path = `${dir}/${entry.name}`
+    if (entry.isDirectory()) out.push(...walk(path))
+    else if (entry.name.endsWith(".ts")) out.push(path)
+  }
+  return out
+}
+
+const isFile = (path: string) => existsSync(join(root, path)) && statSync(join(root, path)).isFile()
+
+/** The file a relative specifier names, as the bundler resolution finds it; null if none. */
+function resolveSpecifier(from: string, specifier: string, exists: (path: string) => boolean): string | null {
+  const base = relative(root, resolve(root, dirname(from), specifier)).split(sep).join("/")
+  return [base, `${base}.ts`, `${base}.d.ts`, `${base}/index.ts`].find(exists) ?? null
+}
+
+/** Every module specifier of `text`: static and type imports, re-exports, import(). */
+function importsOf(file: string, text: string, exists: (path: string) => boolean = isFile): Import[] {
+  const found: Import[] = []
+  const add = (specifier: string, typeOnly: boolean) =>
+    found.push({ specifier, typeOnly, file: specifier.startsWith(".") ? resolveSpecifier(file, specifier, exists) : null })
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause
+      const bindings = clause?.namedBindings
+      const onlyTypes =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name && !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly)))
+      add(node.moduleSpecifier.text, onlyTypes)
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly)
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments
+      if (arg && ts.isStringLiteralLike(arg)) add(arg.text, false)
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS))
+  return found
+}
+
+/** One cycle per strongly connected part of `graph`, each as a path [a, b, ..., a]. */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const parts: string[][] = []
+  const connect = (v: string) => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const part: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      onStack.delete(w)
+      part.push(w)
+    } while (w !== v)
+    if (part.length > 1 || (graph.get(v) ?? []).includes(v)) parts.push(part)
+  }
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) connect(v)
+  return parts.map((part) => shortestCycle([...part].sort()[0], graph, new Set(part))).sort()
+}
+
+/** The shortest way from `start` back to itself inside `part` (breadth first). */
+function shortestCycle(start: string, graph: Map<string, string[]>, part: Set<string>): string[] {
+  const previous = new Map<string, string>()
+  const queue = [start]
+  for (let i = 0; i < queue.length; i++) {
+    for (const w of graph.get(queue[i]) ?? []) {
+      if (w === start) {
+        const back = [queue[i]]
+        while (back.at(-1) !== start) back.push(previous.get(back.at(-1)!)!)
+        return [...back.reverse(), start]
+      }
+      if (part.has(w) && !previous.has(w)) {
+        previous.set(w, queue[i])
+        queue.push(w)
+      }
+    }
+  }
+  return [start]
+}
+
+/** `from` → the files it imports, with or without the type-only imports. */
+function graphOf(imports: Map<string, Import[]>, keep: (from: string, i: Import) => boolean): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const [from, list] of imports) graph.set(from, [...new Set(list.filter((i) => i.file && keep(from, i)).map((i) => i.file!))])
+  return graph
+}
+
+const show = (cycles: string[][]) => cycles.map((c) => c.join(" -> "))
+
+const files = [...walk("src"), ...walk("sim")]
+const imports = new Map(files.map((f) => [f, importsOf(f, readFileSync(join(root, f), "utf8"))]))
+const inSim = (f: string) => f.startsWith("sim/")
+
+describe("imports", () => {
+  test("every .ts file of src/ and sim/ is read, and every relative import names a file", () => {
+    expect(files).toEqual(expect.arrayContaining(["src/core/node.ts", "src/firmware/driver.ts", "sim/cli.ts", "sim/config/input.ts", "sim/web/page/main.ts"]))
+    expect(files.filter((f) => f.includes("node_modules") || f.includes(".devicescript"))).toEqual([])
+    const missing = [...imports].flatMap(([from, list]) => list.filter((i) => i.specifier.startsWith(".") && !i.file).map((i) => `${from}: ${i.specifier}`))
+    expect(missing).toEqual([])
+  })
+
+  test("no import cycle among the imports that stay at run time", () => {
+    expect(show(cyclesOf(graphOf(imports, (_, i) => !i.typeOnly)))).toEqual([])
+  })
+
+  test("sim/: no import cycle, type-only imports included", () => {
+    const sim = new Map([...imports].filter(([f]) => inSim(f)))
+    expect(show(cyclesOf(graphOf(sim, (_, i) => inSim(i.file!))))).toEqual([])
+  })
+
+  test("sim/'s folders import each other one way only (its top-level files aside: cli.ts registers them all)", () => {
+    const folders = new Map<string, string[]>()
+    for (const [from, list] of imports)
+      for (const i of list) {
+        const [a, b] = [dirname(from), i.file ? dirname(i.file) : ""]
+        if (a === b || a === "sim" || b === "sim" || !inSim(a) || !inSim(b)) continue
+        folders.set(a, [...(folders.get(a) ?? []), b])
+      }
+    expect(show(cyclesOf(folders))).toEqual([])
+  })
+
+  test("src/ imports nothing from sim/ or test/", () => {
+    const found = [...imports]
+      .filter(([from]) => from.startsWith("src/"))
+      .flatMap(([from, list]) => list.filter((i) => /^(?:sim|test)\//.test(i.file ?? "")).map((i) => `${from} -> ${i.file}`))
+    expect(found).toEqual([])
+  })
+
+  test("src/core/ imports nothing but src/core/: no other folder, no package, no platform", () => {
+    const found = [...imports]
+      .filter(([from]) => from.startsWith("src/core/"))
+      .flatMap(([from, list]) => list.filter((i) => !i.file?.startsWith("src/core/")).map((i) => `${from} -> ${i.file ?? i.specifier}`))
+    expect(found).toEqual([])
+  })
+
+  test("the checks catch what they are for", () => {
+    const have = new Set(["sim/a.ts", "sim/b.ts", "sim/x/index.ts", "src/core/frame.ts"])
+    const text = [
+      `// import { no } from "./commented"`,
+      `import { a } from "./a"`,
+      `import type { B } from "./b"`,
+      `import { type C, type D } from "./b"`,
+      `export { x } from "./x"`,
+      `export type { Y } from "./a"`,
+      `const later = await import("./a")`,
+      `let t: import("./b").T`,
+      `const s = 'import { z } from "./z"'`,
+      `import { readFileSync } from "node:fs"`,
+      `import "../src/core/frame"`,
+    ].join("\n")
+    expect(importsOf("sim/c.ts", text, (p) => have.has(p))).toEqual([
+      { specifier: "./a", file: "sim/a.ts", typeOnly: false },
+      { specifier: "./b", file: "sim/b.ts", typeOnly: true },
+      { specifier: "./b", file: "sim/b.ts", typeOnly: true },
+      { specifier: "./x", file: "sim/x/index.ts", typeOnly: false },
+      { specifier: "./a", file: "sim/a.ts", typeOnly: true },
+      { specifier: "./a", file: "sim/a.ts", typeOnly: false },
+      { specifier: "./b", file: "sim/b.ts", typeOnly: true },
+      { specifier: "node:fs", file: null, typeOnly: false },
+      { specifier: "../src/core/frame", file: "src/core/frame.ts", typeOnly: false },
+    ])
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c", "d"]],
+      ["c", ["a"]],
+      ["d", []],
+      ["e", ["e"]],
+    ])
+    expect(cyclesOf(graph)).toEqual([["a", "b", "c", "a"], ["e", "e"]])
+    expect(cyclesOf(new Map([["a", ["b"]], ["b", []]]))).toEqual([])
+  })
+})
