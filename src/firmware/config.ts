@@ -83,7 +83,7 @@ export function parseWholeNumber(text: string): number {
     return v
 }
 
-/** A setting's or a frame's id list, "1,2,3" → [1, 2, 3]: entries that are not ids are dropped (the host's strict reader is sim/cluster.ts parseIdArgument). */
+/** A setting's or a frame's id list, "1,2,3" → [1, 2, 3]: entries that are not ids are dropped (the host's strict reader is sim/config/input.ts parseIdArgument). */
 export function parseIdList(text: string): number[] {
     const out: number[] = []
     const parts = text.split(",")
