@@ -1,75 +1,17 @@
 // The attack catalogue (sim/attacks/) against every algorithm: three real firmware drivers with
-// their core nodes and auth layers on one wire, under fake timers. Each attack runs twice from
-// the same seed, without and with the attacker; the property: no node names a coordinator or
-// takes a role the run without the attacker did not, and all end naming the same coordinator
-// (for denial attacks: within the attack's recovery bound).
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
+// their core nodes and auth layers on one wire, under fake timers (test/attack-catalogue.ts;
+// twelve boards in test/ci/attacks-12.test.ts), then the hint checks and the measurements.
+import { describe, expect, test } from "vitest"
 import { AuthRefusal } from "../src/core/auth"
-import { Algorithm, algorithmName } from "../src/core/frame"
-import { Role, roleName } from "../src/core/node"
-import { type Attack, type AttackContext, catalogue, challengeReplayFlood, inject } from "../sim/attacks/attacks"
-import { ATTACK_KEY, Cluster, type WireFrame } from "../sim/attacks/cluster"
+import { Algorithm } from "../src/core/frame"
+import { Role } from "../src/core/node"
+import { challengeReplayFlood, inject } from "../sim/attacks/attacks"
+import { Cluster } from "../sim/attacks/cluster"
+import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"
 
-const ALGORITHMS = [Algorithm.Bully, Algorithm.ImprovedBully, Algorithm.Ring, Algorithm.ActiveListRing, Algorithm.BidRing, Algorithm.Echo]
-/** Boot and first election settle well within this (answer timeout 200 ms, heartbeats 250 ms). */
-const SETTLE_MS = 3000
+useFakeTimers()
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] })
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
-
-const advance = async (ms: number) => {
-  await vi.advanceTimersByTimeAsync(ms)
-}
-
-async function settled(algorithm: Algorithm, seed: number): Promise<Cluster> {
-  const c = new Cluster({ algorithm, key: ATTACK_KEY, seed })
-  await c.bootAll()
-  await advance(SETTLE_MS)
-  return c
-}
-
-const previous = new Map<Algorithm, WireFrame[]>()
-async function previousSession(algorithm: Algorithm): Promise<WireFrame[]> {
-  if (!previous.has(algorithm)) previous.set(algorithm, (await settled(algorithm, 99)).recorded.slice())
-  return previous.get(algorithm)!
-}
-
-interface Outcome {
-  /** Per node, the "role:coordinator" pairs it reported after the cluster settled. */
-  named: Set<string>[]
-  final: number[]
-  misconfigured: boolean[]
-}
-
-async function outcome(algorithm: Algorithm, attack: Attack, attacking: boolean): Promise<Outcome> {
-  const c = await settled(algorithm, 1)
-  expect(c.coordinators()).toEqual([3, 3, 3])
-  c.watch()
-  const ctx: AttackContext = { cluster: c, advance, previousSession: await previousSession(algorithm) }
-  await attack.run(ctx, attacking)
-  await advance(attack.recoverMs ?? 0)
-  return {
-    named: c.boards.map((b) => new Set(b.reports.map((r) => `${roleName(r.role)}:${r.coordinator}`))),
-    final: c.coordinators(),
-    misconfigured: c.boards.map((b) => b.driver.role() === Role.Misconfigured),
-  }
-}
-
-describe.each(ALGORITHMS.map((a) => [algorithmName(a), a] as const))("%s", (_name, algorithm) => {
-  test.each(catalogue().map((a) => [a.name, a] as const))("%s", async (_attack, attack) => {
-    const control = await outcome(algorithm, attack, false)
-    const attacked = await outcome(algorithm, attack, true)
-    expect(attacked.misconfigured).toEqual([false, false, false])
-    expect(attacked.final).toEqual(control.final)
-    expect(control.final).toEqual([3, 3, 3])
-    if (attack.property === "safety")
-      attacked.named.forEach((names, i) => expect([...names].filter((n) => !control.named[i].has(n)), `node ${i + 1}`).toEqual([]))
-  })
-})
+attackSuite(idsUpTo(3))
 
 describe("hints are checked, not believed", () => {
   test("a real departure still fails over: a leave for a silent coordinator is taken after the check", async () => {

@@ -124,7 +124,7 @@ const reflection: Attack = {
 
 /**
  * The challenge replay flood: node 1's start-up hello (a broadcast CHALLENGE), recorded once,
- * replayed 6,000 times to the coordinator at 50 a millisecond.
+ * replayed 6,000 times to the coordinator (the highest id) at 50 a millisecond.
  */
 export const CHALLENGE_FLOOD_COUNT = 6000
 export const challengeReplayFlood: Attack = {
@@ -134,7 +134,7 @@ export const challengeReplayFlood: Attack = {
     const c = ctx.cluster
     const hello = c.recorded.find((f) => f.from === 1 && Cluster.kindOf(f.bytes) === "challenge")
     if (!hello) throw new Error("attack: no hello recorded")
-    if (attacking) for (let i = 0; i < CHALLENGE_FLOOD_COUNT; i++) inject(c, hello.bytes, 3, Math.floor(i / 50))
+    if (attacking) for (let i = 0; i < CHALLENGE_FLOOD_COUNT; i++) inject(c, hello.bytes, c.highest(), Math.floor(i / 50))
     await ctx.advance(10000)
   },
 }
@@ -183,7 +183,7 @@ const forgedLeave: Attack = {
   property: "safety",
   async run(ctx, attacking) {
     const c = ctx.cluster
-    if (attacking) await forgeLeave(c, 3)
+    if (attacking) await forgeLeave(c, c.highest())
     await ctx.advance(2000)
     if (attacking) for (const id of c.ids) await forgeLeave(c, id)
     await ctx.advance(2000)

@@ -75,6 +75,11 @@ export class Cluster {
     return Date.now() - this.t0
   }
 
+  /** The highest id: the coordinator once the cluster has settled. */
+  highest(): number {
+    return this.ids[this.ids.length - 1]
+  }
+
   config(id: number): FirmwareConfig {
     const c: FirmwareConfig = {
       nodeId: id,
