@@ -67,6 +67,13 @@ class CoordinatorWatch {
   }
 }
 
+/** Frames the boards refused for `why` ("stale": a genuine frame taken as too old), summed over the boards. */
+function refusedFor(lab: Lab, why: string): number {
+  let n = 0
+  for (const b of lab.boards.values()) n += b.refusedWhy[why] ?? 0
+  return n
+}
+
 /** CHALLENGE frames (control marker, type 1) among the broadcast events of one hub frame. */
 function challengesIn(hubFrame: Buffer): Buffer[] {
   const out: Buffer[] = []
@@ -168,6 +175,8 @@ describe("WiFi lab with a key: forged leaves, a client-id takeover, a replayed C
     const challenge = observed.find((m) => m.topic === groupTopic(PREFIX, 1) && m.payload[0] === AUTH_CONTROL_MARKER && m.payload[1] === CONTROL_CHALLENGE)
     expect(challenge, "a hello CHALLENGE recorded at boot").toBeDefined()
     watch.start()
+    const staleBefore = refusedFor(lab, "stale")
+    const replaysBefore = refusedFor(lab, "replay")
     const g = lab.brokerLogin("intruder")!
     const guest = await mqtt.connectAsync(lab.brokerUrl()!, { clientId: "replayer", username: g.username, password: g.password, reconnectPeriod: 0 })
     const t0 = Date.now()
@@ -196,6 +205,9 @@ describe("WiFi lab with a key: forged leaves, a client-id takeover, a replayed C
     expect(recoveredMs, note).toBeLessThanOrEqual(FLOOD_RECOVERY_MS)
     expect(lab.transitions, note).toEqual([])
     expect(lab.coordinator()).toBe(3)
+    // the copies are refused as replays and push no counter ahead: no genuine frame is taken as stale
+    expect(refusedFor(lab, "replay") - replaysBefore, note).toBeGreaterThan(0)
+    expect(refusedFor(lab, "stale") - staleBefore, note).toBe(0)
   }, 120_000)
 })
 
@@ -253,6 +265,8 @@ describe("bus lab with a key: a Jacdac device claiming a board's node id, a reco
     expect(services).toHaveLength(1)
     await settled()
     const transitions = lab.transitions.length
+    const staleBefore = refusedFor(lab, "stale")
+    const replaysBefore = refusedFor(lab, "replay")
     watch.start()
     const t0 = Date.now()
     for (let i = 0; i < REPLAYS; i++) {
@@ -265,6 +279,9 @@ describe("bus lab with a key: a Jacdac device claiming a board's node id, a reco
     expect(changes, `replays sent in ${sentMs} ms`).toEqual([])
     expect(lab.transitions.length).toBe(transitions)
     expect(lab.coordinator()).toBe(3)
+    // refused as replays, and no genuine frame of the coordinator taken as stale afterwards
+    expect(refusedFor(lab, "replay") - replaysBefore).toBeGreaterThan(0)
+    expect(refusedFor(lab, "stale") - staleBefore).toBe(0)
   }, 120_000)
 
   // Waits for the duplicate-id report to become a hint that a sealed challenge checks.
