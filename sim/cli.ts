@@ -4,7 +4,7 @@
 import { Command, CommanderError } from "commander"
 import { countsByKindName } from "../src/core/chart"
 import { Algorithm, algorithmName } from "../src/core/frame"
-import { NO_NODE } from "../src/core/node"
+import { NO_NODE } from "../src/core/contract"
 import {
   checkMembers,
   InputError,

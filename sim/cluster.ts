@@ -2,7 +2,8 @@
 
 import { Engine } from "../src/core/engine"
 import { parseAlgorithm } from "../src/core/frame"
-import { idealTiming, type Timing } from "../src/core/node"
+import type { Timing } from "../src/core/contract"
+import { idealTiming } from "../src/core/timing"
 import { makeNetwork, type NetworkName } from "./networks"
 import { FaultyNetwork } from "./faults"
 

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import AjvModule from "ajv"
 import type { DetectorName } from "../src/core/failure-detector"
-import type { Timing } from "../src/core/node"
+import type { Timing } from "../src/core/contract"
 import { defaultTiming } from "../src/core/timing"
 import { InputError, readInputFile } from "./config/input"
 

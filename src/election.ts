@@ -9,8 +9,8 @@
 //     election.whileCoordinator(async (duty) => { while (duty.active()) { ...; await ds.sleep(1000) } })
 
 import { Election } from "./api/election-api"
+import { Timing } from "./core/contract"
 import { parseAlgorithm } from "./core/frame"
-import { Timing } from "./core/node"
 import { configProblems, FirmwareConfig, TRANSPORT_BUS, TRANSPORT_MQTT } from "./firmware/config"
 import { NodeDriver } from "./firmware/driver"
 import { boardPlatform, log } from "./firmware/log"
@@ -19,7 +19,7 @@ import { readFirmwareConfig } from "./firmware/settings"
 
 export { AppCounters, AppMessage, Duty, Election, ElectionState } from "./api/election-api"
 export { compareTokens, FenceGate, FenceToken, formatToken } from "./core/fencing"
-export { Role, roleName } from "./core/node"
+export { Role, roleName } from "./core/contract"
 
 /** Settings to use instead of the board's, field by field; absent fields come from the settings. */
 export interface ElectionOptions {

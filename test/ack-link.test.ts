@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest"
 import { AckLink } from "../src/core/ack-link"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
-import { type Action, ActionType } from "../src/core/node"
+import { type Action, ActionType } from "../src/core/contract"
 
 const frame = (dst: number, seq: number) => {
   const f = makeFrame(Kind.ELECTION, Algorithm.Ring, 1, 1, 9, dst)

@@ -5,7 +5,7 @@
 // crashed; k = n - 1 live processes. "i notices": process i detects the failure at t=0.
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role } from "../src/core/node"
+import { type Action, Role } from "../src/core/contract"
 import { frameFrom, range, runElection } from "./helpers"
 import { counts, engine, node, sent, sizes } from "./ring-helpers"
 

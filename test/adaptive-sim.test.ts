@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest"
 import type { Engine, NetworkModel } from "../src/core/engine"
 import { type Frame, Kind } from "../src/core/frame"
-import { Role, type Timing } from "../src/core/node"
+import { Role, type Timing } from "../src/core/contract"
 import { makeNetwork, type NetworkName } from "../sim/networks"
 import { Rng } from "../sim/rng"
 import { Algorithm } from "../src/core/frame"

@@ -9,7 +9,7 @@ import { CAMPAIGN_FAMILIES } from "../sim/campaign/plan"
 import { measureRun } from "../sim/bench/token-order"
 import { type TokenFigures, TokenTally } from "../sim/campaign/tokens"
 import type { Engine } from "../src/core/engine"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 
 const SEEDS = 10
 

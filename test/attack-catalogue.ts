@@ -6,7 +6,7 @@
 // the attack's recovery bound).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 import { Algorithm, algorithmName } from "../src/core/frame"
-import { Role, roleName } from "../src/core/node"
+import { Role, roleName } from "../src/core/contract"
 import { type Attack, type AttackContext, catalogue } from "../sim/attacks/attacks"
 import { ATTACK_KEY, Cluster, type WireFrame } from "../sim/attacks/cluster"
 

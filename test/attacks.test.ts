@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest"
 import { AuthRefusal } from "../src/core/auth"
 import { Algorithm } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { challengeReplayFlood, inject } from "../sim/attacks/attacks"
 import { Cluster } from "../sim/attacks/cluster"
 import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"

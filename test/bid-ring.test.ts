@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest"
 import { bidId, BidRingNode, makeBid } from "../src/core/bid-ring"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action } from "../src/core/node"
+import { type Action } from "../src/core/contract"
 import { describe as show, frameFrom, range, runElection } from "./helpers"
 import { counts, engine, node, sent, sizes, T_REINITIATE, T_RESULT } from "./ring-helpers"
 

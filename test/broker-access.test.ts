@@ -4,7 +4,7 @@
 import mqtt from "mqtt"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { leaveTopic, leaveTopicId, leaveTopics, leftNode } from "../src/firmware/topics"
 import { aclText, nodeUser, OBSERVER_USER } from "../sim/lab/broker-access"

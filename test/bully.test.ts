@@ -1,6 +1,6 @@
 import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, MAX_TIMERS } from "../src/core/node"
+import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, MAX_TIMERS } from "../src/core/contract"
 import { describe, frameFrom, makeNode, sends } from "./helpers"
 
 const A = Algorithm.Bully

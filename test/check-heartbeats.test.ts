@@ -5,7 +5,7 @@
 
 import { describe, expect, test } from "vitest"
 import { parseAlgorithm } from "../src/core/frame"
-import { MAX_TIMERS, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/node"
+import { MAX_TIMERS, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
 import {
   applyEvent,
   cloneNode,

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { algorithmName, parseAlgorithm } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { InputError } from "../sim/config/input"
 import {
   applyEvent,

@@ -2,7 +2,8 @@
 import { describe, expect, test } from "vitest"
 import { checkCluster, checkRun, checkTrace, type ProcessView } from "../src/core/checker"
 import { Algorithm } from "../src/core/frame"
-import { ActionType, idealTiming, NO_NODE, Role } from "../src/core/node"
+import { ActionType, NO_NODE, Role } from "../src/core/contract"
+import { idealTiming } from "../src/core/timing"
 import { startEngine } from "./helpers"
 import { summarize } from "../src/core/summary"
 

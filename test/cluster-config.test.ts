@@ -17,8 +17,7 @@ import { liveScenario } from "../sim/web/export"
 import { runReplay } from "../sim/web/replay"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { Algorithm } from "../src/core/frame"
-import { idealTiming } from "../src/core/node"
-import { defaultTiming } from "../src/core/timing"
+import { defaultTiming, idealTiming } from "../src/core/timing"
 import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")

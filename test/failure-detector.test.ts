@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
 import { AdaptiveDetector, FLOOR_INTERVALS, LONG_MEMORY_BLOCKS, MIN_SAMPLES, WINDOW } from "../src/core/failure-detector"
 import { Algorithm, Kind, MAX_SEQ } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/node"
+import { type Action, ActionType, Role, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
 import { frameFrom } from "./helpers"
 
 /** A detector fed heartbeats separated by `gaps`, starting at time 1000. */

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { FaultyNetwork, noLinkFaults, parseLinkFaults, parsePartition } from "../sim/faults"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { summarize } from "../src/core/summary"

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest"
 import { createNode } from "../src/core/algorithms"
 import { CodecError, encodeFrame } from "../src/core/codec"
 import { Algorithm, BROADCAST, type Frame, MAX_ALGORITHM, MAX_KIND } from "../src/core/frame"
-import { type Action, ActionType, MAX_TIMERS, NO_NODE } from "../src/core/node"
+import { type Action, ActionType, MAX_TIMERS, NO_NODE } from "../src/core/contract"
 
 type Event =
   | { type: "frame"; frame: Frame }

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { type TraceRecord, TraceType } from "../src/core/trace"
 import { BROADCAST, Kind, kindName } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/node"
+import { type Action, ActionType, Role, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/contract"
 import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
 import { summarize } from "../src/core/summary"
 

@@ -7,7 +7,7 @@ import { createNode } from "../src/core/algorithms"
 import { decodeFrame, encodeFrame } from "../src/core/codec"
 import { AdaptiveDetector, FLOOR_INTERVALS, MAX_REORDER } from "../src/core/failure-detector"
 import { Algorithm, Kind, MAX_SEQ } from "../src/core/frame"
-import { type Action, ActionType, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/node"
+import { type Action, ActionType, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
 
 /** A detector fed `count` heartbeats 50 apart numbered first, first+1, ... from time 1000; returns it and the last time and number. */
 function clean(count = 601, first = 1) {

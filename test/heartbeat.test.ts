@@ -2,7 +2,7 @@
 // a heartbeat from the wrong one is resolved in favour of the higher process.
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, ActionType, Role } from "../src/core/node"
+import { type Action, ActionType, Role } from "../src/core/contract"
 import { createNode } from "../src/core/algorithms"
 import { frameFrom, makeNode, sendActions, sends } from "./helpers"
 

@@ -1,10 +1,12 @@
 // Drive one node by hand and read its actions as short strings.
 
 import { createNode } from "../src/core/algorithms"
+import { type Action, ActionType, roleName, type SendAction } from "../src/core/contract"
 import { Engine, type EngineOptions, IdealNetwork } from "../src/core/engine"
 import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../src/core/frame"
-import { type Action, ActionType, type ElectionNode, idealTiming, roleName, type SendAction } from "../src/core/node"
+import type { ElectionNode } from "../src/core/node"
 import { summarize } from "../src/core/summary"
+import { idealTiming } from "../src/core/timing"
 
 export function makeNode(algorithm: Algorithm, id: number, ids: number[]): ElectionNode {
   return createNode(algorithm, { id, ids, group: 1, timing: idealTiming() })

@@ -1,6 +1,6 @@
 import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, Role, TIMER_ALGORITHM } from "../src/core/contract"
 import type { ImprovedBullyNode } from "../src/core/improved-bully"
 import { frameFrom, makeNode, range, sendActions, sends } from "./helpers"
 

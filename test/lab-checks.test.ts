@@ -1,7 +1,7 @@
 // The lab's checks and views that need no VM: script boards checked before boot, the
 // dashboard at 80 columns, roles parsed once at the boundary.
 import { describe, expect, test } from "vitest"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
 import { fitWidth } from "../sim/lab/dashboard"
 import { checkScriptBoards, parseLabScript } from "../sim/lab/script"

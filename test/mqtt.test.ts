@@ -2,7 +2,7 @@
 // VMs and a host node is in lab.test.ts, which owns the bus port.
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
-import { Role } from "../src/core/node"
+import { Role } from "../src/core/contract"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"

@@ -1,7 +1,7 @@
 // A broker's last will tells the node a peer dropped off: no timeout to wait for.
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_ALGORITHM } from "../src/core/node"
+import { type Action, ActionType, Role, TIMER_ALGORITHM } from "../src/core/contract"
 import type { ImprovedBullyNode } from "../src/core/improved-bully"
 import { frameFrom, makeNode, range, sends } from "./helpers"
 

@@ -5,7 +5,7 @@
 // crashed; k = n - 1 live processes. "i notices": process i detects the failure at t=0.
 import { describe, expect, test } from "vitest"
 import { Algorithm, type Frame, Kind } from "../src/core/frame"
-import { type Action, ActionType, Role, type SendAction } from "../src/core/node"
+import { type Action, ActionType, Role, type SendAction } from "../src/core/contract"
 import { RingBaseNode } from "../src/core/ring-base"
 import { describe as show, frameFrom, range, runElection } from "./helpers"
 import { counts, engine, node, sent, sizes, T_ACK } from "./ring-helpers"

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { parseKeyHex } from "../../src/core/auth"
 import { Algorithm, BROADCAST, FRAME_HEADER_BYTES } from "../../src/core/frame"
-import { Role } from "../../src/core/node"
+import { Role } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"

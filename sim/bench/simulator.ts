@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Engine, IdealNetwork } from "../../src/core/engine"
 import { Algorithm, algorithmName } from "../../src/core/frame"
-import { idealTiming } from "../../src/core/node"
+import { idealTiming } from "../../src/core/timing"
 import { summarize } from "../../src/core/summary"
 import { ROOT } from "../root"
 

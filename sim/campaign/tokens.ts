@@ -7,7 +7,7 @@
 
 import { compareTokens, FenceGate, type FenceToken, makeToken, TokenIssuer } from "../../src/core/fencing"
 import type { Engine } from "../../src/core/engine"
-import { Role } from "../../src/core/node"
+import { Role } from "../../src/core/contract"
 
 export interface TokenFigures {
   runs: number

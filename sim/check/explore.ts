@@ -6,7 +6,7 @@
 // so that they part ways at once.
 
 import { checkCluster } from "../../src/core/checker"
-import { indexOfSorted, NO_NODE, Role } from "../../src/core/node"
+import { indexOfSorted, NO_NODE, Role } from "../../src/core/contract"
 import { fencedOut } from "./fence"
 import {
   applyEvent,

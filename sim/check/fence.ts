@@ -13,8 +13,9 @@
 // takes its coordinator's orders. The `raw` rule, for comparison, takes the election's
 // (epoch, id) as the token and never raises it: the check shows what the API's raise is for.
 
+import { indexOfSorted, Role } from "../../src/core/contract"
 import { compareTokens, FenceGate, type FenceToken, formatToken, makeToken, sameToken, TokenIssuer } from "../../src/core/fencing"
-import { type ElectionNode, indexOfSorted, Role } from "../../src/core/node"
+import type { ElectionNode } from "../../src/core/node"
 import { keyNumber, keyWord } from "./key"
 
 /** Words per process: the issuer's last token, the gate's highest, the token held; each (epoch, holder), holder 0 for none. */

@@ -34,7 +34,7 @@ import type { EchoNode } from "../../src/core/echo"
 import type { ImprovedBullyNode } from "../../src/core/improved-bully"
 import type { RingBaseNode } from "../../src/core/ring-base"
 import { AckLink } from "../../src/core/ack-link"
-import { defaultTiming } from "../../src/core/timing"
+import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { cloneFenceState, type FenceState, fenceText, keyFence, maxTokenEpoch, newFenceState, settleTokens, type TokenRule } from "./fence"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
@@ -43,14 +43,13 @@ import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
   type Action,
   ActionType,
-  type ElectionNode,
-  idealTiming,
   indexOfSorted,
   MAX_TIMERS,
   NO_NODE,
   Role,
   type Timing,
-} from "../../src/core/node"
+} from "../../src/core/contract"
+import type { ElectionNode } from "../../src/core/node"
 
 export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]

@@ -5,8 +5,8 @@
 // still armed was not yet due. Message delays follow from the times (`script delays=`),
 // crashes, recoveries and detections become `at T ...` commands.
 
+import { MAX_TIMERS } from "../../src/core/contract"
 import { algorithmName } from "../../src/core/frame"
-import { MAX_TIMERS } from "../../src/core/node"
 import { CHECK_GROUP, CHECK_SEED, checkTiming, detectionOf, EventType, initialState, type ModelConfig, type StepRecord } from "./model"
 
 /** Least time between two steps: a power of two, so that sums stay exact. */

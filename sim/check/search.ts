@@ -29,7 +29,7 @@
 import { describeFrame } from "../../src/core/chart"
 import { algorithmName } from "../../src/core/frame"
 import { descriptorOf } from "../../src/core/algorithms"
-import { roleName } from "../../src/core/node"
+import { roleName } from "../../src/core/contract"
 import {
   applyEvent,
   cloneState,

@@ -8,7 +8,7 @@
 import { ALGORITHMS, descriptorOf } from "../../src/core/algorithms"
 import type { AlgorithmDescriptor } from "../../src/core/descriptor"
 import { algorithmNames } from "../../src/core/frame"
-import type { Timing } from "../../src/core/node"
+import type { Timing } from "../../src/core/contract"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
 import { type ClusterSpec, defaultSpec } from "../cluster"

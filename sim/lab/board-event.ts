@@ -2,7 +2,7 @@
 // (role as the core's Role, numbers as numbers, the board's own clock kept), so that the
 // lab, the dashboard and the web view never look at strings again.
 
-import type { Role } from "../../src/core/node"
+import type { Role } from "../../src/core/contract"
 import { parseRole } from "./board-state"
 
 /** A structured log line as read, its fields still strings (sim/lab/board-vm.ts parseLogLine). */

@@ -2,7 +2,7 @@
 // registers are parsed once, here, at the boundary (role as the core's Role, numbers as
 // numbers). The dashboard, the headless summary and the web view read only this.
 
-import { Role, roleName } from "../../src/core/node"
+import { Role, roleName } from "../../src/core/contract"
 
 export interface BoardState {
   node: number

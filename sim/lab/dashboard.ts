@@ -3,7 +3,7 @@
 // then the event log. Keys crash/recover a board (through its service action) and
 // kill/restart its VM.
 
-import { Role } from "../../src/core/node"
+import { Role } from "../../src/core/contract"
 import { algorithmName } from "../../src/core/frame"
 import { LED_SLOT_MS, ledColorAt } from "../../src/firmware/led-scheme"
 import { type BoardState, boardRoleName } from "./board-state"

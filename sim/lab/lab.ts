@@ -5,7 +5,7 @@
 
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
-import { Role, roleName, type Timing } from "../../src/core/node"
+import { Role, roleName, type Timing } from "../../src/core/contract"
 import { checkCluster } from "../../src/core/checker"
 import { makeBid } from "../../src/core/bid-ring"
 import { join } from "node:path"

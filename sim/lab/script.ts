@@ -12,7 +12,7 @@
 //   end
 
 import { InputError, parseInteger, readInputFile } from "../config/input"
-import { Role } from "../../src/core/node"
+import { Role } from "../../src/core/contract"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"
 

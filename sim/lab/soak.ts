@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { Lab, type LabOptions, sleep } from "./lab"
-import { Role, roleName } from "../../src/core/node"
+import { Role, roleName } from "../../src/core/contract"
 
 export interface SoakOptions {
   lab: LabOptions

@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks"
 import { Election } from "../../src/api/election-api"
 import { parseKeyHex } from "../../src/core/auth"
 import { parseAlgorithm } from "../../src/core/frame"
-import type { Timing } from "../../src/core/node"
+import type { Timing } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { configProblems, type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { NodeDriver, type Platform } from "../../src/firmware/driver"
@@ -19,7 +19,7 @@ import { type HostNode, startHostNode } from "./host-node"
 export { Duty, Election } from "../../src/api/election-api"
 export type { AppCounters, AppMessage, ElectionState } from "../../src/api/election-api"
 export { compareTokens, FenceGate, formatToken, type FenceToken } from "../../src/core/fencing"
-export { Role, roleName } from "../../src/core/node"
+export { Role, roleName } from "../../src/core/contract"
 
 export interface JoinOptions {
   /** The boards' broker, mqtt://HOST:PORT. */

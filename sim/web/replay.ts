@@ -7,7 +7,7 @@ import type { Engine, NetworkModel } from "../../src/core/engine"
 import { type TraceRecord, TraceType } from "../../src/core/trace"
 import { type Frame, Kind, kindName } from "../../src/core/frame"
 import { descriptorNamed } from "../../src/core/algorithms"
-import { roleName } from "../../src/core/node"
+import { roleName } from "../../src/core/contract"
 import { formatRecord, formatTime } from "../msc"
 import { type Block, parseScenario, ScenarioRunner } from "../scenario"
 

@@ -9,7 +9,7 @@
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { Algorithm } from "../../src/core/frame"
-import { Role } from "../../src/core/node"
+import { Role } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { ROOT } from "../root"
 import { Lab } from "../lab/lab"

@@ -4,9 +4,9 @@
 // VM, on an ESP32 and in Node.
 
 import { ByteSource, packPayload, unpackPayload } from "../core/codec"
+import { NO_NODE, Role, roleName } from "../core/contract"
 import { compareTokens, FenceGate, FenceToken, formatToken, makeToken, TokenIssuer } from "../core/fencing"
 import { APP_FENCED, APP_ORDER, BROADCAST, Frame, Kind, makeFrame, MAX_APP_PAYLOAD, MAX_SEQ } from "../core/frame"
-import { NO_NODE, Role, roleName } from "../core/node"
 import { AppReceiver, DriverObserver, NodeDriver } from "../firmware/driver"
 
 /** Where the election stands on this process. */

@@ -15,8 +15,8 @@
 //
 // Portable (DeviceScript subset): parallel plain arrays, no splice.
 
+import { Action, ActionType } from "./contract"
 import { Frame } from "./frame"
-import { Action, ActionType } from "./node"
 
 export class AckLink {
     /** The owner's timer id for the wait. */

@@ -14,7 +14,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./node"
+import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { RingBaseNode } from "./ring-base"

@@ -4,11 +4,12 @@
 import { activeListRingDescriptor } from "./active-list-ring"
 import { bidRingDescriptor } from "./bid-ring"
 import { bullyDescriptor } from "./bully"
+import { NodeConfig } from "./contract"
 import { AlgorithmDescriptor } from "./descriptor"
 import { echoDescriptor } from "./echo"
 import { Frame } from "./frame"
 import { improvedBullyDescriptor } from "./improved-bully"
-import { ElectionNode, NodeConfig } from "./node"
+import { ElectionNode } from "./node"
 import { ringDescriptor } from "./ring"
 
 export const ALGORITHMS: AlgorithmDescriptor[] = [

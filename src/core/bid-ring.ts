@@ -15,7 +15,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role, Timing } from "./node"
+import { Action, NO_NODE, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"

@@ -3,7 +3,7 @@
 // (the election deadline's base) and how long after the faults end a cluster may take to
 // converge. The reasoning is in docs/algorithms.md, "Converging under faults".
 
-import type { Timing } from "./node"
+import type { Timing } from "./contract"
 
 /** bully: ELECTION, T for OKs, T' for COORDINATOR, and once more after a restart. */
 export function bullyElectionBound(timing: Timing): number {

@@ -13,7 +13,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ElectionNode, NodeConfig, TIMER_ALGORITHM, Timing } from "./node"
+import { Action, NodeConfig, TIMER_ALGORITHM, Timing } from "./contract"
+import { ElectionNode } from "./node"
 import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM

@@ -6,7 +6,8 @@ import { descriptorOf } from "./algorithms"
 import { Summary } from "./summary"
 import { Frame, kindName } from "./frame"
 import { mod } from "./portable"
-import { ElectionNode, NO_NODE, Role, roleName } from "./node"
+import { NO_NODE, Role, roleName } from "./contract"
+import { ElectionNode } from "./node"
 import { RoleRecord, TraceRecord, TraceType } from "./trace"
 
 /** How a chart prints a time; the default prints it as a plain number. */

@@ -10,8 +10,9 @@
 //
 // Pure and portable (DeviceScript subset): plain arrays and numbers only.
 
+import { NO_NODE, Role } from "./contract"
 import { MAX_LIST_LENGTH } from "./frame"
-import { ElectionNode, NO_NODE, Role } from "./node"
+import { ElectionNode } from "./node"
 
 /** One process as a driver sees it. */
 export interface ProcessView {

@@ -2,8 +2,9 @@
 // algorithm, listed once in the registry (algorithms.ts). Adding an algorithm touches its
 // own file and the registry.
 
+import { NodeConfig, Timing } from "./contract"
 import { Algorithm } from "./frame"
-import { ElectionNode, NodeConfig, Timing } from "./node"
+import { ElectionNode } from "./node"
 
 export interface AlgorithmDescriptor {
     algorithm: Algorithm

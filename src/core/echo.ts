@@ -17,7 +17,8 @@
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
-import { Action, ActionType, ElectionNode, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./node"
+import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./contract"
+import { ElectionNode } from "./node"
 import { convergenceAfterFaults, echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
 

@@ -12,12 +12,12 @@ import { Frame, Kind } from "./frame"
 import {
     Action,
     ActionType,
-    ElectionNode,
     indexOfSorted,
     MAX_TIMERS,
     sortedIds,
     Timing,
-} from "./node"
+} from "./contract"
+import { ElectionNode } from "./node"
 import { EventQueue } from "./event-queue"
 import { TimerGenerations } from "./timer-generations"
 import { mod } from "./portable"

@@ -2,7 +2,8 @@
 // the live processes last changed their minds (the election time), and what went wrong on
 // the way (a node threw, somebody followed a non-member), for the checker.
 
-import { ElectionNode, indexOfSorted, NO_NODE, Role } from "./node"
+import { indexOfSorted, NO_NODE, Role } from "./contract"
+import { ElectionNode } from "./node"
 
 /** Non-member follows kept at most: a storm of them says no more than the first hundred. */
 const MAX_FOLLOW_ERRORS = 100

@@ -17,13 +17,13 @@ import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
     ActionType,
-    ElectionNode,
     indexOfSorted,
     NO_NODE,
     NodeConfig,
     TIMER_ALGORITHM,
     Timing,
-} from "./node"
+} from "./contract"
+import { ElectionNode } from "./node"
 import { convergenceAfterFaults, improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM

@@ -1,6 +1,8 @@
 // The state-machine interface every algorithm implements, and the parts they share:
 // role and coordinator bookkeeping, frame filtering, and the heartbeats and watch timer
-// around a failure detector (failure-detector.ts: fixed or adaptive).
+// around a failure detector (failure-detector.ts: fixed or adaptive). The types and
+// constants a driver and an algorithm share (roles, actions, timer ids, timing,
+// configuration) are in contract.ts.
 //
 // A driver (simulator, firmware, host node) calls the entry points with the current
 // time and carries out the actions appended to `out`. Nothing here reads a clock,
@@ -10,142 +12,24 @@ import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter, nextEpoch } from "./portable"
-import { defaultTiming, withoutDetector } from "./timing"
-
-/** What a board's LED shows. */
-export enum Role {
-    Follower = 0,
-    Coordinator = 1,
-    Electing = 2,
-    Crashed = 3,
-    Misconfigured = 4,
-}
-
-const ROLE_NAMES = ["follower", "coordinator", "electing", "crashed", "misconfigured"]
-
-export function roleName(role: number): string {
-    return role >= 0 && role < ROLE_NAMES.length ? ROLE_NAMES[role] : "role" + role
-}
-
-/** No coordinator known. */
-export const NO_NODE = -1
-
-export enum ActionType {
-    Send = 1,
-    SetTimer = 2,
-    CancelTimer = 3,
-    RoleChange = 4,
-}
-
-/** Send one frame to each id in `to` (one logical message per destination). */
-export interface SendAction {
-    type: ActionType.Send
-    to: number[]
-    frame: Frame
-}
-
-/** (Re)arm timer `timer` to fire `delay` time units from now; replaces a pending one. */
-export interface SetTimerAction {
-    type: ActionType.SetTimer
-    timer: number
-    delay: number
-}
-
-export interface CancelTimerAction {
-    type: ActionType.CancelTimer
-    timer: number
-}
-
-/** The node's role or its belief about the coordinator changed. */
-export interface RoleChangeAction {
-    type: ActionType.RoleChange
-    role: Role
-    coordinator: number
-    epoch: number
-}
-
-export type Action = SendAction | SetTimerAction | CancelTimerAction | RoleChangeAction
-
-/** Timer ids. Drivers keep at most one pending timer per id and node. */
-export const TIMER_HEARTBEAT = 0
-export const TIMER_WATCH = 1
-/** First timer id free for an algorithm's own use (up to TIMER_CONTEST - 1). */
-export const TIMER_ALGORITHM = 2
-/** A follower of a lower-ranked coordinator contests it after this timer. */
-export const TIMER_CONTEST = 6
-/** Leads out of Electing when an election does not end (our extension: no dead ends). */
-export const TIMER_DEADLINE = 7
-/** A process claiming the role waits this long (T) for the sitting coordinator's RESIGN. */
-export const TIMER_HANDOVER = 8
-export const MAX_TIMERS = 9
-
-/** Time values are in the driver's unit: ticks in the ideal network, ms on boards. */
-export interface Timing {
-    /** T: how long to wait for an answer (OK, TABLE) before assuming the peer is down. */
-    answerTimeout: number
-    /** T': after an OK, how long to wait for COORDINATOR before restarting. */
-    coordinatorTimeout: number
-    /** Coordinator heartbeat period; 0 turns the failure detector off. */
-    heartbeatInterval: number
-    /** Silence from the coordinator after which a follower suspects it. */
-    failureTimeout: number
-    /** "adaptive": suspect earlier when heartbeats arrive regularly (never later than failureTimeout); absent or "fixed": failureTimeout. */
-    failureDetector?: string
-}
-
-/** Timing for the ideal network (delay 1): T above a round trip, T' above T + 1. */
-export function idealTiming(): Timing {
-    return withoutDetector(defaultTiming("ideal"))
-}
-
-export interface NodeConfig {
-    id: number
-    /** Every process id in the cluster (this one included), in ring order: each sends to the next, the last to the first. */
-    ids: number[]
-    group: number
-    timing: Timing
-    /** Graph neighbours (tree/echo election); absent means every other process. */
-    neighbors?: number[]
-    /** bid-ring: suitability prefix of this process's bid (0..65535); absent means 0. */
-    suitability?: number
-    /** Seed of the re-election backoff's jitter, drawn by the driver (the core draws nothing). */
-    seed?: number
-}
-
-/** Why a node ignored a frame it was handed. */
-export enum Ignored {
-    OtherGroup = 0,
-    OtherAlgorithm = 1,
-    NotForMe = 2,
-    OwnId = 3,
-    UnknownSender = 4,
-    Unexpected = 5,
-}
-
-/** Position of `id` in ascending `ids`, or -1 (binary search: clusters can be large). */
-export function indexOfSorted(ids: number[], id: number): number {
-    const n = ids.length
-    if (n === 0) return -1
-    // Ids are usually contiguous (1..n): try the direct position first.
-    const guess = id - ids[0]
-    if (guess >= 0 && guess < n && ids[guess] === id) return guess
-    let lo = 0
-    let hi = n - 1
-    while (lo <= hi) {
-        const mid = (lo + hi) >> 1
-        const v = ids[mid]
-        if (v === id) return mid
-        if (v < id) lo = mid + 1
-        else hi = mid - 1
-    }
-    return -1
-}
-
-export function sortedIds(ids: number[]): number[] {
-    const copy = ids.slice(0)
-    copy.sort((a, b) => a - b)
-    return copy
-}
+import {
+    Action,
+    ActionType,
+    Ignored,
+    indexOfSorted,
+    MAX_TIMERS,
+    NO_NODE,
+    NodeConfig,
+    Role,
+    sortedIds,
+    TIMER_ALGORITHM,
+    TIMER_CONTEST,
+    TIMER_DEADLINE,
+    TIMER_HANDOVER,
+    TIMER_HEARTBEAT,
+    TIMER_WATCH,
+    Timing,
+} from "./contract"
 
 export abstract class ElectionNode {
     readonly id: number

@@ -10,7 +10,8 @@
 
 import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
-import { Action, ActionType, ElectionNode, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./node"
+import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
+import { ElectionNode } from "./node"
 import { ringElectionBound, ringRoundTrip } from "./bounds"
 
 /** Ring messages remembered to drop their copies. */

@@ -1,7 +1,7 @@
 // The default timing of each transport, in one table: the simulator, scenario files, the
 // virtual lab, host nodes and the boards' settings all start from it.
 
-import type { Timing } from "./node"
+import type { Timing } from "./contract"
 
 /** Transports with a timing of their own: the ideal network (ticks), the Jacdac bus and WiFi/MQTT (ms). */
 export type TimingProfile = "ideal" | "bus" | "wifi"
@@ -28,4 +28,9 @@ export function withoutDetector(timing: Timing): Timing {
         heartbeatInterval: 0,
         failureTimeout: 0,
     }
+}
+
+/** Timing for the ideal network (delay 1): T above a round trip, T' above T + 1. */
+export function idealTiming(): Timing {
+    return withoutDetector(defaultTiming("ideal"))
 }

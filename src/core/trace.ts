@@ -1,8 +1,8 @@
 // What the engine reports as it runs: one record per event that a message sequence
 // chart shows, and a digest of them all to compare two runs (Node against the VM).
 
+import { Role } from "./contract"
 import { Frame } from "./frame"
-import { Role } from "./node"
 import { mod } from "./portable"
 
 export enum TraceType {

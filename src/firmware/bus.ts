@@ -5,7 +5,7 @@
 import * as ds from "@devicescript/core"
 import { randomBuffer } from "@devicescript/crypto"
 import { Server, startServer } from "@devicescript/server"
-import { Role } from "../core/node"
+import { Role } from "../core/contract"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 

@@ -2,8 +2,8 @@
 // the group and the timing. Boards read it from settings (see `electlab settings`);
 // the virtual lab compiles it into a generated entry file.
 
+import { Timing } from "../core/contract"
 import { Algorithm } from "../core/frame"
-import { Timing } from "../core/node"
 
 export interface FirmwareConfig {
     /** This board's process number; -1: derive it from the device id. */

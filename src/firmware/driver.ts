@@ -6,8 +6,9 @@
 import { createNode } from "../core/algorithms"
 import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { appFrameError, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
+import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
-import { Action, ActionType, ElectionNode, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/node"
+import { ElectionNode } from "../core/node"
 import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
 

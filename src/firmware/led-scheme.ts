@@ -1,7 +1,7 @@
 // The LED scheme: one colour and one blink pattern per role, so a glance at a board
 // tells its role, also on a one-colour LED. A pattern is 8 slots of 125 ms (1 s).
 
-import { Role } from "../core/node"
+import { Role } from "../core/contract"
 
 export const LED_SLOT_MS = 125
 

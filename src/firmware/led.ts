@@ -1,7 +1,7 @@
 // Drives the board's status LED from the node's role (no effect in the VM).
 
 import { setStatusLight } from "@devicescript/runtime"
-import { Role } from "../core/node"
+import { Role } from "../core/contract"
 import { DriverObserver } from "./driver"
 import { log } from "./log"
 import { LED_SLOT_MS, ledColorAt } from "./led-scheme"

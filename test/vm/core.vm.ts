@@ -6,7 +6,7 @@ import { CodecError, decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Kind } from "../../src/core/frame"
 import { mod } from "../../src/core/portable"
 import { checkCluster } from "../../src/core/checker"
-import { NO_NODE, Role } from "../../src/core/node"
+import { NO_NODE, Role } from "../../src/core/contract"
 
 describe("codec in the VM", () => {
     test("u32 fields survive a round trip (the VM's % is wrong past int32)", () => {

@@ -4,8 +4,8 @@
 // parser and cluster resolver, so the VM checks the files themselves, line for line.
 
 import { chartLine, formatStatus, formatSummary } from "../../src/core/chart"
+import { Timing } from "../../src/core/contract"
 import { Engine, IdealNetwork } from "../../src/core/engine"
-import { Timing } from "../../src/core/node"
 import { summarize } from "../../src/core/summary"
 
 /** One call the host's scenario runner made on its engine, or "status" (which reads the nodes). */

@@ -1,6 +1,6 @@
 // How the page draws roles (the boards' own LED scheme) and message kinds.
 
-import { Role } from "../../../src/core/node"
+import { Role } from "../../../src/core/contract"
 import { LED_SLOT_MS, ledLook } from "../../../src/firmware/led-scheme"
 import { h } from "./dom"
 import { KIND_COLORS, kindColor } from "./kinds"
