@@ -32,7 +32,7 @@ import { createNode } from "../../src/core/algorithms"
 import type { BidRingNode } from "../../src/core/bid-ring"
 import type { EchoNode } from "../../src/core/echo"
 import type { ImprovedBullyNode } from "../../src/core/improved-bully"
-import type { RingBaseNode } from "../../src/core/ring-base"
+import { RingBaseNode } from "../../src/core/ring-base"
 import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
@@ -190,8 +190,14 @@ const NODE_SKIPPED = [
   // set on every frame before it is read (node.ts, fencing)
   "epochBeforeFrame",
 ] as const
-// downAt is read only by the heartbeat watch's probe of a down successor (ring-base.ts believedDown)
-const RING_SKIPPED = ["ringPos", "downAt"] as const
+const RING_SKIPPED = ["ringPos"] as const
+/**
+ * Since when a ring process believes each process down: read only with heartbeats on (a
+ * process is probed again one round trip R after it was marked down, ring-base.ts
+ * believedDown). Without heartbeats left out; with them hashed per process as the age of a
+ * down mark, capped at R (older is as old), and nothing for a process not marked down.
+ */
+const RING_DOWN_SINCE = ["downAt"] as const
 const ECHO_SKIPPED = ["neighbors"] as const
 const BID_SKIPPED = ["suitability", "bid"] as const
 /**
@@ -214,7 +220,7 @@ const NODE_SHARED = ["ids", "ringOrder", "timing"] as const
 // compile-time: every name above is a field of its class
 type CheckedFields = [
   ElectionNode[(typeof NODE_SKIPPED)[number] | (typeof NODE_SHARED)[number] | keyof typeof NODE_CAPPED | (typeof NODE_HEARD)[number] | (typeof NODE_UNTIL)[number]],
-  RingBaseNode[(typeof RING_SKIPPED)[number] | (typeof RING_ABSTRACTED)[number]],
+  RingBaseNode[(typeof RING_SKIPPED)[number] | (typeof RING_ABSTRACTED)[number] | (typeof RING_DOWN_SINCE)[number] | "down"],
   EchoNode[(typeof ECHO_SKIPPED)[number]],
   BidRingNode[(typeof BID_SKIPPED)[number]],
   ImprovedBullyNode[(typeof IMPROVED_BULLY_INSTANTS)[number]],
@@ -225,6 +231,15 @@ const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECH
 const INSTANT_FIELDS = new Set<string>(IMPROVED_BULLY_INSTANTS)
 const CAPPED_FIELDS: Record<string, number> = NODE_CAPPED
 const HEARD_FIELDS = new Set<string>(NODE_HEARD)
+const DOWN_SINCE_FIELDS = new Set<string>(RING_DOWN_SINCE)
+
+/** A ring process's down marks' ages as hashed (RING_DOWN_SINCE), or null: left out (heartbeats off). */
+function downAges(node: ElectionNode, clock: number): number[] | null {
+  if (node.timing.heartbeatInterval <= 0 || !(node instanceof RingBaseNode)) return null
+  const r = node as unknown as { down: boolean[]; downAt: number[] }
+  const cap = node.roundTrip()
+  return r.down.map((d, i) => (d ? Math.min(timeValue(clock - r.downAt[i]), cap) : -1))
+}
 const UNTIL_FIELDS = new Set<string>(NODE_UNTIL)
 const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])
 /** Time fields of the classes a node holds, by prototype (the ring's link has its own key, abstraction.ts). */
@@ -424,6 +439,11 @@ function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | n
       if (age !== null) s += "h" + age + "|"
       continue
     }
+    if (DOWN_SINCE_FIELDS.has(k)) {
+      const ages = downAges(node, clock)
+      if (ages !== null) s += "d" + ages.join(",") + "|"
+      continue
+    }
     if (UNTIL_FIELDS.has(k)) {
       s += "u" + timeLeft(v as number, clock) + "|"
       continue
@@ -539,7 +559,7 @@ function keyValue(v: unknown, clock: number, isTime: boolean) {
 /** How a node class's fields go into its key: by name once per class, then by position. */
 interface FieldPlan {
   names: string[]
-  /** 0 plain, 1 an instant, 2 capped at caps[i], 3 possibly written by the ring abstraction, 4 a heard-at time, 5 a wait-until time. */
+  /** 0 plain, 1 an instant, 2 capped at caps[i], 3 possibly written by the ring abstraction, 4 a heard-at time, 5 a wait-until time, 6 down marks' times. */
   kinds: number[]
   caps: number[]
 }
@@ -555,7 +575,7 @@ function planFor(node: ElectionNode): FieldPlan {
     if (SKIPPED_FIELDS.has(k)) continue
     plan.names.push(k)
     plan.kinds.push(
-      INSTANT_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
+      DOWN_SINCE_FIELDS.has(k) ? 6 : INSTANT_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
     )
     plan.caps.push(CAPPED_FIELDS[k] ?? 0)
   }
@@ -592,6 +612,12 @@ function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
     if (kind === 4) {
       const age = heardAge(node, o[k] as number, clock)
       if (age !== null) keyNumber(age)
+      keyWord(TAG_END)
+      continue
+    }
+    if (kind === 6) {
+      const ages = downAges(node, clock)
+      if (ages !== null) for (const a of ages) keyNumber(a)
       keyWord(TAG_END)
       continue
     }
