@@ -82,11 +82,6 @@ export function detectionOf(config: ModelConfig): Detection {
   return config.detection ?? (config.timing === "ideal" ? "timed" : "any")
 }
 
-/** True when the nodes run their own heartbeats and failure detector. */
-export function heartbeatsOn(config: ModelConfig): boolean {
-  return detectionOf(config) === "heartbeats"
-}
-
 /** True for the models with one clock that only moves when nothing is due. */
 export function clocked(timing: TimingModel): boolean {
   return timing !== "arbitrary"
