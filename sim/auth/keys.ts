@@ -4,11 +4,12 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { type MacFunction, parseKeyHex } from "../../src/core/auth"
+import type { ByteSource } from "../../src/core/codec"
 import { InputError } from "../config/input"
 
 export function nodeMac(key: number[]): MacFunction {
   const keyBuffer = Buffer.from(key)
-  return (data: number[]) => createHmac("sha256", keyBuffer).update(Buffer.from(data)).digest()
+  return (data: ByteSource, length: number) => createHmac("sha256", keyBuffer).update(Uint8Array.from({ length }, (_, i) => data[i])).digest()
 }
 
 export function nodeRandom32(): number {

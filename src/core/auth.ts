@@ -46,8 +46,12 @@ export const AUTH_CONTROL_MARKER = 0xa5
 export const AUTH_CONTROL_BYTES = 32
 export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
-/** Counters taken per sender and remembered; a counter below all of them (with the list full) is refused. */
-export const REPLAY_WINDOW = 32
+/**
+ * Counters taken per sender and remembered; a counter below all of them (with the list full)
+ * is refused. A frame overtaken by 16 later ones of its sender is lost so; 16 numbers are
+ * 130 bytes of a board's heap per peer.
+ */
+export const REPLAY_WINDOW = 16
 /**
  * A frame is taken only if it arrives at most this long after it was sent, as far as the
  * receiver can tell (its age beyond the quickest frame of that sender; a loaded broker can take
@@ -91,8 +95,12 @@ export const KEY_MISMATCH_MS = 3000
 const MAX_PEERS = 64
 const MAX_U32 = 4294967295
 
-/** HMAC-SHA256 of the bytes with the group key (at least AUTH_TAG_BYTES bytes). */
-export type MacFunction = (data: number[]) => ByteSource
+/**
+ * HMAC-SHA256 with the group key of the first `length` bytes of `data` (at least
+ * AUTH_TAG_BYTES bytes out). The data is a received frame as the transport gave it (a Buffer
+ * on a board) or a frame being sealed: no copy of it is made here.
+ */
+export type MacFunction = (data: ByteSource, length: number) => ByteSource
 /** A uniformly random integer 0..2^32-1. */
 export type Random32 = () => number
 
@@ -133,8 +141,12 @@ export interface Opened {
     refusal: AuthRefusal
     /** Claimed sender, or -1. */
     src: number
-    /** Plain election frames to decode, oldest first (released held frames, or this one). */
-    frames: number[][]
+    /**
+     * Election frames to decode, oldest first (released held frames, or this one), as they
+     * arrived: sealed, so the plain frame is all but the last AUTH_TRAILER_BYTES (the received
+     * bytes are kept, not copied: a board's heap is 64 KB).
+     */
+    frames: ByteSource[]
     /** A control frame to unicast to `replyTo` (challenge or proof), or null. */
     reply: number[]
     replyTo: number
@@ -145,7 +157,7 @@ export interface Opened {
 }
 
 class Held {
-    constructor(public nonce: number, public counter: number, public at: number, public frame: number[]) {}
+    constructor(public nonce: number, public counter: number, public at: number, public frame: ByteSource) {}
 }
 
 class PeerState {
@@ -176,12 +188,6 @@ class PeerState {
     /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
     provenAt = -1
     constructor(public id: number) {}
-}
-
-function copyBytes(b: ByteSource, from: number, to: number): number[] {
-    const out: number[] = []
-    for (let i = from; i < to; i++) out.push(b[i])
-    return out
 }
 
 /** 32 bytes from 64 hex digits, or null. */
@@ -242,14 +248,15 @@ export class FrameAuth {
         )
     }
 
-    private tagOf(data: number[]): number[] {
-        const full = this.mac(data)
-        return copyBytes(full, 0, AUTH_TAG_BYTES)
+    /** Appends the tag of `out` to it. */
+    private appendTag(out: number[]) {
+        const full = this.mac(out, out.length)
+        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(full[i])
     }
 
     /** Compares every byte whatever the outcome, so timing says nothing about the tag. */
     private tagMatches(bytes: ByteSource, signedLength: number): boolean {
-        const expected = this.tagOf(copyBytes(bytes, 0, signedLength))
+        const expected = this.mac(bytes, signedLength)
         let diff = 0
         for (let i = 0; i < AUTH_TAG_BYTES; i++) diff |= expected[i] ^ bytes[signedLength + i]
         return diff === 0
@@ -300,8 +307,7 @@ export class FrameAuth {
         const out = frame.slice(0)
         putU32(out, counter)
         putU32(out, this.nonce)
-        const tag = this.tagOf(out)
-        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(tag[i])
+        this.appendTag(out)
         return out
     }
 
@@ -324,8 +330,7 @@ export class FrameAuth {
         putU32(out, this.nonce)
         putU32(out, counter)
         putU32(out, floor)
-        const tag = this.tagOf(out)
-        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(tag[i])
+        this.appendTag(out)
         return out
     }
 
@@ -406,7 +411,7 @@ export class FrameAuth {
      * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
      * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
      */
-    private hold(p: PeerState, nonce: number, counter: number, now: number, frame: number[]): boolean {
+    private hold(p: PeerState, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
         let ofNonce = 0
         let oldest = -1
         let nonces: number[] = []
@@ -451,12 +456,11 @@ export class FrameAuth {
         this.verified++
         const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
-        const frame = copyBytes(bytes, 0, n - AUTH_TRAILER_BYTES)
         const p = this.peer(r.src)
         if (p.nonce === nonce) {
             const why = this.fresh(p, counter, now, now)
             if (why === AuthRefusal.None) {
-                r.frames.push(frame)
+                r.frames.push(bytes)
                 return r
             }
             if (why !== AuthRefusal.Stale) return this.refuse(r, why, now)
@@ -465,7 +469,7 @@ export class FrameAuth {
             p.reproving = true
         }
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
-        r.held = this.hold(p, nonce, counter, now, frame)
+        r.held = this.hold(p, nonce, counter, now, bytes)
         const challenge = this.challengeTo(p, now)
         if (challenge) {
             r.reply = challenge

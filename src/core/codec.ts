@@ -195,9 +195,10 @@ function fail(error: CodecError): DecodeResult {
     return { frame: null, error: error }
 }
 
-export function decodeFrame(bytes: ByteSource): DecodeResult {
+/** Decodes the first `length` bytes (default: all; a sealed frame's trailer is left out so). */
+export function decodeFrame(bytes: ByteSource, length?: number): DecodeResult {
     if (!bytes) return fail(CodecError.Short)
-    const n = bytes.length
+    const n = length === undefined ? bytes.length : length
     if (!(n >= FRAME_HEADER_BYTES)) return fail(CodecError.Short)
     if (n > MAX_FRAME_BYTES) return fail(CodecError.Long)
     for (let i = 0; i < n; i++) if (!isUint(bytes[i], 255)) return fail(CodecError.Byte)

@@ -3,10 +3,15 @@
 
 import { hmac, randomBuffer } from "@devicescript/crypto"
 import { MacFunction } from "../core/auth"
+import { ByteSource } from "../core/codec"
 
 export function boardMac(key: number[]): MacFunction {
     const keyBuffer = Buffer.from(key)
-    return (data: number[]) => hmac(keyBuffer, "sha256", Buffer.from(data))
+    return (data: ByteSource, length: number) => {
+        // a received frame is a Buffer already: its prefix, not a copy of every byte as a number
+        const bytes = data instanceof Buffer ? data : Buffer.from(data as number[])
+        return hmac(keyBuffer, "sha256", length === bytes.length ? bytes : bytes.slice(0, length))
+    }
 }
 
 export function boardRandom32(): number {

@@ -4,8 +4,8 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { createNode } from "../core/algorithms"
-import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
-import { appFrameError, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
+import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
+import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
@@ -51,8 +51,13 @@ export function formatLog(event: string, t: number, fields: string): string {
     return "EL " + event + " t=" + Math.round(t) + " " + fields
 }
 
-/** Frames handled at once; the others wait in the inbox. */
-export const INBOX_HANDLERS = 4
+/**
+ * Frames handled at once; the others wait in the inbox. Each handler holds its frame, its
+ * replies and its stack while its sends wait for the bus: four at once ran a 12-board
+ * cluster's new coordinator out of heap with 16 KB held back. More than one, so that a
+ * send waiting for a peer's role to bind again does not stop the board from hearing.
+ */
+export const INBOX_HANDLERS = 2
 /** Frames waiting at most: a burst from every peer of a 12-board cluster fits. */
 export const INBOX_LIMIT = 16
 
@@ -236,16 +241,21 @@ export class NodeDriver {
             await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
         }
         if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
-        for (let i = 0; i < opened.frames.length; i++) await this.deliver(Buffer.from(opened.frames[i]))
+        for (let i = 0; i < opened.frames.length; i++) {
+            const sealed = opened.frames[i]
+            await this.deliver(sealed, sealed.length - AUTH_TRAILER_BYTES)
+        }
     }
 
-    private async deliver(bytes: Buffer) {
+    /** The first `length` bytes are the frame (default: all of them). */
+    private async deliver(bytes: ByteSource, length?: number) {
         const out: Action[] = []
+        const n = length === undefined ? bytes.length : length
         try {
-            const decoded = decodeFrame(bytes)
+            const decoded = decodeFrame(bytes, n)
             if (decoded.error !== CodecError.None) {
                 this.dropped[decoded.error]++
-                this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(decoded.error) + " len=" + bytes.length)
+                this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(decoded.error) + " len=" + n)
                 return
             }
             const f = decoded.frame
@@ -253,7 +263,7 @@ export class NodeDriver {
                 const appError = appFrameError(f)
                 if (appError !== CodecError.None) {
                     this.dropped[appError]++
-                    this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(appError) + " len=" + bytes.length)
+                    this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(appError) + " len=" + n)
                     return
                 }
                 this.deliverApp(f)
