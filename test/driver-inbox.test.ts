@@ -1,12 +1,15 @@
-// The driver handles a burst of frames a few at a time, from a bounded inbox: at 12 boards
-// every peer's ELECTION reaches a new coordinator at once, and one fiber per frame, each
-// holding its frames and replies while its sends wait for the bus, ran the board's 64 KB
-// heap out (the VM panicked with OutOfMemory and restarted the program).
+// The driver handles a burst of frames one at a time, from a bounded inbox, and never waits
+// for the wire: replies are sealed into a bounded outbox that one fiber sends in order. At 12
+// boards every peer's ELECTION reaches a new coordinator at once; one fiber per frame, each
+// holding its frames and replies while its sends waited for the bus, ran the board's 64 KB
+// heap out, and a send that never completed (a peer's role unbound) held back the timers and
+// role reports that came after it.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 import { encodeFrame } from "../src/core/codec"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
+import { Role } from "../src/core/contract"
 import { TRANSPORT_BUS, type FirmwareConfig } from "../src/firmware/config"
-import { INBOX_HANDLERS, INBOX_LIMIT, NodeDriver, type FrameTransport } from "../src/firmware/driver"
+import { INBOX_HANDLERS, INBOX_LIMIT, NodeDriver, OUTBOX_LIMIT, type FrameTransport } from "../src/firmware/driver"
 
 const IDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
 
@@ -55,30 +58,55 @@ function election(from: number, to: number): Buffer {
   return Buffer.from(encodeFrame(makeFrame(Kind.ELECTION, Algorithm.ImprovedBully, 1, 0, from, to)).bytes)
 }
 
-describe("the driver's inbox", () => {
+describe("the driver's inbox and outbox", () => {
   beforeEach(() => vi.useFakeTimers())
   afterEach(() => vi.useRealTimers())
 
-  test("a burst is handled a few frames at a time; beyond the bound frames are dropped and counted", async () => {
+  test("a burst is handled while the wire is blocked; frames beyond either bound are dropped and counted", async () => {
     let now = 0
     const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} })
     const bus = new GatedTransport()
     driver.transport = bus
     await driver.start()
     now = 1000
-    // 30 ELECTIONs from lower boards at once (each answered with OK, a send that waits)
+    // 30 ELECTIONs from lower boards at once, each answered with OK; the bus takes nothing yet
     const burst = 30
     const arrivals: Promise<void>[] = []
     for (let i = 0; i < burst; i++) arrivals.push(driver.receive(election(1 + (i % 10), 11)))
-    await vi.advanceTimersByTimeAsync(0)
-    expect(bus.mostWaiting).toBe(INBOX_HANDLERS)
-    expect(driver.inboxDropped).toBe(burst - INBOX_HANDLERS - INBOX_LIMIT)
-    bus.open()
     await Promise.all(arrivals)
     await vi.advanceTimersByTimeAsync(0)
-    // every frame let in was handled, in the end
+    expect(driver.inboxDropped).toBe(burst - INBOX_HANDLERS - INBOX_LIMIT)
+    // every frame let in was handled, and its answer queued, though no send has completed
     expect(driver.framesReceived).toBe(INBOX_HANDLERS + INBOX_LIMIT)
-    expect(bus.mostWaiting).toBe(INBOX_HANDLERS)
+    expect(bus.sent).toBe(0)
+    // one send at a time: the outbox's fiber waits for the wire, nobody else does
+    expect(bus.mostWaiting).toBe(1)
+    // the node took the role at the first ELECTION and the role report did not wait for the wire
+    expect(driver.role()).toBe(Role.Coordinator)
+    const queued = driver.framesSent
+    bus.open()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(bus.sent).toBe(queued)
+    expect(driver.outboxDropped).toBe(0)
+    expect(driver.errors).toBe(0)
+  })
+
+  test("a wire that never takes a frame: the outbox holds OUTBOX_LIMIT, the rest is dropped and counted, the node goes on", async () => {
+    let now = 0
+    const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} })
+    const bus = new GatedTransport()
+    driver.transport = bus
+    await driver.start()
+    for (let round = 0; round < 4; round++) {
+      now += 1000
+      for (let i = 1; i <= 10; i++) await driver.receive(election(i, 11))
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    expect(driver.framesReceived).toBe(40)
+    // one frame is with the wire (waiting), OUTBOX_LIMIT wait behind it; the rest never left
+    expect(bus.waiting).toBe(1)
+    expect(driver.framesSent).toBe(1 + OUTBOX_LIMIT)
+    expect(driver.outboxDropped).toBeGreaterThan(0)
     expect(driver.errors).toBe(0)
   })
 })

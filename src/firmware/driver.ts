@@ -52,14 +52,20 @@ export function formatLog(event: string, t: number, fields: string): string {
 }
 
 /**
- * Frames handled at once; the others wait in the inbox. Each handler holds its frame, its
- * replies and its stack while its sends wait for the bus: four at once ran a 12-board
- * cluster's new coordinator out of heap with 16 KB held back. More than one, so that a
- * send waiting for a peer's role to bind again does not stop the board from hearing.
+ * Frames handled at once; the others wait in the inbox. Handling never waits for the wire
+ * (replies go to the outbox), so one handler keeps up, and the node's steps, its timers and
+ * its role reports happen in the order of its events.
  */
-export const INBOX_HANDLERS = 2
+export const INBOX_HANDLERS = 1
 /** Frames waiting at most: a burst from every peer of a 12-board cluster fits. */
 export const INBOX_LIMIT = 16
+/**
+ * Sealed frames waiting for the wire at most. One fiber sends them, in the order the node
+ * sent them (the links stay first in, first out); a send waits while the bus is busy, and for
+ * as long as the destination's role is unbound. Beyond the bound a frame is dropped and
+ * counted, as a lossy link would drop it.
+ */
+export const OUTBOX_LIMIT = 32
 
 export class NodeDriver {
     readonly node: ElectionNode
@@ -81,6 +87,8 @@ export class NodeDriver {
     errors = 0
     /** Frames dropped because the inbox was full (a burst beyond INBOX_LIMIT). */
     inboxDropped = 0
+    /** Frames not sent because the outbox was full (OUTBOX_LIMIT). */
+    outboxDropped = 0
     /** Tags, counters and the replay window; null when no key is configured. */
     auth: FrameAuth = null
     private timers: any[] = []
@@ -101,6 +109,10 @@ export class NodeDriver {
     private inbox: Buffer[] = []
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
     private handlers = 0
+    /** Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first. */
+    private outbox: Buffer[] = []
+    private outboxTo: number[] = []
+    private sending = false
 
     readonly platform: Platform
 
@@ -174,8 +186,8 @@ export class NodeDriver {
         }
         this.started = true
         // meet every peer's boot now, not in the middle of the first election
-        if (this.auth && this.transport) await this.transport.broadcast(Buffer.from(this.auth.helloChallenge(this.platform.now())))
-        await this.apply(out)
+        if (this.auth) this.post(Buffer.from(this.auth.helloChallenge(this.platform.now())), BROADCAST)
+        this.apply(out)
         if (this.duplicateHintPending) await this.duplicateIdReported()
     }
 
@@ -198,7 +210,7 @@ export class NodeDriver {
             // out of the election, but still proving itself: a twin with our id must learn of us too
             if (this.auth && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
                 const opened = this.auth.open(bytes, this.platform.now())
-                if (opened.reply) await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
+                if (opened.reply) this.post(Buffer.from(opened.reply), opened.replyTo)
             }
             return
         }
@@ -236,11 +248,11 @@ export class NodeDriver {
             // a frame refused for want of room to hold it still has its sender challenged
             if (!opened.reply) return
         }
-        if (opened.reply && this.transport) {
+        if (opened.reply) {
             this.log("auth", "n=" + this.node.id + " " + (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
-            await this.transport.unicast(opened.replyTo, Buffer.from(opened.reply))
+            this.post(Buffer.from(opened.reply), opened.replyTo)
         }
-        if (opened.challengeBack && this.transport) await this.transport.unicast(opened.replyTo, Buffer.from(opened.challengeBack))
+        if (opened.challengeBack) this.post(Buffer.from(opened.challengeBack), opened.replyTo)
         for (let i = 0; i < opened.frames.length; i++) {
             const sealed = opened.frames[i]
             await this.deliver(sealed, sealed.length - AUTH_TRAILER_BYTES)
@@ -280,7 +292,7 @@ export class NodeDriver {
         } catch (e) {
             this.caught("receive", e)
         }
-        await this.apply(out)
+        this.apply(out)
     }
 
     /** An application frame: for the API if it is for us, from a member, and we take part. */
@@ -298,27 +310,10 @@ export class NodeDriver {
      */
     async sendApp(frame: Frame): Promise<boolean> {
         if (!this.transport || !this.node || !this.started || this.node.crashed || this.role() === Role.Misconfigured) return false
-        const appError = appFrameError(frame)
-        const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
-        if (encoded.error !== CodecError.None) {
-            this.errors++
-            this.log("err", "n=" + this.node.id + " where=app-encode why=" + codecErrorName(encoded.error))
-            return false
-        }
-        const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
-        if (!sealed) {
-            this.errors++
-            this.log("err", "n=" + this.node.id + " where=app-seal why=too-long")
-            return false
-        }
+        const sealed = this.seal(frame)
+        if (!sealed) return false
+        if (!this.post(sealed, frame.dst)) return false
         this.appSent++
-        try {
-            if (frame.dst === BROADCAST) await this.transport.broadcast(Buffer.from(sealed))
-            else await this.transport.unicast(frame.dst, Buffer.from(sealed))
-        } catch (e) {
-            this.caught("app-send", e)
-            return false
-        }
         return true
     }
 
@@ -337,7 +332,7 @@ export class NodeDriver {
         } catch (e) {
             this.caught("crash", e)
         }
-        await this.apply(out)
+        this.apply(out)
     }
 
     /** A configuration problem seen at run time (e.g. a duplicate node id): stop taking part. */
@@ -463,7 +458,7 @@ export class NodeDriver {
                 self.caught("hint", e)
             }
         }, this.hintCheckMs())
-        if (this.transport) await this.transport.unicast(id, Buffer.from(challenge))
+        this.post(Buffer.from(challenge), id)
     }
 
     private async left(id: number, why: string) {
@@ -475,7 +470,7 @@ export class NodeDriver {
         } catch (e) {
             this.caught("left", e)
         }
-        await this.apply(out)
+        this.apply(out)
     }
 
     async toggleCrashed() {
@@ -491,22 +486,70 @@ export class NodeDriver {
         } catch (e) {
             this.caught("timer", e)
         }
-        await this.apply(out)
+        this.apply(out)
     }
 
-    private async apply(out: Action[]) {
+    /**
+     * Carries out the actions in order, at once: timers and role reports now, frames sealed
+     * into the outbox. Nothing here waits for the wire.
+     */
+    private apply(out: Action[]) {
         for (let i = 0; i < out.length; i++) {
             try {
-                await this.applyOne(out[i])
+                this.applyOne(out[i])
             } catch (e) {
                 this.caught("action", e)
             }
         }
     }
 
-    private async applyOne(action: Action) {
+    /** Queues sealed bytes for `to` (a node id, or BROADCAST); false when the outbox is full or there is no transport. */
+    private post(bytes: Buffer, to: number): boolean {
+        if (!this.transport) return false
+        if (this.outbox.length >= OUTBOX_LIMIT) {
+            this.outboxDropped++
+            this.log("drop", "n=" + this.config.nodeId + " why=outbox-full len=" + bytes.length)
+            return false
+        }
+        this.outbox.push(bytes)
+        this.outboxTo.push(to)
+        if (!this.sending) {
+            this.sending = true
+            // its own fiber (a timer's, which exists on every platform): the caller goes on
+            const self = this
+            setTimeout(async () => {
+                await self.drain()
+            }, 0)
+        }
+        return true
+    }
+
+    /** The outbox's one fiber: each frame to the wire in turn. */
+    private async drain() {
+        try {
+            while (this.outbox.length > 0) {
+                const bytes = this.outbox.shift()
+                const to = this.outboxTo.shift()
+                try {
+                    if (to === BROADCAST) await this.transport.broadcast(bytes)
+                    else await this.transport.unicast(to, bytes)
+                } catch (e) {
+                    this.caught("send", e)
+                }
+            }
+        } finally {
+            this.sending = false
+        }
+    }
+
+    private applyOne(action: Action) {
         if (action.type === ActionType.Send) {
-            await this.send(action.to, action.frame)
+            const frame = action.frame
+            const bytes = this.seal(frame)
+            if (!bytes || !this.post(bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) return
+            this.framesSent++
+            if (frame.kind !== Kind.HEARTBEAT)
+                this.log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
         } else if (action.type === ActionType.SetTimer) {
             this.stopTimeout(action.timer)
             const gen = this.generations.arm(action.timer)
@@ -528,26 +571,22 @@ export class NodeDriver {
         this.timers[timer] = 0
     }
 
-    private async send(to: number[], frame: Frame) {
-        const encoded = encodeFrame(frame)
+    /** A frame encoded (and sealed, with a key) for the wire; null when it cannot leave. */
+    private seal(frame: Frame): Buffer {
+        const appError = appFrameError(frame)
+        const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
         if (encoded.error !== CodecError.None) {
             this.errors++
-            this.log("err", "n=" + this.node.id + " where=encode why=" + codecErrorName(encoded.error))
-            return
+            this.log("err", "n=" + this.node.id + " where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
+            return null
         }
-        if (!this.transport) return
         const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
         if (!sealed) {
             this.errors++
-            this.log("err", "n=" + this.node.id + " where=seal why=too-long")
-            return
+            this.log("err", "n=" + this.node.id + " where=seal k=" + kindName(frame.kind) + " why=too-long")
+            return null
         }
-        const bytes = Buffer.from(sealed)
-        this.framesSent++
-        if (frame.kind !== Kind.HEARTBEAT)
-            this.log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + to.join(",") + " e=" + frame.epoch)
-        if (to.length === 1 && frame.dst === to[0]) await this.transport.unicast(to[0], bytes)
-        else await this.transport.broadcast(bytes)
+        return Buffer.from(sealed)
     }
 
     private report(role: Role, coordinator: number, epoch: number) {
