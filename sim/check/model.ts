@@ -50,6 +50,7 @@ import {
   type Timing,
 } from "../../src/core/contract"
 import type { ElectionNode } from "../../src/core/node"
+import { timerName } from "../../src/core/trace"
 
 export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]
@@ -941,7 +942,7 @@ export function describeEvent(s: State, e: Event): string {
       return `${verb} ${kindLabel(m.frame)} ${m.frame.src}->${id(m.dst)}`
     }
     case EventType.Fire:
-      return `timer '${s.nodes[e.a].timerName(e.b)}' of ${id(e.a)} fires`
+      return `timer '${timerName(s.nodes[e.a].algorithm, e.b)}' of ${id(e.a)} fires`
     case EventType.Crash:
       return `crash ${id(e.a)}`
     case EventType.Recover:

@@ -78,9 +78,6 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingTimer(timer: number, now: number, out: Action[]) {}
 
-    protected ringTimerName(timer: number): string {
-        return "timer " + timer
-    }
 
     protected beginElection(now: number, out: Action[]) {
         if (this.participating) return
@@ -207,6 +204,7 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ActiveListRingNode(config),
     frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
+    timerLabels: ["no ACK within T"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,

@@ -89,11 +89,6 @@ export class BidRingNode extends RingBaseNode {
         return false
     }
 
-    protected ringTimerName(timer: number): string {
-        if (timer === TIMER_REINITIATE) return "notice not back within R"
-        if (timer === TIMER_RESULT) return "no result within 2R"
-        return "timer " + timer
-    }
 
     protected beginElection(now: number, out: Action[]) {
         // Waiting for a result, still electing: the wait's end initiates. A voter that has
@@ -236,6 +231,7 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new BidRingNode(config),
     frameLabels: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
+    timerLabels: ["no ACK within T", "notice not back within R", "no result within 2R"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: true,

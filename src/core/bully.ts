@@ -79,11 +79,6 @@ export class BullyNode extends ElectionNode {
         return false
     }
 
-    protected algorithmTimerName(timer: number): string {
-        if (timer === TIMER_ANSWER) return "no OK within T"
-        if (timer === TIMER_COORDINATOR) return "no COORDINATOR within T'"
-        return "timer " + timer
-    }
 
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) this.win(out)
@@ -124,6 +119,7 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bullyElectionBound(timing), timing),
     create: (config: NodeConfig) => new BullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}"],
+    timerLabels: ["no OK within T", "no COORDINATOR within T'"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

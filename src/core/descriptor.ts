@@ -17,6 +17,8 @@ export interface AlgorithmDescriptor {
      * the boards carry every descriptor, and their code area is nearly full.
      */
     frameLabels: string[]
+    /** What traces call its own timers, from TIMER_ALGORITHM on (data, as frameLabels). */
+    timerLabels: string[]
     /** Messages travel in the order of the ids as given (the ring). */
     usesRingOrder: boolean
     /** Runs on a graph (`neighbors`); the others assume every process reaches every other. */

@@ -101,10 +101,6 @@ export class EchoNode extends ElectionNode {
         this.startWave(now, out)
     }
 
-    protected algorithmTimerName(timer: number): string {
-        if (timer === TIMER_ACK) return "no ACK within T"
-        return "timer " + timer
-    }
 
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_ACK || this.status !== ACTIVE) return
@@ -270,6 +266,7 @@ export const echoDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new EchoNode(config),
     frameLabels: ["ELECTION wave={initiator}/{epoch}", "ECHO wave={initiator}/{epoch} best={bid}", "COORDINATOR {bid} wave={initiator}/{epoch}"],
+    timerLabels: ["no ACK within T"],
     usesRingOrder: false,
     usesGraph: true,
     usesSuitability: false,

@@ -22,7 +22,7 @@ import { EventQueue } from "./event-queue"
 import { TimerGenerations } from "./timer-generations"
 import { mod } from "./portable"
 import { Episode } from "./episode"
-import { digestRecord, TraceRecord, TraceType } from "./trace"
+import { digestRecord, timerName, TraceRecord, TraceType } from "./trace"
 import { TrafficCounts } from "./traffic"
 
 /** Decides how frames travel. */
@@ -272,7 +272,7 @@ export class Engine {
     }
 
     private describeEvent(type: number, i: number, arg: number): string {
-        if (type === EV_TIMER) return "timer '" + this.nodes[i].timerName(arg) + "' of " + this.nodes[i].id
+        if (type === EV_TIMER) return "timer '" + timerName(this.nodes[i].algorithm, arg) + "' of " + this.nodes[i].id
         if (type === EV_DELIVER || type === EV_DELIVER_MANY) return "a delivery"
         return "event " + type
     }
@@ -334,7 +334,7 @@ export class Engine {
             if (!this.timers.isCurrent(i * MAX_TIMERS + arg, gen)) return
             this.timers.cancel(i * MAX_TIMERS + arg)
             if (node.crashed) return
-            if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: node.timerName(arg) })
+            if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: timerName(node.algorithm, arg) })
         } else if (type === EV_CRASH) {
             if (node.crashed) return
             this.frozenUntil[i] = -1

@@ -186,12 +186,6 @@ export class ImprovedBullyNode extends ElectionNode {
         return false
     }
 
-    protected algorithmTimerName(timer: number): string {
-        if (timer === TIMER_ANSWER) return "no OK within T"
-        if (timer === TIMER_COORDINATOR) return "no COORDINATOR within T'"
-        if (timer === TIMER_TABLE) return "no TABLE within T"
-        return "timer " + timer
-    }
 
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) {
@@ -292,6 +286,7 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(improvedBullyElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
+    timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

@@ -299,18 +299,6 @@ export abstract class ElectionNode {
     protected abstract onFrame(frame: Frame, now: number, out: Action[]): boolean
     protected abstract onTimer(timer: number, now: number, out: Action[]): void
 
-    /** A short name for one of the algorithm's own timers, for traces. */
-    protected abstract algorithmTimerName(timer: number): string
-
-    timerName(timer: number): string {
-        if (timer === TIMER_HANDOVER) return "no RESIGN within T"
-        if (timer === TIMER_HEARTBEAT) return "heartbeat"
-        if (timer === TIMER_WATCH) return "coordinator silent"
-        if (timer === TIMER_DEADLINE) return "election deadline"
-        if (timer === TIMER_CONTEST) return "contest a lower coordinator"
-        return this.algorithmTimerName(timer)
-    }
-
     // ---- helpers for algorithms ----
 
     protected frame(kind: Kind, dst: number): Frame {

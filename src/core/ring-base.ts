@@ -78,7 +78,6 @@ export abstract class RingBaseNode extends ElectionNode {
     /** True when `frame` has no use past `id`, found down: drop it rather than go round `id`. */
     protected abstract endsAt(frame: Frame, id: number): boolean
     protected abstract onRingTimer(timer: number, now: number, out: Action[]): void
-    protected abstract ringTimerName(timer: number): string
 
     // ---- the shared mechanism ----
 
@@ -136,10 +135,6 @@ export abstract class RingBaseNode extends ElectionNode {
         else this.onRingTimer(timer, now, out)
     }
 
-    protected algorithmTimerName(timer: number): string {
-        if (timer === TIMER_RING_ACK) return "no ACK within T"
-        return this.ringTimerName(timer)
-    }
 
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {

@@ -61,10 +61,6 @@ export class RingNode extends RingBaseNode {
         if (timer === TIMER_RESULT && this.role === Role.Electing && !this.electing) this.holdElection(now, out)
     }
 
-    protected ringTimerName(timer: number): string {
-        if (timer === TIMER_RESULT) return "no result within R + T'"
-        return "timer " + timer
-    }
 
     protected beginElection(now: number, out: Action[]) {
         if (this.electing) return
@@ -161,6 +157,7 @@ export const ringDescriptor: AlgorithmDescriptor = {
     convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
     create: (config: NodeConfig) => new RingNode(config),
     frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
+    timerLabels: ["no ACK within T", "no result within R + T'"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
