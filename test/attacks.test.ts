@@ -3,7 +3,7 @@
 // twelve boards in test/ci/attacks-12.test.ts), then the hint checks and the measurements.
 import { describe, expect, test } from "vitest"
 import { AuthRefusal } from "../src/core/auth"
-import { Algorithm } from "../src/core/frame"
+import { Algorithm, BROADCAST } from "../src/core/frame"
 import { Role } from "../src/core/contract"
 import { challengeReplayFlood, inject } from "../sim/attacks/attacks"
 import { Cluster } from "../sim/attacks/cluster"
@@ -84,7 +84,8 @@ describe("measurements", () => {
     const c = await settled(Algorithm.Bully, 1)
     const lines = () => c.board(1).log.filter((l) => l.startsWith("EL refused"))
     const before = lines().length
-    const hb = c.recorded.find((f) => f.from === 3 && f.bytes.length > 32)!.bytes.slice()
+    // a sealed frame of 3's for board 1 (not a 32-byte control frame)
+    const hb = c.recorded.find((f) => f.from === 3 && f.bytes.length > 32 && (f.to === 1 || f.to === BROADCAST))!.bytes.slice()
     hb[hb.length - 1] ^= 1
     for (let i = 0; i < 1000; i++) inject(c, hb, 1, i) // 1,000 bad tags in 1 s
     await advance(2100)

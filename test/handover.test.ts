@@ -69,8 +69,8 @@ describe("handover rules (bully)", () => {
     const out: Action[] = []
     top.powerOn(0, out)
     expect(top.role).toBe(Role.Electing)
-    // one by name to each (a freshly booted board is bound to its peers before they are to it)
-    expect(sends(out)).toEqual(["send HANDOVER 1", "send HANDOVER 2"])
+    // one by name to each, highest first (a freshly booted board is bound to its peers before they are to it)
+    expect(sends(out)).toEqual(["send HANDOVER 2", "send HANDOVER 1"])
     const handoverTo = (id: number) => {
       const a = out.find((x) => x.type === ActionType.Send && x.frame.dst === id)!
       if (a.type !== ActionType.Send) throw new Error("no send")

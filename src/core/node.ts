@@ -609,12 +609,10 @@ export abstract class ElectionNode {
         for (let i = 0; i < this.ids.length; i++) this.resigned.push(false)
         // One by name to each when unknown, not a broadcast: a board that just powered on is
         // bound to its peers (it waited for them) before they are bound to it, so they would
-        // miss its broadcast. `initiator` names who we think sits (BROADCAST: whoever holds it).
+        // miss its broadcast. Highest first: the likeliest to sit hears it first when the
+        // sends queue on a slow link. `initiator` names who we think sits (BROADCAST: whoever holds it).
         if (sitting) this.sendHandover(target, target, out)
-        else {
-            const others = this.othersIds()
-            for (let i = 0; i < others.length; i++) this.sendHandover(others[i], BROADCAST, out)
-        }
+        else for (let i = this.ids.length - 1; i >= 0; i--) if (i !== this.index) this.sendHandover(this.ids[i], BROADCAST, out)
         // After a power-on a sitting coordinator may not hear us, or we it, for a while (bus
         // roles bind late; with a key, the first frame waits for a freshness proof: 0.5-0.7 s
         // in the lab): give it as long as a follower gives a coordinator, the failure timeout.

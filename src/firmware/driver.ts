@@ -109,9 +109,15 @@ export class NodeDriver {
     private inbox: Buffer[] = []
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
     private handlers = 0
-    /** Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first. */
+    /**
+     * Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first;
+     * the authentication layer's challenges and proofs in a queue of their own that goes
+     * first (a proof counts only within PROOF_WINDOW_MS of its challenge).
+     */
     private outbox: Buffer[] = []
     private outboxTo: number[] = []
+    private controlOut: Buffer[] = []
+    private controlTo: number[] = []
     private sending = false
 
     readonly platform: Platform
@@ -506,13 +512,16 @@ export class NodeDriver {
     /** Queues sealed bytes for `to` (a node id, or BROADCAST); false when the outbox is full or there is no transport. */
     private post(bytes: Buffer, to: number): boolean {
         if (!this.transport) return false
-        if (this.outbox.length >= OUTBOX_LIMIT) {
+        const control = bytes[0] === AUTH_CONTROL_MARKER
+        const queue = control ? this.controlOut : this.outbox
+        if (queue.length >= OUTBOX_LIMIT) {
             this.outboxDropped++
             this.log("drop", "n=" + this.config.nodeId + " why=outbox-full len=" + bytes.length)
             return false
         }
-        this.outbox.push(bytes)
-        this.outboxTo.push(to)
+        queue.push(bytes)
+        if (control) this.controlTo.push(to)
+        else this.outboxTo.push(to)
         if (!this.sending) {
             this.sending = true
             // its own fiber (a timer's, which exists on every platform): the caller goes on
@@ -527,9 +536,10 @@ export class NodeDriver {
     /** The outbox's one fiber: each frame to the wire in turn. */
     private async drain() {
         try {
-            while (this.outbox.length > 0) {
-                const bytes = this.outbox.shift()
-                const to = this.outboxTo.shift()
+            while (this.controlOut.length + this.outbox.length > 0) {
+                const control = this.controlOut.length > 0
+                const bytes = control ? this.controlOut.shift() : this.outbox.shift()
+                const to = control ? this.controlTo.shift() : this.outboxTo.shift()
                 try {
                     if (to === BROADCAST) await this.transport.broadcast(bytes)
                     else await this.transport.unicast(to, bytes)
