@@ -234,7 +234,7 @@ export class Election implements DriverObserver, AppReceiver {
      */
     whileCoordinator(task: (duty: Duty) => Promise<void>) {
         this.tasks.push(task)
-        if (this.duty && this.duty.active()) this.runTask(task, this.duty)
+        if (this.duty && this.duty.active()) this.call(task, this.duty)
     }
 
     // ---- sending ----
@@ -298,7 +298,7 @@ export class Election implements DriverObserver, AppReceiver {
             this.myToken = null
             if (this.duty) this.duty.stop()
             this.duty = null
-            for (let i = 0; i < this.loseHandlers.length; i++) this.callToken(this.loseHandlers[i], lost)
+            for (let i = 0; i < this.loseHandlers.length; i++) this.call(this.loseHandlers[i], lost)
         }
         if (leads && !this.myToken) {
             const token = this.issuer.issue(epoch, this.gate.highest)
@@ -306,11 +306,11 @@ export class Election implements DriverObserver, AppReceiver {
             this.gate.note(token)
             this.driver.log("token", "n=" + this.id + " tok=" + formatToken(token))
             this.duty = new Duty(token)
-            for (let i = 0; i < this.becomeHandlers.length; i++) this.callToken(this.becomeHandlers[i], token)
-            for (let i = 0; i < this.tasks.length; i++) this.runTask(this.tasks[i], this.duty)
+            for (let i = 0; i < this.becomeHandlers.length; i++) this.call(this.becomeHandlers[i], token)
+            for (let i = 0; i < this.tasks.length; i++) this.call(this.tasks[i], this.duty)
         }
         const state = this.state()
-        for (let i = 0; i < this.changeHandlers.length; i++) this.callState(this.changeHandlers[i], state)
+        for (let i = 0; i < this.changeHandlers.length; i++) this.call(this.changeHandlers[i], state)
     }
 
     /** From the driver: an APP frame for this process. */
@@ -361,30 +361,13 @@ export class Election implements DriverObserver, AppReceiver {
     }
 
     private dispatch(message: AppMessage) {
-        for (let i = 0; i < this.messageHandlers.length; i++) this.callMessage(this.messageHandlers[i], message)
+        for (let i = 0; i < this.messageHandlers.length; i++) this.call(this.messageHandlers[i], message)
     }
 
-    private callMessage(handler: (message: AppMessage) => void | Promise<void>, message: AppMessage) {
+    /** Runs `handler(arg)` in a fiber of its own (handlers and tasks may await; see spawn). */
+    private call<T>(handler: (arg: T) => void | Promise<void>, arg: T) {
         this.spawn(async () => {
-            await handler(message)
-        })
-    }
-
-    private callState(handler: (state: ElectionState) => void | Promise<void>, state: ElectionState) {
-        this.spawn(async () => {
-            await handler(state)
-        })
-    }
-
-    private callToken(handler: (token: FenceToken) => void | Promise<void>, token: FenceToken) {
-        this.spawn(async () => {
-            await handler(token)
-        })
-    }
-
-    private runTask(task: (duty: Duty) => Promise<void>, duty: Duty) {
-        this.spawn(async () => {
-            await task(duty)
+            await handler(arg)
         })
     }
 }

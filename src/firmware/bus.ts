@@ -78,6 +78,11 @@ function bootNonce(): number {
 const UNKNOWN = -1
 const SELF = -2
 const UNBOUND = -3
+/**
+ * Longest a unicast may wait to leave. The runtime lets a program send 5 packets at once,
+ * then one per 20 ms; beyond a second the destination's role has lost its binding.
+ */
+const SEND_TIMEOUT_MS = 1000
 /** How often a role advertising our id is checked again while it stays bound. */
 const TWIN_RECHECK_MS = 2000
 /** The service's `broadcast` event (services/electlab.md). */
@@ -203,14 +208,35 @@ export class BusTransport implements FrameTransport {
         for (let i = 0; i < this.peerNode.length; i++) {
             if (this.peerNode[i] !== dst) continue
             sent++
-            try {
-                await this.peers[i].frame(bytes)
-            } catch (e) {
-                log("err", "where=unicast msg=" + e)
-            }
+            await this.command(i, bytes)
         }
         // no role bound to the destination: it is off the bus; the algorithm's timeouts cover it
         if (sent === 0) log("lost", "n=" + this.driver.config.nodeId + " dst=" + dst + " why=unroutable")
+    }
+
+    /**
+     * The `frame` command to role i, given up after SEND_TIMEOUT_MS: a command to a role that
+     * lost its binding (its board went off the bus) waits until the role binds again, for ever
+     * if the board never comes back, and every frame the board sends after it would wait too.
+     */
+    private async command(i: number, bytes: Buffer) {
+        const waiter = ds.Fiber.self()
+        const peer = this.peers[i]
+        let done = false
+        const send = async () => {
+            try {
+                await peer.frame(bytes)
+            } catch (e) {
+                log("err", "where=unicast msg=" + e)
+            }
+            done = true
+            if (waiter.suspended) waiter.resume(true)
+        }
+        const sender = send.start()
+        if (!done) await ds.suspend(SEND_TIMEOUT_MS)
+        if (done) return
+        sender.terminate()
+        log("lost", "n=" + this.driver.config.nodeId + " dst=" + this.peerNode[i] + " why=stalled")
     }
 
     async broadcast(bytes: Buffer) {
