@@ -91,7 +91,7 @@ describe("the driver's inbox and outbox", () => {
     expect(driver.errors).toBe(0)
   })
 
-  test("a wire that never takes a frame: the outbox holds OUTBOX_LIMIT, the rest is dropped and counted, the node goes on", async () => {
+  test("a wire that never takes a frame: the outbox is bounded, the rest is dropped and counted, the node goes on", async () => {
     let now = 0
     const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} })
     const bus = new GatedTransport()
@@ -103,10 +103,37 @@ describe("the driver's inbox and outbox", () => {
       await vi.advanceTimersByTimeAsync(0)
     }
     expect(driver.framesReceived).toBe(40)
-    // one frame is with the wire (waiting), OUTBOX_LIMIT wait behind it; the rest never left
+    // one frame is with the wire (waiting); behind it at most OUTBOX_LIMIT frames and timer
+    // starts wait; the rest never left
     expect(bus.waiting).toBe(1)
-    expect(driver.framesSent).toBe(1 + OUTBOX_LIMIT)
+    expect(driver.framesSent).toBeLessThanOrEqual(1 + OUTBOX_LIMIT)
+    expect(driver.framesSent).toBeGreaterThan(OUTBOX_LIMIT / 2)
     expect(driver.outboxDropped).toBeGreaterThan(0)
     expect(driver.errors).toBe(0)
+  })
+})
+
+describe("timers set after frames", () => {
+  beforeEach(() => vi.useFakeTimers())
+  afterEach(() => vi.useRealTimers())
+
+  test("a timeout counts from when the frames sent before it have left", async () => {
+    const now = 0
+    // improved bully: board 1 finds coordinator 12 gone, asks 11, and after T without an OK asks 10
+    const driver = new NodeDriver(config(1), [], { now: () => now, print: () => {} })
+    const bus = new GatedTransport()
+    driver.transport = bus
+    await driver.start()
+    await driver.peerLeft(12)
+    const T = config(1).timing.answerTimeout
+    expect(driver.framesSent).toBe(1)
+    // the wire holds the ELECTION for longer than T: the answer timer has not started
+    await vi.advanceTimersByTimeAsync(3 * T)
+    expect(driver.framesSent).toBe(1)
+    bus.open()
+    await vi.advanceTimersByTimeAsync(T - 1)
+    expect(driver.framesSent).toBe(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(driver.framesSent).toBe(2)
   })
 })

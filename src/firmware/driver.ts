@@ -110,11 +110,12 @@ export class NodeDriver {
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
     private handlers = 0
     /**
-     * Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first;
-     * the authentication layer's challenges and proofs in a queue of their own that goes
-     * first (a proof counts only within PROOF_WINDOW_MS of its challenge).
+     * Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first,
+     * with the timers set after them as [timer, generation, delay] (-1 in outboxTo); the
+     * authentication layer's challenges and proofs in a queue of their own that goes first (a
+     * proof counts only within PROOF_WINDOW_MS of its challenge).
      */
-    private outbox: Buffer[] = []
+    private outbox: (Buffer | number[])[] = []
     private outboxTo: number[] = []
     private controlOut: Buffer[] = []
     private controlTo: number[] = []
@@ -538,8 +539,15 @@ export class NodeDriver {
         try {
             while (this.controlOut.length + this.outbox.length > 0) {
                 const control = this.controlOut.length > 0
-                const bytes = control ? this.controlOut.shift() : this.outbox.shift()
+                const next = control ? this.controlOut.shift() : this.outbox.shift()
                 const to = control ? this.controlTo.shift() : this.outboxTo.shift()
+                if (!(next instanceof Buffer)) {
+                    // a timer's turn, [timer, generation, delay]: start it, unless cancelled or set again meanwhile
+                    const t = next as number[]
+                    if (this.generations.isCurrent(t[0], t[1])) this.startTimeout(t[0], t[1], t[2])
+                    continue
+                }
+                const bytes = next as Buffer
                 try {
                     if (to === BROADCAST) await this.transport.broadcast(bytes)
                     else await this.transport.unicast(to, bytes)
@@ -563,17 +571,26 @@ export class NodeDriver {
         } else if (action.type === ActionType.SetTimer) {
             this.stopTimeout(action.timer)
             const gen = this.generations.arm(action.timer)
-            const timer = action.timer
-            const self = this
-            this.timers[timer] = setTimeout(async () => {
-                await self.fire(timer, gen)
-            }, action.delay)
+            // A timeout counts from when the frames sent before it have left (T: no answer T
+            // after the request went): it waits its turn in the outbox.
+            if (!this.sending || this.outbox.length >= OUTBOX_LIMIT) this.startTimeout(action.timer, gen, action.delay)
+            else {
+                this.outbox.push([action.timer, gen, action.delay])
+                this.outboxTo.push(-1)
+            }
         } else if (action.type === ActionType.CancelTimer) {
             this.stopTimeout(action.timer)
             this.generations.cancel(action.timer)
         } else if (action.type === ActionType.RoleChange) {
             this.report(action.role, action.coordinator, action.epoch)
         }
+    }
+
+    private startTimeout(timer: number, gen: number, delay: number) {
+        const self = this
+        this.timers[timer] = setTimeout(async () => {
+            await self.fire(timer, gen)
+        }, delay)
     }
 
     private stopTimeout(timer: number) {
