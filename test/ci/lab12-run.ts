@@ -5,6 +5,8 @@ import { labOptions, type LabFlags, type LabSummary, runHeadless } from "../../s
 import { readLabScript } from "../../sim/lab/script"
 
 export const FAILOVER_10 = "sim/lab/scripts/failover-10.txt"
+/** KB of each board's heap the headroom runs hold back: the 16 KB the firmware keeps free at 12 boards. */
+export const BALLAST_KB = 16
 
 export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
   const options = labOptions({ boards: "12", loss: "0", delay: "0", seed: "1", transport: "bus", ...flags })
