@@ -80,6 +80,20 @@ describe("measurements", () => {
     expect(c.boards.every((b) => b.reports.length === 0)).toBe(true)
   })
 
+  test("frames refused once their sender is re-proven (stale, held too long) are logged too, not only counted", async () => {
+    const c = await settled(Algorithm.Bully, 1)
+    const logged = (why: string) =>
+      c.board(1).log.filter((l) => l.startsWith("EL refused") && l.includes(` why=${why} `)).reduce((n, l) => n + Number(/count=(\d+)/.exec(l)![1]), 0)
+    // a heartbeat of 3, replayed to 1 three seconds later: stale, held, 3 re-proven, then refused by the proof's floor
+    const hb = c.recorded.filter((f) => f.from === 3 && Cluster.kindOf(f.bytes) === "kind7").at(-1)!
+    await advance(3000)
+    inject(c, hb.bytes, 1)
+    await advance(2100)
+    const a1 = c.board(1).driver.auth!
+    expect(a1.refused[AuthRefusal.Stale]).toBeGreaterThan(0)
+    expect(logged("stale")).toBe(a1.refused[AuthRefusal.Stale])
+  })
+
   test("a flood of refused frames is logged as one line per reason per second, with the count", async () => {
     const c = await settled(Algorithm.Bully, 1)
     const lines = () => c.board(1).log.filter((l) => l.startsWith("EL refused"))

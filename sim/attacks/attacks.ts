@@ -18,7 +18,24 @@ export interface AttackContext {
   previousSession: WireFrame[]
 }
 
+/** Each attack's short name: the virtual lab's version of it (sim/attacks/lab-attacks.ts) goes by it. */
+export type AttackKey =
+  | "replay-fresh"
+  | "replay-1s"
+  | "replay-3s"
+  | "replay-60s"
+  | "replay-after-reboot"
+  | "reflection"
+  | "challenge-replay-flood"
+  | "challenge-mix-flood"
+  | "proof-hold-back"
+  | "forged-leave"
+  | "duplicate-id"
+  | "bad-tag-flood"
+  | "old-boot-eviction"
+
 export interface Attack {
+  key: AttackKey
   name: string
   /** "safety": nobody's coordinator may change; "denial": it may deny service, then recovers. */
   property: "safety" | "denial"
@@ -58,7 +75,7 @@ function replayAll(c: Cluster, frames: WireFrame[], spacing = 1) {
   }
 }
 
-const AGES: [string, number][] = [
+export const AGES: ["fresh" | "1s" | "3s" | "60s", number][] = [
   ["fresh", 0],
   ["1s", 1000],
   ["3s", 3000],
@@ -66,8 +83,9 @@ const AGES: [string, number][] = [
 ]
 
 /** Replays of every frame kind recorded at boot (election, heartbeats, challenges, proofs) at an age. */
-function replayAtAge(label: string, age: number): Attack {
+function replayAtAge(label: "fresh" | "1s" | "3s" | "60s", age: number): Attack {
   return {
+    key: `replay-${label}`,
     name: `replay every frame kind, ${label} old`,
     property: "safety",
     async run(ctx, attacking) {
@@ -89,6 +107,7 @@ function replayAtAge(label: string, age: number): Attack {
 
 /** A follower reboots; the attacker then replays everything recorded before, to everyone. */
 const replayAfterReboot: Attack = {
+  key: "replay-after-reboot",
   name: "replay every frame kind after a reboot (of the sender and of the receiver)",
   property: "safety",
   async run(ctx, attacking) {
@@ -106,6 +125,7 @@ const replayAfterReboot: Attack = {
 
 /** Each frame sent back to its sender, and to every third node, as it goes by. */
 const reflection: Attack = {
+  key: "reflection",
   name: "reflection: every frame back to its sender and to third nodes",
   property: "safety",
   async run(ctx, attacking) {
@@ -128,6 +148,7 @@ const reflection: Attack = {
  */
 export const CHALLENGE_FLOOD_COUNT = 6000
 export const challengeReplayFlood: Attack = {
+  key: "challenge-replay-flood",
   name: "challenge replay flood (6,000 copies of a recorded hello at 50/ms)",
   property: "safety",
   async run(ctx, attacking) {
@@ -141,6 +162,7 @@ export const challengeReplayFlood: Attack = {
 
 /** Every challenge recorded so far (distinct values), replayed round-robin 6,000 times at 50/ms. */
 const challengeMixFlood: Attack = {
+  key: "challenge-mix-flood",
   name: "challenge flood of every recorded challenge value",
   property: "safety",
   async run(ctx, attacking) {
@@ -162,6 +184,7 @@ const challengeMixFlood: Attack = {
  * middle) while the attacker replays frames recorded 3 s before.
  */
 const proofHoldBack: Attack = {
+  key: "proof-hold-back",
   name: "proof hold-back (1.5 s) with replays of 3 s old frames",
   property: "denial",
   recoverMs: 3000,
@@ -179,6 +202,7 @@ const proofHoldBack: Attack = {
 
 /** A forged MQTT last will of the coordinator, delivered to every node; then of every node. */
 const forgedLeave: Attack = {
+  key: "forged-leave",
   name: "forged leave of the coordinator (and of every node)",
   property: "safety",
   async run(ctx, attacking) {
@@ -192,6 +216,7 @@ const forgedLeave: Attack = {
 
 /** A device on the bus advertises every node's id with another boot nonce. */
 const duplicateIdReport: Attack = {
+  key: "duplicate-id",
   name: "duplicate-id advertisement of every node",
   property: "safety",
   async run(ctx, attacking) {
@@ -204,6 +229,7 @@ const duplicateIdReport: Attack = {
 /** 2,000 frames with random tags: copies of recorded frames with the tag replaced, and random bytes. */
 export const BAD_TAG_COUNT = 2000
 const badTagFlood: Attack = {
+  key: "bad-tag-flood",
   name: "bad-tag flood (2,000 frames in 1 s)",
   property: "safety",
   async run(ctx, attacking) {
@@ -225,6 +251,7 @@ const badTagFlood: Attack = {
  * with frames of an earlier run (other boots of every node, validly tagged).
  */
 const oldBootEviction: Attack = {
+  key: "old-boot-eviction",
   name: "old-boot replays while a rebooted node holds genuine frames",
   property: "denial",
   recoverMs: 2000,

@@ -29,6 +29,8 @@ export class BusHub {
   tap: ((frame: Buffer, from: net.Socket) => void) | null = null
   /** True loses the copy for `to` (the web view's "drop the next frame from A to B"). */
   dropCopy: ((frame: Buffer, from: net.Socket, to: net.Socket) => boolean) | null = null
+  /** A man in the middle (attack tests): "drop" loses every copy, a number holds the frame that many ms. */
+  intercept: ((frame: Buffer, from: net.Socket) => "pass" | "drop" | number) | null = null
 
   constructor(private options: HubOptions = {}) {
     this.port = options.port ?? HUB_PORT
@@ -82,10 +84,28 @@ export class BusHub {
     socket.on("error", forget)
   }
 
+  /** A frame ([length byte][Jacdac frame]) onto the bus from no client: an attacker's device. */
+  inject(frame: Buffer) {
+    for (const client of this.clients) if (!client.destroyed) client.write(frame)
+  }
+
   private relay(from: net.Socket, frame: Buffer) {
     this.frames++
     this.bytes += frame.length - 1
     this.tap?.(frame, from)
+    const verdict = this.intercept ? this.intercept(frame, from) : "pass"
+    if (verdict === "drop") {
+      this.dropped += this.clients.size - 1
+      return
+    }
+    if (verdict !== "pass") {
+      setTimeout(() => this.send(from, frame), verdict)
+      return
+    }
+    this.send(from, frame)
+  }
+
+  private send(from: net.Socket, frame: Buffer) {
     const loss = this.options.loss ?? 0
     const delay = this.options.delayMs ?? 0
     for (const client of this.clients) {

@@ -136,6 +136,7 @@ export class Lab {
   /** Who held the coordinator role when, each board's events on its own clock (pruned at each transition). */
   private reigns = new CoordinatorReigns()
   private listeners: (() => void)[] = []
+  private eventListeners: ((e: BoardEvent) => void)[] = []
   private stopped = false
 
   constructor(readonly options: LabOptions) {
@@ -451,6 +452,14 @@ export class Lab {
     this.listeners.push(listener)
   }
 
+  /** Every board's every log event, as it arrives (also across reboots, which reset BoardState). */
+  onBoardEvent(listener: (e: BoardEvent) => void): () => void {
+    this.eventListeners.push(listener)
+    return () => {
+      this.eventListeners = this.eventListeners.filter((l) => l !== listener)
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true
     await Promise.all([...this.members.values()].map((m) => m.kill()))
@@ -567,6 +576,7 @@ export class Lab {
         break
       }
     }
+    for (const l of this.eventListeners) l(e)
     this.checkFailover()
     this.changed()
   }

@@ -96,10 +96,10 @@ export class NodeDriver {
     private problems: string[]
     private started = false
     private crashAtStart = false
-    /** Refusals since the last "refused" line, by AuthRefusal; the last sender and length of each. */
-    private refusalsPending: number[] = []
+    /** The auth layer's refusals already logged, by AuthRefusal; the last sender of each. */
+    private refusalsLogged: number[] = []
+    private refusalsSeen = 0
     private refusalFrom: number[] = []
-    private refusalLength: number[] = []
     private refusalLoggedAt = -REFUSAL_LOG_MS
     private refusalFlush: any = 0
     /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
@@ -138,9 +138,8 @@ export class NodeDriver {
         })
         for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) {
-            this.refusalsPending.push(0)
+            this.refusalsLogged.push(0)
             this.refusalFrom.push(-1)
-            this.refusalLength.push(0)
         }
         if (config.authKey) {
             const key = parseKeyHex(config.authKey)
@@ -245,9 +244,10 @@ export class NodeDriver {
         // a crashed node is silent: it neither challenges nor proves
         if (this.node.crashed) return
         const opened = this.auth.open(bytes, this.platform.now())
+        // this frame's refusal, and those of held frames it let go (stale after a re-proof, unproven)
+        if (this.auth.refusedTotal() !== this.refusalsSeen) this.noteRefusal(opened.refusal, opened.src)
         if (opened.ignored) return
         if (opened.refusal !== AuthRefusal.None) {
-            this.noteRefusal(opened.refusal, opened.src, bytes.length)
             if (this.auth.keyMismatch(this.platform.now())) {
                 this.log("config", "n=" + this.node.id + " problem=key-mismatch")
                 this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
@@ -357,13 +357,12 @@ export class NodeDriver {
     }
 
     /**
-     * Counts a refused frame; logs one line per reason at most every REFUSAL_LOG_MS, with the
-     * count since the last one (count=), the last sender and length.
+     * Logs the auth layer's refusals: one line per reason at most every REFUSAL_LOG_MS, with the
+     * count since the last one (count=), and the last sender.
      */
-    private noteRefusal(why: AuthRefusal, src: number, length: number) {
-        this.refusalsPending[why]++
+    private noteRefusal(why: AuthRefusal, src: number) {
+        this.refusalsSeen = this.auth.refusedTotal()
         this.refusalFrom[why] = src
-        this.refusalLength[why] = length
         const wait = this.refusalLoggedAt + REFUSAL_LOG_MS - this.platform.now()
         if (wait <= 0) {
             this.flushRefusals()
@@ -384,12 +383,12 @@ export class NodeDriver {
     private flushRefusals() {
         this.refusalLoggedAt = this.platform.now()
         for (let r = 0; r < AUTH_REFUSAL_COUNT; r++) {
-            const count = this.refusalsPending[r]
+            const count = this.auth.refused[r] - this.refusalsLogged[r]
             if (count === 0) continue
-            this.refusalsPending[r] = 0
+            this.refusalsLogged[r] = this.auth.refused[r]
             this.log(
                 "refused",
-                "n=" + this.config.nodeId + " why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " len=" + this.refusalLength[r] + " count=" + count
+                "n=" + this.config.nodeId + " why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " count=" + count
             )
         }
     }

@@ -203,6 +203,9 @@ export class MqttLink {
                 const body = pending.slice(at, at + length)
                 pending = pending.slice(at + length)
                 await this.handle(first, body)
+                // the VM stops a program that runs too long without yielding: a few hundred
+                // sealed frames published at once (a replay through the broker) did
+                await ds.sleep(0)
             }
         }
     }

@@ -14,7 +14,7 @@ import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
 import { randomBuffer } from "@devicescript/crypto"
-import { mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
+import { MqttLink, mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
 
 
 /** Frames between drivers in one VM, as the bus would carry them (a broadcast reaches all). */
@@ -156,6 +156,35 @@ describe("driver", () => {
         await d.start()
         d.flagProblem("another board on the bus has node id 1")
         expect(d.role()).toBe(Role.Misconfigured)
+    })
+})
+
+/** A socket with `count` copies of one packet waiting (handed out one by one), then closed. */
+class BurstSocket {
+    constructor(public packet: Buffer, public count: number) {}
+    async recv(timeout?: number): Promise<Buffer> {
+        if (this.count <= 0) return null
+        this.count--
+        return this.packet
+    }
+    async close() {}
+}
+
+describe("mqtt link reading (in the VM)", () => {
+    // a few hundred sealed frames published at once (a replay through the broker) made the VM
+    // stop the board's program (InfiniteLoop): the reader never yielded between them
+    test("a burst of 400 publishes waiting, each costly to handle, does not stop the program", async () => {
+        const link = new MqttLink({ host: "", port: 0, clientId: "t", keepAliveSec: 3, willTopic: "w", willMessage: "", topics: [], timeoutMs: 100 })
+        let handled = 0
+        link.onMessage = async (topic: string, payload: Buffer) => {
+            let x = 0
+            for (let i = 0; i < 300; i++) x += payload[i % payload.length]
+            handled++
+        }
+        const sock = new BurstSocket(mqttPacket(0x30, mqttString("electlab/1/all/frame").concat(Buffer.alloc(60))), 400)
+        ;(link as any).socket = sock
+        await (link as any).readLoop(sock)
+        expect(handled).toBe(400)
     })
 })
 
