@@ -2,11 +2,10 @@ import { defineConfig } from "vitest/config"
 
 // The long runs, one file at a time: the VMs share the bus port and the machine's cores, and
 // the exhaustive check takes both cores. test/ci/ runs in CI (`npm run test:ci`), twelve-board
-// labs included. test/long/ (`npm run test:long`) holds what does not pass every time yet: the
-// example application at twelve boards with 16 KB of each heap held.
+// labs included.
 export default defineConfig({
   test: {
-    include: process.env.ELECTLAB_LONG ? ["test/long/**/*.test.ts"] : ["test/ci/**/*.test.ts"],
+    include: ["test/ci/**/*.test.ts"],
     testTimeout: 900_000,
     hookTimeout: 300_000,
     fileParallelism: false,
