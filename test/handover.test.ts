@@ -136,6 +136,25 @@ describe("handover rules (bully)", () => {
     expect(follower.role).toBe(Role.Electing)
   })
 
+  test("a follower that hears a higher claim waits for it even when the claimer is not its coordinator", () => {
+    // 1 follows 3; 4 powers on and claims. 3 resigns to 4 at once, but 4's claim to 1 comes at
+    // 20 (its frames queued behind others): 1 must not suspect the silent 3 at 25 and elect
+    // while 4 is about to lead.
+    const follower = makeNode(A, 1, [1, 2, 3, 4])
+    Object.assign(follower.timing, timing)
+    follower.start(0, [])
+    follower.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    expect(follower.coordinator).toBe(3)
+    const out: Action[] = []
+    follower.receive(frameFrom(A, Kind.HANDOVER, 4, 1, { bid: 4, initiator: BROADCAST }), 20, out)
+    expect(sends(out)).toEqual(["send RESIGN 4"])
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 38)).toBe(true)
+    follower.timer(TIMER_WATCH, 25, [])
+    expect(follower.role).toBe(Role.Follower)
+    follower.receive(frameFrom(A, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 30, [])
+    expect(follower.coordinator).toBe(4)
+  })
+
   test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
     const top = node(3)
     top.powerOn(0, [])

@@ -662,11 +662,12 @@ export abstract class ElectionNode {
             // failover would find us leading at once beside a higher process
             this.rejoined(now, out)
         }
-        if (!gives && this.role === Role.Follower && frame.src === this.coordinator && this.timing.heartbeatInterval > 0) {
-            // our coordinator powered on (or recovered) and claims the role: it heartbeats only
-            // once the claim ends, up to the failure timeout and T from now, so wait for it that
-            // long and a period more. Suspecting it sooner (12 boards booting: some answers come
-            // late) started an election among the others, whose tables then called it down.
+        if (!gives && this.role === Role.Follower && this.timing.heartbeatInterval > 0) {
+            // A higher process claims the role: our coordinator is, or is about to resign to it,
+            // and the claimer heartbeats only once the claim ends, up to the failure timeout and
+            // T from now; wait that long and a period more. Suspecting sooner (12 boards, the
+            // claim's answers late behind other traffic) started an election among the others
+            // while the claimer was about to lead: two coordinators.
             const t = this.timing
             this.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
             this.setTimer(TIMER_WATCH, this.claimedUntil - now, out)
