@@ -2,7 +2,7 @@
 // the pending timers derived from the frames, and a colour for every frame kind.
 import { describe, expect, test } from "vitest"
 import { kindName, MAX_KIND } from "../src/core/frame"
-import { type CausalFrame, causalSteps, framesOfFailover } from "../sim/web/page/causal"
+import { type CausalFrame, causalSteps, FAILOVER_TAIL_MS, framesOfFailover } from "../sim/web/page/causal"
 import { KIND_COLORS } from "../sim/web/page/kinds"
 import { pendingTimers } from "../sim/web/page/timers"
 
@@ -78,9 +78,13 @@ describe("causal layout of an election", () => {
     expect(question.step).toBeLessThan(ok.step)
   })
 
-  test("a failover's frames: from its trigger to its end, heartbeats left out", () => {
+  test("a failover's frames: from its trigger to its end and the tail of frames still on their way, heartbeats left out", () => {
     const frames = [f(900, 5, -1, "HEARTBEAT"), f(950, 2, 3, "OK"), ...bully, f(1100, 4, -1, "HEARTBEAT"), f(1300, 4, 3, "OK")]
     expect(framesOfFailover(frames, 1000, 1202)).toEqual(bully)
+    // the followers agreed on 4's heartbeat at 1190; its COORDINATORs, sent next, were tapped from 1200
+    expect(framesOfFailover(frames, 1000, 1190)).toEqual(bully)
+    expect(FAILOVER_TAIL_MS).toBeLessThan(1300 - 1202)
+    expect(framesOfFailover(frames, 1000, 1200 - FAILOVER_TAIL_MS - 1)).toEqual(bully.filter((x) => x.kind !== "COORDINATOR"))
   })
 })
 

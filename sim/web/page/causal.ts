@@ -88,7 +88,14 @@ export function causalSteps(frames: readonly CausalFrame[], options: CausalOptio
   return steps
 }
 
-/** The frames of one failover: from its trigger to its end (or to now, while it lasts), heartbeats left out. */
+/**
+ * How long after a failover's end a frame sent within it can still reach the tap: a new
+ * coordinator's first heartbeat goes out before its COORDINATOR, the followers can agree on
+ * the heartbeat, and the COORDINATOR comes through the hub just after (seen: a few ms, under load).
+ */
+export const FAILOVER_TAIL_MS = 50
+
+/** The frames of one failover: from its trigger to its end (or to now, while it lasts) and its tail, heartbeats left out. */
 export function framesOfFailover<F extends CausalFrame>(frames: readonly F[], startedAt: number, end: number): F[] {
-  return frames.filter((f) => f.kind !== "HEARTBEAT" && f.at >= startedAt && f.at <= end)
+  return frames.filter((f) => f.kind !== "HEARTBEAT" && f.at >= startedAt && f.at <= end + FAILOVER_TAIL_MS)
 }
