@@ -11,13 +11,14 @@ import { join } from "node:path"
 import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { algorithmName, parseAlgorithm } from "../src/core/frame"
-import { Role } from "../src/core/contract"
+import { MAX_TIMERS, Role } from "../src/core/contract"
 import { InputError } from "../sim/config/input"
 import {
   applyEvent,
   cloneNode,
   cloneState,
-  continuationStep,
+  hasDueStep,
+  nextContinuationMessage,
   DETECT_DELAY,
   detectionOf,
   enabledEvents,
@@ -102,6 +103,21 @@ function expectReductionKeepsVerdicts(c: ModelConfig) {
   for (const e of all.ends) expect(reduced.ends.has(e), algorithm).toBe(true)
   expect(reduced.violated, algorithm).toEqual(all.violated)
   expect(reduced.states, algorithm).toBeLessThan(all.states)
+}
+
+/** The state at the end of s's instant, as the fault-free continuation comes to it: deliveries due, then timers due. */
+function finishedInstant(s: ReturnType<typeof initialState>, c: ModelConfig) {
+  const t = cloneState(s)
+  for (;;) {
+    const m = nextContinuationMessage(t)
+    if (m >= 0 && t.messages[m].sent + 1 <= t.clocks[0]) {
+      applyEvent(t, { type: EventType.Deliver, a: m, b: 0 }, c, false)
+      continue
+    }
+    const slot = t.deadlines.findIndex((d) => d >= 0 && d <= t.clocks[0])
+    if (slot < 0) return t
+    applyEvent(t, { type: EventType.Fire, a: Math.floor(slot / MAX_TIMERS), b: slot % MAX_TIMERS }, c, false)
+  }
 }
 
 /** Replays a counterexample's scenario in the simulator; returns the roles at its end. */
@@ -698,23 +714,26 @@ describe("the search on several threads, and what it leaves unjudged", () => {
     expect(two.violations.map((v) => v.trace)).toEqual(one.violations.map((v) => v.trace))
   })
 
-  test("a state whose continuation starts with a delivery the search takes has that successor's verdict", () => {
-    // the claim that lets the depth-first search judge eventual agreement once per chain
-    for (const algorithm of ["bully", "ring", "bid-ring"]) {
-      const c = config(algorithm, "ideal", 1, 1, 1)
-      const options = defaultOptions(c, ["eventual-agreement"])
+  test("every state's continuation passes the end of its instant, and the reduced search visits that end", () => {
+    // the claim that lets the depth-first search judge eventual agreement only where an
+    // instant ends: the continuation first finishes the instant (deliveries due, then timers
+    // due), so a state with a step due has the verdict of that end
+    for (const [algorithm, crashes, recoveries, losses] of REDUCTION_CASES) {
+      const c = config(algorithm, "ideal", crashes, recoveries, losses)
+      const reduced = new Set<string>()
+      const key = new Uint32Array(2)
+      const keyOf = (s: ReturnType<typeof initialState>) => (stateKey(s, c.timing, key), `${key[0]}:${key[1]}`)
+      search({ ...defaultOptions(c, ["valid-coordinator"]), order: "depth", visit: (s) => void reduced.add(keyOf(s)) })
       let compared = 0
-      options.order = "breadth"
-      options.visit = (s) => {
-        const step = expand(cloneState(s), null, options, new Set(), false)
-        const e = step && continuationStep(s, step.tried)
-        if (!e) return
-        const t = cloneState(s)
-        applyEvent(t, e, c, false)
-        expect(judge(t, "eventual-agreement", options), algorithm).toBe(judge(s, "eventual-agreement", options))
+      const full = { ...defaultOptions(c, ["valid-coordinator"]), order: "breadth" as const, reduce: false }
+      full.visit = (s) => {
+        if (!hasDueStep(s)) return
+        const end = finishedInstant(s, c)
+        expect(hasDueStep(end)).toBe(false)
+        expect(reduced.has(keyOf(end)), algorithm).toBe(true)
         compared++
       }
-      search(options)
+      search(full)
       expect(compared, algorithm).toBeGreaterThan(100)
     }
   })

@@ -12,7 +12,7 @@ import {
   applyEvent,
   cloneState,
   continueFaultFree,
-  continuationStep,
+  hasDueStep,
   type Event,
   enabledEvents,
   inexactTexts,
@@ -56,7 +56,7 @@ export function judge(s: State, property: Property, options: ExploreOptions, ful
     if (!full) return ""
     const c = cloneState(s)
     // a continuation that does not settle is eventual agreement's to report
-    if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS) < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
+    if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal") < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
     const out = c.fence!.broken || fencedOut(c.fence!, c.nodes)
     return out ? `after the fault-free continuation: ${out}` : ""
   }
@@ -69,7 +69,7 @@ export function judge(s: State, property: Property, options: ExploreOptions, ful
     return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
   }
   const c = cloneState(s)
-  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
+  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal")
   if (steps < 0) return `the fault-free continuation finds no ${s.nodes[0].timing.heartbeatInterval > 0 ? "settled" : "quiet"} state in ${options.continuationSteps} steps`
   const verdict = checkCluster(processViews(c))
   if (verdict.violations.length === 0) return ""
@@ -244,9 +244,9 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     hooks.visited(t, stack)
     for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
     const next = expand(t, e, options, limits, hooks.reverse)
-    // where the continuation's first step is a successor this search visits, that
-    // successor's verdict on the continuation is this state's too
-    const full = !(next && ideal && continuationStep(t, next.tried))
+    // the continuation first finishes the instant: a state with a step due has the verdict
+    // of the end it comes to, which the search visits (the reduction keeps every end)
+    const full = !ideal || !hasDueStep(t)
     if (violatesAny(t, options, full)) {
       violated = true
       break

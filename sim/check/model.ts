@@ -1071,28 +1071,56 @@ export function nextContinuationMessage(s: State): number {
 }
 
 /**
- * Ideal model: the delivery among `tried` after which the fault-free continuation goes on
- * as it would from `s` (its next message, when due), so that judging the state it leads to
- * judges `s` too; null when there is none. Only deliveries: a chain of such steps ends
- * within an instant (what is sent is due at the next), at a state judged in full.
+ * Ideal model: a delivery or a timer is due now, so the instant is not over (time cannot
+ * move on); false at the end of an instant.
  */
-export function continuationStep(s: State, tried: Event[]): Event | null {
-  const m = nextContinuationMessage(s)
-  if (m < 0 || s.messages[m].sent + DELAY_BOUND > s.clocks[0]) return null
-  for (const e of tried) if (e.type === EventType.Deliver && e.a === m) return e
-  return null
+export function hasDueStep(s: State): boolean {
+  const now = s.clocks[0]
+  for (const m of s.messages) if (m.sent + DELAY_BOUND <= now) return true
+  for (const d of s.deadlines) if (d >= 0 && d <= now) return true
+  return false
 }
 
 /**
- * The fault-free continuation, in place: every message delivered (nextContinuationMessage's
+ * Ideal model: the rest of the instant, in place, as the ideal network takes it: every
+ * delivery due now (nextContinuationMessage's order), then every timer due now (lowest
+ * node, lowest timer first); what they send is due at the next instant. Returns the steps
+ * taken. A state's continuation passes the end of its instant this way, so every state
+ * within an instant has the verdict of the end it comes to.
+ */
+function finishInstant(s: State): number {
+  let steps = 0
+  for (;;) {
+    const m = nextContinuationMessage(s)
+    if (m >= 0 && s.messages[m].sent + DELAY_BOUND <= s.clocks[0]) {
+      const msg = removeMessage(s, m)
+      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
+    } else {
+      let slot = -1
+      for (let k = 0; k < s.deadlines.length && slot < 0; k++) if (s.deadlines[k] >= 0 && s.deadlines[k] <= s.clocks[0]) slot = k
+      if (slot < 0) return steps
+      const i = Math.floor(slot / MAX_TIMERS)
+      const t = slot - i * MAX_TIMERS
+      s.deadlines[slot] = -1
+      invoke(s, i, (n, now, out) => n.timer(t, now, out), null)
+    }
+    if (s.fence) settleTokens(s.fence, s.nodes)
+    steps++
+  }
+}
+
+/**
+ * The fault-free continuation, in place: in the ideal model (`ideal`) the rest of the
+ * instant first (finishInstant), then every message delivered (nextContinuationMessage's
  * order) before any timer fires, timers in time order on one clock, and a follower of an
  * absent coordinator noticing it; when all is quiet but the property does not hold, up to
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
-export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
-  if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps)
-  for (let step = 0; step < maxSteps; step++) {
+export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number, ideal = false): number {
+  const first = ideal ? finishInstant(s) : 0
+  if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps, first)
+  for (let step = first; step < maxSteps; step++) {
     if (continuationStepTaken(s)) continue
     let noticed = false
     for (let i = 0; i < s.nodes.length && !noticed; i++)
@@ -1150,12 +1178,12 @@ function continuationStepTaken(s: State): boolean {
  * run that depends on its state alone repeats from there for ever, agreeing). Returns the
  * steps taken, or -1 when it did not settle within `maxSteps`.
  */
-function continueWithHeartbeats(s: State, maxSteps: number): number {
+function continueWithHeartbeats(s: State, maxSteps: number, first: number): number {
   const agreeing = new Set<string>()
   const key = new Uint32Array(2)
   const inexactBefore = inexactTexts
   try {
-    for (let step = 0; step < maxSteps; step++) {
+    for (let step = first; step < maxSteps; step++) {
       if (checkCluster(processViews(s)).violations.length === 0) {
         sortMessages(s, "ideal")
         // only an exact key stands for the state's future (abstraction.ts)
