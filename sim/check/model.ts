@@ -131,6 +131,8 @@ export enum EventType {
   Lose = 6,
   Duplicate = 7,
   Tick = 8,
+  /** The rest of an instant, node by node (instant.ts): `steps`, one node's run after another. */
+  Instant = 9,
 }
 
 /** One step. `a`: message position or node index; `b`: timer id. */
@@ -138,6 +140,21 @@ export interface Event {
   type: EventType
   a: number
   b: number
+  /** Instant: its steps, each naming its message by link and place (positions differ between states). */
+  steps?: RunStep[]
+}
+
+/**
+ * A step of one node's run within an instant (instant.ts): a delivery or loss names its
+ * message by receiver, sender id and place on that link; a timer by node and id; a crash
+ * or recovery by node.
+ */
+export interface RunStep {
+  type: EventType
+  node: number
+  src: number
+  ord: number
+  timer: number
 }
 
 /** What applying one event did, for traces and the scenario writer. */
@@ -464,7 +481,7 @@ function messageText(m: Message, timing: TimingModel, now: number, ctx: TextCont
 }
 
 /** Ideal model: by link, then in the order sent (a link's order is part of the state). */
-function linkOrder(x: Message, y: Message): number {
+export function linkOrder(x: Message, y: Message): number {
   return x.dst - y.dst || x.frame.src - y.frame.src || x.sent - y.sent || x.uid - y.uid
 }
 
@@ -587,6 +604,20 @@ interface KeyCache {
   hi: number
 }
 const nodeKeyOut = new Uint32Array(2)
+
+/** A node's key at a clock, exactly (no ring abstraction), into out: what instant.ts keeps a node's runs by. */
+export function exactNodeKey(node: ElectionNode, clock: number, out: Uint32Array) {
+  nodeKey(node, clock, null)
+  out[0] = nodeKeyOut[0]
+  out[1] = nodeKeyOut[1]
+}
+
+/** A message's key in the ideal model, exactly, into out. */
+export function exactMessageKey(m: Message, now: number, out: Uint32Array) {
+  messageKey(m, true, now, null)
+  out[0] = nodeKeyOut[0]
+  out[1] = nodeKeyOut[1]
+}
 
 function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   const ctxKey = ctx ? ctx.key : ""
@@ -753,7 +784,7 @@ export function hash53(str: string): number {
  * A live follower whose coordinator is crashed (`quiet`: or, once nothing else is pending,
  * does not hold the role; a failure timeout longer than any election).
  */
-function liveFollowerOfAbsent(s: State, i: number, quiet: boolean): boolean {
+export function liveFollowerOfAbsent(s: State, i: number, quiet: boolean): boolean {
   const n = s.nodes[i]
   if (n.crashed || n.role !== Role.Follower || n.coordinator === NO_NODE || n.coordinator === n.id) return false
   const c = indexOfSorted(n.ids, n.coordinator)
@@ -775,7 +806,7 @@ function earliestDeadline(s: State, i: number): number {
 export const DETECT_DELAY = defaultTiming("ideal")!.failureTimeout
 
 /** Timed detection: node i's detector times out now. */
-function detectionDue(s: State, i: number): boolean {
+export function detectionDue(s: State, i: number): boolean {
   return s.absentSince[i] >= 0 && s.absentSince[i] + DETECT_DELAY <= s.clocks[0]
 }
 
@@ -870,7 +901,7 @@ export function isDue(e: Event): boolean {
   return e.type === EventType.Deliver || e.type === EventType.Fire
 }
 
-function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
+export function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
   return a.dst === b.dst && sameFrame(a.frame, b.frame) && (!bounded || a.sent === b.sent)
 }
 
@@ -950,7 +981,20 @@ export function describeEvent(s: State, e: Event): string {
       return `${id(e.a)} notices that its coordinator ${s.nodes[e.a].coordinator} does not lead`
     case EventType.Tick:
       return `time passes`
+    case EventType.Instant:
+      return `the rest of the instant, node by node (${e.steps!.length} steps)`
   }
+}
+
+/** A run's step as an event of state s (its message found by link and place). */
+export function runStepEvent(s: State, r: RunStep): Event {
+  if (r.type !== EventType.Deliver && r.type !== EventType.Lose) return { type: r.type, a: r.node, b: r.timer }
+  let ord = r.ord
+  for (let m = 0; m < s.messages.length; m++) {
+    const x = s.messages[m]
+    if (x.dst === r.node && x.frame.src === r.src && ord-- === 0) return { type: r.type, a: m, b: 0 }
+  }
+  throw new Error(`no message ${r.src}->${s.nodes[r.node].id} #${r.ord} to ${r.type === EventType.Deliver ? "deliver" : "lose"}`)
 }
 
 let describeFrameFn: ((f: Frame) => string) | null = null
@@ -964,6 +1008,11 @@ function kindLabel(f: Frame): string {
 
 /** Applies `e` to `s` in place; returns what happened when `record` is set. */
 export function applyEvent(s: State, e: Event, config: ModelConfig, record: boolean): StepRecord | null {
+  if (e.type === EventType.Instant) {
+    // one step after another, as the runs took them (instant.ts composes the same state)
+    for (const r of e.steps!) applyEvent(s, runStepEvent(s, r), config, false)
+    return record ? { event: e, text: describeEvent(s, e), time: s.clocks[0], uid: -1, copyUid: -1, sent: [], timerOps: [] } : null
+  }
   const rec: StepRecord | null = record
     ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], timerOps: [] }
     : null
