@@ -1,7 +1,9 @@
 // The exhaustive check's speed and memory, its searches side by side in one run: breadth
 // first on one thread (layers of whole states kept, eventual agreement judged at every
-// state) against depth first (keys only, judged once per chain of deliveries) on one thread
-// and on every core. Each search runs in its own process, so that none inherits another's heap.
+// state) against depth first (keys only, judged where an instant ends) step by step on one
+// thread and on every core, the same states, and depth first with instants taken node by
+// node (fewer states: its speed-up is not comparable). Each search runs in its own process,
+// so that none inherits another's heap.
 //   npx tsx sim/bench/check.ts            (npm run bench:check)
 
 import { spawnSync } from "node:child_process"
@@ -11,6 +13,8 @@ import { defaultThreads } from "../check/parallel"
 interface Row {
   label: string
   args: string[]
+  /** Visits fewer states than the rows above it (states a second do not compare). */
+  fewer?: boolean
 }
 
 interface Figures {
@@ -37,8 +41,9 @@ const cases: { name: string; flags: string[]; rows: Row[] }[] = [
     flags: ["--algorithm", "ring", "--nodes", "4"],
     rows: [
       { label: "breadth first, 1 thread", args: ["--breadth-first"] },
-      { label: "depth first, 1 thread", args: ["--threads", "1"] },
-      { label: `depth first, ${cores} threads`, args: ["--threads", String(cores)] },
+      { label: "depth first, step by step, 1 thread", args: ["--step-by-step", "--threads", "1"] },
+      { label: `depth first, step by step, ${cores} threads`, args: ["--step-by-step", "--threads", String(cores)] },
+      { label: `depth first, instants node by node, ${cores} threads`, args: ["--threads", String(cores)], fewer: true },
     ],
   },
   {
@@ -47,8 +52,9 @@ const cases: { name: string; flags: string[]; rows: Row[] }[] = [
     rows: [
       // the whole search breadth first needs about 12 GB of heap: its first 300,000 states
       { label: "breadth first, 1 thread (first 300,000 states)", args: ["--breadth-first", "--max-states", "300000"] },
-      { label: "depth first, 1 thread", args: ["--threads", "1"] },
-      { label: `depth first, ${cores} threads`, args: ["--threads", String(cores)] },
+      { label: "depth first, step by step, 1 thread", args: ["--step-by-step", "--threads", "1"] },
+      { label: `depth first, step by step, ${cores} threads`, args: ["--step-by-step", "--threads", String(cores)] },
+      { label: `depth first, instants node by node, ${cores} threads`, args: ["--threads", String(cores)], fewer: true },
     ],
   },
 ]
@@ -64,7 +70,7 @@ for (const c of cases) {
     if (base === 0) base = f.statesPerSecond
     const done = f.complete ? "" : " (stopped)"
     lines.push(
-      `| ${c.name}: ${row.label} | ${f.states.toLocaleString("en-US")}${done} | ${f.seconds.toFixed(1)} | ${f.statesPerSecond.toLocaleString("en-US")} | ${f.bytesPerState.toLocaleString("en-US")} | ${(f.statesPerSecond / base).toFixed(1)}× |`,
+      `| ${c.name}: ${row.label} | ${f.states.toLocaleString("en-US")}${done} | ${f.seconds.toFixed(1)} | ${f.statesPerSecond.toLocaleString("en-US")} | ${f.bytesPerState.toLocaleString("en-US")} | ${row.fewer ? "—" : (f.statesPerSecond / base).toFixed(1) + "×"} |`,
     )
     process.stderr.write(lines[lines.length - 1] + "\n")
   }

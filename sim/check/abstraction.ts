@@ -46,6 +46,12 @@ function ringFields(node: ElectionNode): RingFields | null {
   return node instanceof RingBaseNode ? (node as unknown as RingFields) : null
 }
 
+/** A ring node remembers half of its buffer or more (leaving seqs out may then not be exact). */
+export function seenNearlyFull(node: ElectionNode): boolean {
+  const r = ringFields(node)
+  return r !== null && 2 * r.seen.length >= SEEN_MESSAGES
+}
+
 /** The first seq each node will give (its drawn start plus one), from the initial state. */
 export function firstSeqs(nodes: ElectionNode[]): number[] {
   return nodes.map((n) => {

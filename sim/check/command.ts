@@ -30,6 +30,7 @@ export interface CheckFlags {
   threads?: string
   /** commander's negation of --no-reduction. */
   reduction?: boolean
+  stepByStep?: boolean
   write?: string
   json?: boolean
 }
@@ -61,6 +62,7 @@ export function registerCheckCommand(program: Command) {
     .option("--breadth-first", "search breadth first from the start (memory: a layer of whole states)")
     .option("--threads <n>", `threads of the depth-first search, once it passes ${PARALLEL_AFTER.toLocaleString("en-US")} states (default: every core, ${defaultThreads()} here)`)
     .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
+    .option("--step-by-step", "ideal model, depth first: keep every state within an instant (instants not taken node by node)")
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
     .option("--json", "print the result as JSON")
@@ -122,6 +124,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
   options.all = !!flags.all
   options.reduce = flags.reduction !== false
+  options.instants = !flags.stepByStep
   if (flags.breadthFirst) options.order = "breadth"
   if (flags.threads !== undefined) options.threads = parseInteger(flags.threads, "--threads", 1, 64)
   options.progress = (states, depth, seconds) =>
@@ -157,7 +160,7 @@ export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
     `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "any" ? "any-time" : r.detection} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
-    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
+    `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.instants ? ", instants node by node" : ""}${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]
   if (r.violations.length === 0) lines.push("no violation")
   r.violations.forEach((v, i) => {

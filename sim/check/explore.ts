@@ -8,13 +8,15 @@
 import { checkCluster } from "../../src/core/checker"
 import { indexOfSorted, NO_NODE, Role } from "../../src/core/contract"
 import { fencedOut } from "./fence"
+import { expandInstant, type InstantExpansion, inexactRuns, instantApplies, type InstantRules } from "./instant"
 import {
   applyEvent,
   cloneState,
   continueFaultFree,
-  continuationStep,
+  hasDueStep,
   type Event,
   enabledEvents,
+  EventType,
   inexactTexts,
   initialState,
   isDue,
@@ -43,6 +45,8 @@ export interface ExploreOptions extends ModelConfig {
   continuationSteps: number
   /** Ideal model: the partial-order reduction (on unless false). */
   reduce?: boolean
+  /** Ideal model, depth first: each instant node by node where it applies (instant.ts; on unless false or without the reduction). */
+  instants?: boolean
 }
 
 /**
@@ -56,7 +60,7 @@ export function judge(s: State, property: Property, options: ExploreOptions, ful
     if (!full) return ""
     const c = cloneState(s)
     // a continuation that does not settle is eventual agreement's to report
-    if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS) < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
+    if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal") < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
     const out = c.fence!.broken || fencedOut(c.fence!, c.nodes)
     return out ? `after the fault-free continuation: ${out}` : ""
   }
@@ -69,7 +73,7 @@ export function judge(s: State, property: Property, options: ExploreOptions, ful
     return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
   }
   const c = cloneState(s)
-  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS)
+  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal")
   if (steps < 0) return `the fault-free continuation finds no ${s.nodes[0].timing.heartbeatInterval > 0 ? "settled" : "quiet"} state in ${options.continuationSteps} steps`
   const verdict = checkCluster(processViews(c))
   if (verdict.violations.length === 0) return ""
@@ -128,6 +132,10 @@ export interface PathStep {
   next: number
   /** The event that led here from the step below (null at the root). */
   via: Event | null
+  /** The instant taken node by node: the runs of its lowest node with a step due lead to the successors (tried and waiting are empty). */
+  instant: InstantExpansion | null
+  /** Losses whose states are judged, not kept (expand). */
+  judgedOnly: Event[]
 }
 
 export interface ExploreHooks {
@@ -137,6 +145,8 @@ export interface ExploreHooks {
   stopped(): boolean
   /** A new state was visited (not yet expanded); the stack is the path to it. */
   visited(s: State, path: PathStep[]): void
+  /** A state was judged without being kept (a loss at the end of an instant). */
+  judged?(s: State): void
 }
 
 export interface ExploreResult {
@@ -175,20 +185,55 @@ export function expand(s: State, via: Event | null, options: ExploreOptions, lim
     return null
   }
   const reduce = options.timing === "ideal" && options.reduce !== false
+  if (reduce && options.instants !== false) {
+    const instant = expandInstant(s, instantRules(options), reverse)
+    if (instant) return { s, tried: [], waiting: [], stepper: -1, visible: false, next: 0, via, instant, judgedOnly: [] }
+  }
   const enabled = enabledEvents(s, options)
   const stepper = reduce ? chooseStepper(s, enabled) : -1
   const tried: Event[] = []
   const waiting: Event[] = []
+  const judgedOnly: Event[] = []
+  // at the end of an instant taken node by node, a loss is the loss at the start of the
+  // next, which the receiver's runs take: its state is judged, not kept
+  const lossesWait = reduce && options.instants !== false && !hasDueStep(s) && instantApplies(s, instantRules(options))
   for (const e of enabled) {
     const n = stepNode(s, e)
-    if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
+    if (lossesWait && e.type === EventType.Lose) judgedOnly.push(e)
+    else if (n >= 0 && stepper >= 0 && n !== stepper) waiting.push(e)
     else tried.push(e)
   }
   if (reverse) {
     tried.reverse()
     waiting.reverse()
   }
-  return { s, tried, waiting, stepper, visible: false, next: 0, via }
+  return { s, tried, waiting, stepper, visible: false, next: 0, via, instant: null, judgedOnly }
+}
+
+/** The rules of the instant taken node by node for these options (one object per options: instant.ts keeps runs by it). */
+const rulesOf = new WeakMap<ExploreOptions, InstantRules>()
+function instantRules(options: ExploreOptions): InstantRules {
+  let r = rulesOf.get(options)
+  if (!r) {
+    r = { config: options, roles: options.properties.includes("unique-coordinator") }
+    rulesOf.set(options, r)
+  }
+  return r
+}
+
+/**
+ * Judges the state `e` leads to from s, and the states further losses lead to (each loss
+ * at the end of an instant waits for the next, which takes it); true on a violation.
+ */
+function judgeLoss(s: State, e: Event, options: ExploreOptions, hooks: ExploreHooks, count: () => void): boolean {
+  const t = cloneState(s)
+  applyEvent(t, e, options, false)
+  count()
+  if (hooks.judged) hooks.judged(t)
+  if (violatesAny(t, options, true)) return true
+  if (t.losses >= options.losses) return false
+  for (const f of enabledEvents(t, options)) if (f.type === EventType.Lose && f.a >= e.a && judgeLoss(t, f, options, hooks, count)) return true
+  return false
 }
 
 /** Rebuilds the path a thread handed over (its events from the root), each step to be expanded again. */
@@ -212,6 +257,7 @@ export function replayPath(options: ExploreOptions, vias: Event[], limits: Set<s
 /** Depth first from the path on `stack` until it is empty, a violation, a limit or a stop. */
 export function explore(options: ExploreOptions, visited: Visited, stack: PathStep[], hooks: ExploreHooks): ExploreResult {
   const inexactBefore = inexactTexts
+  const runsBefore = inexactRuns
   const key = new Uint32Array(2)
   const limits = new Set<string>()
   const judgesRoles = options.properties.includes("unique-coordinator")
@@ -221,19 +267,40 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
   let violated = false
   while (stack.length > 0) {
     const f = stack[stack.length - 1]
-    if (f.next >= f.tried.length) {
-      stack.pop()
+    let t: State
+    let e: Event
+    if (f.judgedOnly.length > 0) {
+      if (hooks.stopped()) break
+      if (judgeLoss(f.s, f.judgedOnly.pop()!, options, hooks, () => transitions++)) {
+        violated = true
+        break
+      }
       continue
     }
-    if (hooks.stopped()) break
-    const e = f.tried[f.next++]
-    transitions++
-    const t = cloneState(f.s)
-    applyEvent(t, e, options, false)
-    if (f.stepper >= 0 && !f.visible && stepNode(f.s, e) === f.stepper && changesWhatIsJudged(f.s, t, f.stepper, judgesRoles)) {
-      f.visible = true
-      for (const w of f.waiting) f.tried.push(w)
+    if (f.instant) {
+      if (hooks.stopped()) break
+      const end = f.instant.next()
+      if (!end) {
+        stack.pop()
+        continue
+      }
+      t = end.state
+      e = end.via
+    } else {
+      if (f.next >= f.tried.length) {
+        stack.pop()
+        continue
+      }
+      if (hooks.stopped()) break
+      e = f.tried[f.next++]
+      t = cloneState(f.s)
+      applyEvent(t, e, options, false)
+      if (f.stepper >= 0 && !f.visible && stepNode(f.s, e) === f.stepper && changesWhatIsJudged(f.s, t, f.stepper, judgesRoles)) {
+        f.visible = true
+        for (const w of f.waiting) f.tried.push(w)
+      }
     }
+    transitions++
     stateKey(t, options.timing, key)
     if (visited.size() >= options.maxStates) {
       limits.add(`state limit ${options.maxStates}`)
@@ -244,14 +311,14 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     hooks.visited(t, stack)
     for (let i = 0; i < t.owned.length; i++) t.owned[i] = false
     const next = expand(t, e, options, limits, hooks.reverse)
-    // where the continuation's first step is a successor this search visits, that
-    // successor's verdict on the continuation is this state's too
-    const full = !(next && ideal && continuationStep(t, next.tried))
+    // the continuation first finishes the instant: a state with a step due has the verdict
+    // of the end it comes to, which the search visits (the reduction keeps every end)
+    const full = !ideal || !hasDueStep(t)
     if (violatesAny(t, options, full)) {
       violated = true
       break
     }
     if (next) stack.push(next)
   }
-  return { transitions, depth, limits, violated, inexact: inexactTexts - inexactBefore }
+  return { transitions, depth, limits, violated, inexact: inexactTexts - inexactBefore + inexactRuns - runsBefore }
 }

@@ -132,6 +132,8 @@ export enum EventType {
   Lose = 6,
   Duplicate = 7,
   Tick = 8,
+  /** The rest of an instant, node by node (instant.ts): `steps`, one node's run after another. */
+  Instant = 9,
 }
 
 /** One step. `a`: message position or node index; `b`: timer id. */
@@ -139,6 +141,21 @@ export interface Event {
   type: EventType
   a: number
   b: number
+  /** Instant: its steps, each naming its message by link and place (positions differ between states). */
+  steps?: RunStep[]
+}
+
+/**
+ * A step of one node's run within an instant (instant.ts): a delivery or loss names its
+ * message by receiver, sender id and place on that link; a timer by node and id; a crash
+ * or recovery by node.
+ */
+export interface RunStep {
+  type: EventType
+  node: number
+  src: number
+  ord: number
+  timer: number
 }
 
 /** What applying one event did, for traces and the scenario writer. */
@@ -465,7 +482,7 @@ function messageText(m: Message, timing: TimingModel, now: number, ctx: TextCont
 }
 
 /** Ideal model: by link, then in the order sent (a link's order is part of the state). */
-function linkOrder(x: Message, y: Message): number {
+export function linkOrder(x: Message, y: Message): number {
   return x.dst - y.dst || x.frame.src - y.frame.src || x.sent - y.sent || x.uid - y.uid
 }
 
@@ -588,6 +605,20 @@ interface KeyCache {
   hi: number
 }
 const nodeKeyOut = new Uint32Array(2)
+
+/** A node's key at a clock, exactly (no ring abstraction), into out: what instant.ts keeps a node's runs by. */
+export function exactNodeKey(node: ElectionNode, clock: number, out: Uint32Array) {
+  nodeKey(node, clock, null)
+  out[0] = nodeKeyOut[0]
+  out[1] = nodeKeyOut[1]
+}
+
+/** A message's key in the ideal model, exactly, into out. */
+export function exactMessageKey(m: Message, now: number, out: Uint32Array) {
+  messageKey(m, true, now, null)
+  out[0] = nodeKeyOut[0]
+  out[1] = nodeKeyOut[1]
+}
 
 function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   const ctxKey = ctx ? ctx.key : ""
@@ -754,7 +785,7 @@ export function hash53(str: string): number {
  * A live follower whose coordinator is crashed (`quiet`: or, once nothing else is pending,
  * does not hold the role; a failure timeout longer than any election).
  */
-function liveFollowerOfAbsent(s: State, i: number, quiet: boolean): boolean {
+export function liveFollowerOfAbsent(s: State, i: number, quiet: boolean): boolean {
   const n = s.nodes[i]
   if (n.crashed || n.role !== Role.Follower || n.coordinator === NO_NODE || n.coordinator === n.id) return false
   const c = indexOfSorted(n.ids, n.coordinator)
@@ -776,7 +807,7 @@ function earliestDeadline(s: State, i: number): number {
 export const DETECT_DELAY = defaultTiming("ideal")!.failureTimeout
 
 /** Timed detection: node i's detector times out now. */
-function detectionDue(s: State, i: number): boolean {
+export function detectionDue(s: State, i: number): boolean {
   return s.absentSince[i] >= 0 && s.absentSince[i] + DETECT_DELAY <= s.clocks[0]
 }
 
@@ -871,7 +902,7 @@ export function isDue(e: Event): boolean {
   return e.type === EventType.Deliver || e.type === EventType.Fire
 }
 
-function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
+export function sameMessage(a: Message, b: Message, bounded: boolean): boolean {
   return a.dst === b.dst && sameFrame(a.frame, b.frame) && (!bounded || a.sent === b.sent)
 }
 
@@ -951,7 +982,20 @@ export function describeEvent(s: State, e: Event): string {
       return `${id(e.a)} notices that its coordinator ${s.nodes[e.a].coordinator} does not lead`
     case EventType.Tick:
       return `time passes`
+    case EventType.Instant:
+      return `the rest of the instant, node by node (${e.steps!.length} steps)`
   }
+}
+
+/** A run's step as an event of state s (its message found by link and place). */
+export function runStepEvent(s: State, r: RunStep): Event {
+  if (r.type !== EventType.Deliver && r.type !== EventType.Lose) return { type: r.type, a: r.node, b: r.timer }
+  let ord = r.ord
+  for (let m = 0; m < s.messages.length; m++) {
+    const x = s.messages[m]
+    if (x.dst === r.node && x.frame.src === r.src && ord-- === 0) return { type: r.type, a: m, b: 0 }
+  }
+  throw new Error(`no message ${r.src}->${s.nodes[r.node].id} #${r.ord} to ${r.type === EventType.Deliver ? "deliver" : "lose"}`)
 }
 
 let describeFrameFn: ((f: Frame) => string) | null = null
@@ -965,6 +1009,11 @@ function kindLabel(f: Frame): string {
 
 /** Applies `e` to `s` in place; returns what happened when `record` is set. */
 export function applyEvent(s: State, e: Event, config: ModelConfig, record: boolean): StepRecord | null {
+  if (e.type === EventType.Instant) {
+    // one step after another, as the runs took them (instant.ts composes the same state)
+    for (const r of e.steps!) applyEvent(s, runStepEvent(s, r), config, false)
+    return record ? { event: e, text: describeEvent(s, e), time: s.clocks[0], uid: -1, copyUid: -1, sent: [], timerOps: [] } : null
+  }
   const rec: StepRecord | null = record
     ? { event: e, text: describeEvent(s, e), time: 0, uid: -1, copyUid: -1, sent: [], timerOps: [] }
     : null
@@ -1072,28 +1121,56 @@ export function nextContinuationMessage(s: State): number {
 }
 
 /**
- * Ideal model: the delivery among `tried` after which the fault-free continuation goes on
- * as it would from `s` (its next message, when due), so that judging the state it leads to
- * judges `s` too; null when there is none. Only deliveries: a chain of such steps ends
- * within an instant (what is sent is due at the next), at a state judged in full.
+ * Ideal model: a delivery or a timer is due now, so the instant is not over (time cannot
+ * move on); false at the end of an instant.
  */
-export function continuationStep(s: State, tried: Event[]): Event | null {
-  const m = nextContinuationMessage(s)
-  if (m < 0 || s.messages[m].sent + DELAY_BOUND > s.clocks[0]) return null
-  for (const e of tried) if (e.type === EventType.Deliver && e.a === m) return e
-  return null
+export function hasDueStep(s: State): boolean {
+  const now = s.clocks[0]
+  for (const m of s.messages) if (m.sent + DELAY_BOUND <= now) return true
+  for (const d of s.deadlines) if (d >= 0 && d <= now) return true
+  return false
 }
 
 /**
- * The fault-free continuation, in place: every message delivered (nextContinuationMessage's
+ * Ideal model: the rest of the instant, in place, as the ideal network takes it: every
+ * delivery due now (nextContinuationMessage's order), then every timer due now (lowest
+ * node, lowest timer first); what they send is due at the next instant. Returns the steps
+ * taken. A state's continuation passes the end of its instant this way, so every state
+ * within an instant has the verdict of the end it comes to.
+ */
+function finishInstant(s: State): number {
+  let steps = 0
+  for (;;) {
+    const m = nextContinuationMessage(s)
+    if (m >= 0 && s.messages[m].sent + DELAY_BOUND <= s.clocks[0]) {
+      const msg = removeMessage(s, m)
+      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
+    } else {
+      let slot = -1
+      for (let k = 0; k < s.deadlines.length && slot < 0; k++) if (s.deadlines[k] >= 0 && s.deadlines[k] <= s.clocks[0]) slot = k
+      if (slot < 0) return steps
+      const i = Math.floor(slot / MAX_TIMERS)
+      const t = slot - i * MAX_TIMERS
+      s.deadlines[slot] = -1
+      invoke(s, i, (n, now, out) => n.timer(t, now, out), null)
+    }
+    if (s.fence) settleTokens(s.fence, s.nodes)
+    steps++
+  }
+}
+
+/**
+ * The fault-free continuation, in place: in the ideal model (`ideal`) the rest of the
+ * instant first (finishInstant), then every message delivered (nextContinuationMessage's
  * order) before any timer fires, timers in time order on one clock, and a follower of an
  * absent coordinator noticing it; when all is quiet but the property does not hold, up to
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
-export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number): number {
-  if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps)
-  for (let step = 0; step < maxSteps; step++) {
+export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number, ideal = false): number {
+  const first = ideal ? finishInstant(s) : 0
+  if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps, first)
+  for (let step = first; step < maxSteps; step++) {
     if (continuationStepTaken(s)) continue
     let noticed = false
     for (let i = 0; i < s.nodes.length && !noticed; i++)
@@ -1151,12 +1228,12 @@ function continuationStepTaken(s: State): boolean {
  * run that depends on its state alone repeats from there for ever, agreeing). Returns the
  * steps taken, or -1 when it did not settle within `maxSteps`.
  */
-function continueWithHeartbeats(s: State, maxSteps: number): number {
+function continueWithHeartbeats(s: State, maxSteps: number, first: number): number {
   const agreeing = new Set<string>()
   const key = new Uint32Array(2)
   const inexactBefore = inexactTexts
   try {
-    for (let step = 0; step < maxSteps; step++) {
+    for (let step = first; step < maxSteps; step++) {
       if (checkCluster(processViews(s)).violations.length === 0) {
         sortMessages(s, "ideal")
         // only an exact key stands for the state's future (abstraction.ts)

@@ -81,6 +81,8 @@ export interface SearchOptions extends ExploreOptions {
   parallelAfter?: number
   /** Called with each state visited (tests compare searches by it). */
   visit?: (s: State) => void
+  /** Depth first: called with each state judged without being kept (a loss at the end of an instant taken node by node). */
+  judged?: (s: State) => void
   /** Called every 100,000 states (a long search says how far it got). */
   progress?: (states: number, depth: number, seconds: number) => void
 }
@@ -111,6 +113,8 @@ export interface SearchResult {
   complete: boolean
   /** Whether the partial-order reduction was on. */
   reduced: boolean
+  /** Whether instants were taken node by node (depth first in the ideal model: instant.ts). */
+  instants: boolean
   /** depth: the depth-first search found no violation; breadth: the breadth-first one decided. */
   order: "depth" | "breadth"
   /** Threads that searched. */
@@ -171,7 +175,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   const visited = new MainVisited()
   const key = new Uint32Array(2)
   const memory = new MemoryGauge()
-  const helpers = options.visit ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
+  const helpers = options.visit || options.judged ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
   const root = visitRoot(options, visited, key)
   if (options.visit) options.visit(root)
   if (violatesAny(root, options)) return null
@@ -191,6 +195,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   const own = explore(options, visited, stack, {
     reverse: false,
     stopped: () => visited.stopped(),
+    judged: options.judged,
     visited: (s, path) => {
       if (options.visit) options.visit(s)
       if (path.length > depth) depth = path.length
@@ -226,6 +231,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     depth: Math.max(depth, own.depth),
     complete: limits.size === 0,
     reduced: options.timing === "ideal" && options.reduce !== false,
+    instants: options.timing === "ideal" && options.reduce !== false && options.instants !== false,
     order: "depth",
     threads: 1 + results.length,
     limits: [...limits],
@@ -239,8 +245,8 @@ function depthFirst(options: SearchOptions): SearchResult | null {
 /** What a helper thread needs: the options without the callbacks. */
 function plainOptions(o: SearchOptions): ExploreOptions {
   const { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens } = o
-  const { properties, maxEpoch, maxStates, continuationSteps, reduce } = o
-  return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens, properties, maxEpoch, maxStates, continuationSteps, reduce }
+  const { properties, maxEpoch, maxStates, continuationSteps, reduce, instants } = o
+  return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens, properties, maxEpoch, maxStates, continuationSteps, reduce, instants }
 }
 
 /** The events from the root along a path. */
@@ -371,6 +377,7 @@ function breadthFirst(options: SearchOptions): SearchResult {
     depth,
     complete: limits.size === 0 && !stop,
     reduced: reduce,
+    instants: false,
     order: "breadth",
     threads: 1,
     limits: [...limits],
