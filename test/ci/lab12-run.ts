@@ -32,10 +32,19 @@ export function expectFailoversWithoutPanic(s: LabSummary) {
   }
 }
 
-/** As above, with one coordinator at a time throughout. */
+/**
+ * How long two boards may both lead after a power-on of the coordinator: the claim's answers
+ * can come late on a bus of 12, and the claimer leads after its wait (docs/benchmarks.md,
+ * "Failover at 12 boards"). Every other transition must show none.
+ */
+export const RESTART_OVERLAP_BOUND_MS = 400
+
+/** As above, with one coordinator at a time in every crash, recovery and kill, and after a restart within the bound. */
 export function expectCleanFailovers(s: LabSummary) {
   expectFailoversWithoutPanic(s)
+  const restart = (t: LabSummary["transitions"][number]) => t.trigger.startsWith("restart")
   // named, so that a failure says which transition had two coordinators
-  expect(s.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger} at ${t.startedAt} ms: ${t.overlapMs} ms`)).toEqual([])
-  expect(s.maxOverlapMs).toBe(0)
+  const named = (t: LabSummary["transitions"][number]) => `${t.trigger} at ${t.startedAt} ms: ${t.overlapMs} ms`
+  expect(s.transitions.filter((t) => !restart(t) && t.overlapMs > 0).map(named)).toEqual([])
+  expect(s.transitions.filter((t) => restart(t) && t.overlapMs > RESTART_OVERLAP_BOUND_MS).map(named)).toEqual([])
 }
