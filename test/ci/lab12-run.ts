@@ -18,7 +18,7 @@ export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
 }
 
 /** No board ran out of heap, and every crash, recover, kill and restart of failover-10 ended in agreement on the right board. */
-export function expectFailoversWithoutPanic(s: LabSummary) {
+function expectFailoversWithoutPanic(s: LabSummary) {
   expect(s.agreement).toBe(true)
   expect(s.coordinator).toBe(12)
   expect(s.boards.filter((b) => b.panics > 0).map((b) => `board ${b.node}: ${b.panics} panics`)).toEqual([])
