@@ -28,7 +28,7 @@ election.onMessage((m) => {
     if (m.order) {
         const s = JSON.parse(text)
         const c = election.counters()
-        election.log("summary", "n=" + me + " tok=" + formatToken(m.token) + " boards=" + s.boards + " min=" + s.min + " max=" + s.max + " avg=" + s.avg + " refused=" + c.refused)
+        election.log("summary", "tok=" + formatToken(m.token) + " boards=" + s.boards + " min=" + s.min + " max=" + s.max + " avg=" + s.avg + " refused=" + c.refused)
     } else if (election.isCoordinator()) {
         readings["" + m.from] = JSON.parse(text).r
     }
@@ -36,7 +36,7 @@ election.onMessage((m) => {
 
 election.onBecomeCoordinator((token) => {
     readings = {}
-    election.log("summary", "n=" + me + " leads tok=" + formatToken(token))
+    election.log("summary", "leads tok=" + formatToken(token))
 })
 
 // Only while coordinator: publish what the period gathered, then start a new period.
@@ -56,7 +56,7 @@ election.whileCoordinator(async (duty) => {
         }
         const summary = { boards: values.length, min: min, max: max, avg: Math.round(sum / values.length) }
         if (await election.broadcast(Buffer.from(JSON.stringify(summary))))
-            election.log("summary", "n=" + me + " published tok=" + formatToken(duty.token) + " boards=" + summary.boards + " avg=" + summary.avg)
+            election.log("summary", "published tok=" + formatToken(duty.token) + " boards=" + summary.boards + " avg=" + summary.avg)
     }
 })
 
@@ -67,6 +67,6 @@ setInterval(async () => {
     try {
         await election.sendToCoordinator(Buffer.from(JSON.stringify({ r: readSensor() })))
     } catch (e) {
-        election.log("err", "n=" + me + " where=sensor msg=" + e)
+        election.log("err", "where=sensor msg=" + e)
     }
 }, READ_MS)

@@ -53,7 +53,7 @@ class MqttJsTransport implements FrameTransport {
 
   private publish(topic: string, bytes: Buffer) {
     if (!this.client.connected) {
-      this.driver.log("lost", `n=${this.config.nodeId} topic=${topic} why=offline`)
+      this.driver.log("lost", `topic=${topic} why=offline`)
       return
     }
     if (this.onHeartbeatSent && isHeartbeat(bytes)) this.onHeartbeatSent()
@@ -110,7 +110,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     stream.setNoDelay?.(true)
     backoff.reset()
     client.options.reconnectPeriod = backoff.next
-    driver.log("mqtt", `n=${nodeId} state=connected`)
+    driver.log("mqtt", `state=connected`)
     client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopics(prefix, group)])
     if (!started) {
       started = true
@@ -121,11 +121,11 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     // reconnection with exponential backoff
     backoff.failed()
     client.options.reconnectPeriod = backoff.next
-    driver.log("mqtt", `n=${nodeId} state=closed`)
+    driver.log("mqtt", `state=closed`)
   })
   client.on("error", (e) => {
     const code = (e as NodeJS.ErrnoException).code
-    driver.log("mqtt", `n=${nodeId} state=error msg=${(code ?? e.message).replace(/\s+/g, "_")}`)
+    driver.log("mqtt", `state=error msg=${(code ?? e.message).replace(/\s+/g, "_")}`)
   })
   const mine = nodeTopic(prefix, group, nodeId)
   const all = groupTopic(prefix, group)
@@ -146,7 +146,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     createInterface({ input: process.stdin }).on("line", (line) => {
       const command = line.trim()
       if (command === "crash" || command === "recover") {
-        driver.log("action", `n=${nodeId} crashed=${command === "crash" ? 1 : 0}`)
+        driver.log("action", `crashed=${command === "crash" ? 1 : 0}`)
         void driver.setCrashed(command === "crash")
       }
     })

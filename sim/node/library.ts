@@ -108,7 +108,7 @@ export function createElection(options: JoinOptions): HostElection {
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
   const driver = new NodeDriver(config, configProblems(config), platform)
   const spawn = (fn: () => Promise<void>): void =>
-    void fn().catch((e: unknown) => driver.log("err", `n=${config.nodeId} where=app msg=${String(e).replace(/\s+/g, "_")}`))
+    void fn().catch((e: unknown) => driver.log("err", `where=app msg=${String(e).replace(/\s+/g, "_")}`))
   let election: HostElection
   const start = async (d: NodeDriver) => {
     const host = await startHostNode({ config, broker: options.broker, print, driver: d })

@@ -200,7 +200,7 @@ export class Election implements DriverObserver, AppReceiver {
         return { sent: this.sent, received: this.received, accepted: this.gate.accepted, refused: this.gate.refused }
     }
 
-    /** Writes a structured log line, "EL <event> t=<ms> <fields>", as the virtual lab reads them. */
+    /** Writes a structured log line, "EL <event> t=<ms> n=<node id> <fields>", as the virtual lab reads them. */
     log(event: string, fields: string) {
         this.driver.log(event, fields)
     }
@@ -304,7 +304,7 @@ export class Election implements DriverObserver, AppReceiver {
             const token = this.issuer.issue(epoch, this.gate.highest)
             this.myToken = token
             this.gate.note(token)
-            this.driver.log("token", "n=" + this.id + " tok=" + formatToken(token))
+            this.driver.log("token", "tok=" + formatToken(token))
             this.duty = new Duty(token)
             for (let i = 0; i < this.becomeHandlers.length; i++) this.call(this.becomeHandlers[i], token)
             for (let i = 0; i < this.tasks.length; i++) this.call(this.tasks[i], this.duty)
@@ -324,7 +324,7 @@ export class Election implements DriverObserver, AppReceiver {
         if (f.bid === APP_ORDER) {
             const token = makeToken(f.epoch, f.src)
             const ok = this.gate.offer(token)
-            this.driver.log("app", "n=" + this.id + " k=order from=" + f.src + " tok=" + formatToken(token) + " ok=" + (ok ? 1 : 0))
+            this.driver.log("app", "k=order from=" + f.src + " tok=" + formatToken(token) + " ok=" + (ok ? 1 : 0))
             if (!ok) {
                 // our coordinator's token is below one we took (its election gave it an older
                 // epoch): tell it, so that its next orders carry a token above
@@ -335,7 +335,7 @@ export class Election implements DriverObserver, AppReceiver {
             return
         }
         this.received++
-        this.driver.log("app", "n=" + this.id + " k=msg from=" + f.src + " len=" + data.length)
+        this.driver.log("app", "k=msg from=" + f.src + " len=" + data.length)
         this.dispatch({ from: f.src, data: data, order: false, token: null, toAll: toAll })
     }
 
@@ -357,7 +357,7 @@ export class Election implements DriverObserver, AppReceiver {
         this.myToken = token
         this.gate.note(token)
         if (this.duty) this.duty.token = token
-        this.driver.log("token", "n=" + this.id + " tok=" + formatToken(token) + " fenced-by=" + from)
+        this.driver.log("token", "tok=" + formatToken(token) + " fenced-by=" + from)
     }
 
     private dispatch(message: AppMessage) {

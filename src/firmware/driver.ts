@@ -174,11 +174,11 @@ export class NodeDriver {
     async start() {
         this.log(
             "boot",
-            "n=" + this.config.nodeId + " alg=" + algorithmName(this.config.algorithm) +
+            "alg=" + algorithmName(this.config.algorithm) +
                 " ids=" + this.config.ids.join(",") + " group=" + this.config.group
         )
         if (this.problems.length > 0 || !this.node) {
-            for (let i = 0; i < this.problems.length; i++) this.log("config", "n=" + this.config.nodeId + " problem=" + this.problems[i])
+            for (let i = 0; i < this.problems.length; i++) this.log("config", "problem=" + this.problems[i])
             this.report(Role.Misconfigured, NO_NODE, 0)
             return
         }
@@ -222,7 +222,7 @@ export class NodeDriver {
         }
         if (this.inbox.length >= INBOX_LIMIT) {
             this.inboxDropped++
-            this.log("drop", "n=" + this.node.id + " why=inbox-full len=" + bytes.length)
+            this.log("drop", "why=inbox-full len=" + bytes.length)
             return
         }
         this.inbox.push(bytes)
@@ -249,14 +249,14 @@ export class NodeDriver {
         if (opened.ignored) return
         if (opened.refusal !== AuthRefusal.None) {
             if (this.auth.keyMismatch(this.platform.now())) {
-                this.log("config", "n=" + this.node.id + " problem=key-mismatch")
+                this.log("config", "problem=key-mismatch")
                 this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
             }
             // a frame refused for want of room to hold it still has its sender challenged
             if (!opened.reply) return
         }
         if (opened.reply) {
-            this.log("auth", "n=" + this.node.id + " " + (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
+            this.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
             this.post(Buffer.from(opened.reply), opened.replyTo)
         }
         if (opened.challengeBack) this.post(Buffer.from(opened.challengeBack), opened.replyTo)
@@ -274,7 +274,7 @@ export class NodeDriver {
             const decoded = decodeFrame(bytes, n)
             if (decoded.error !== CodecError.None) {
                 this.dropped[decoded.error]++
-                this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(decoded.error) + " len=" + n)
+                this.log("drop", "why=" + codecErrorName(decoded.error) + " len=" + n)
                 return
             }
             const f = decoded.frame
@@ -282,7 +282,7 @@ export class NodeDriver {
                 const appError = appFrameError(f)
                 if (appError !== CodecError.None) {
                     this.dropped[appError]++
-                    this.log("drop", "n=" + this.node.id + " why=" + codecErrorName(appError) + " len=" + n)
+                    this.log("drop", "why=" + codecErrorName(appError) + " len=" + n)
                     return
                 }
                 this.deliverApp(f)
@@ -293,7 +293,7 @@ export class NodeDriver {
             if (this.node.hears(f)) {
                 this.framesReceived++
                 if (f.kind !== Kind.HEARTBEAT)
-                    this.log("rx", "n=" + this.node.id + " k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
+                    this.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
             }
             this.node.receive(f, this.platform.now(), out)
         } catch (e) {
@@ -388,7 +388,7 @@ export class NodeDriver {
             this.refusalsLogged[r] = this.auth.refused[r]
             this.log(
                 "refused",
-                "n=" + this.config.nodeId + " why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " count=" + count
+                "why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " count=" + count
             )
         }
     }
@@ -412,7 +412,7 @@ export class NodeDriver {
         }
         const self = this
         await this.checkHint(id, "left", async (alive: boolean) => {
-            if (alive) self.log("left", "n=" + self.node.id + " peer=" + id + " verdict=alive")
+            if (alive) self.log("left", "peer=" + id + " verdict=alive")
             else await self.left(id, " verdict=silent")
         })
     }
@@ -438,13 +438,13 @@ export class NodeDriver {
         const self = this
         await this.checkHint(me, "duplicate", async (proven: boolean) => {
             if (proven) self.duplicateId()
-            else self.log("config", "n=" + me + " hint=duplicate-node-id verdict=unproven")
+            else self.log("config", "hint=duplicate-node-id verdict=unproven")
         })
     }
 
     private duplicateId() {
         const me = this.config.nodeId
-        this.log("config", "n=" + me + " problem=duplicate-node-id")
+        this.log("config", "problem=duplicate-node-id")
         this.flagProblem("another board on the bus has node id " + me)
     }
 
@@ -454,7 +454,7 @@ export class NodeDriver {
         const since = this.platform.now()
         const challenge = this.auth.probe(id, since)
         this.checking.push(id)
-        this.log("hint", "n=" + this.config.nodeId + " " + what + "=" + id + " check=challenge")
+        this.log("hint", "" + what + "=" + id + " check=challenge")
         const self = this
         setTimeout(async () => {
             try {
@@ -471,7 +471,7 @@ export class NodeDriver {
         if (!this.node || this.problems.length > 0) return
         const out: Action[] = []
         try {
-            this.log("left", "n=" + this.node.id + " peer=" + id + why)
+            this.log("left", "peer=" + id + why)
             this.node.peerLeft(id, this.platform.now(), out)
         } catch (e) {
             this.caught("left", e)
@@ -516,7 +516,7 @@ export class NodeDriver {
         const queue = control ? this.controlOut : this.outbox
         if (queue.length >= OUTBOX_LIMIT) {
             this.outboxDropped++
-            this.log("drop", "n=" + this.config.nodeId + " why=outbox-full len=" + bytes.length)
+            this.log("drop", "why=outbox-full len=" + bytes.length)
             return false
         }
         queue.push(bytes)
@@ -566,7 +566,7 @@ export class NodeDriver {
             if (!bytes || !this.post(bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) return
             this.framesSent++
             if (frame.kind !== Kind.HEARTBEAT)
-                this.log("tx", "n=" + this.node.id + " k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
+                this.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
         } else if (action.type === ActionType.SetTimer) {
             this.stopTimeout(action.timer)
             const gen = this.generations.arm(action.timer)
@@ -603,20 +603,20 @@ export class NodeDriver {
         const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
         if (encoded.error !== CodecError.None) {
             this.errors++
-            this.log("err", "n=" + this.node.id + " where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
+            this.log("err", "where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
             return null
         }
         const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
         if (!sealed) {
             this.errors++
-            this.log("err", "n=" + this.node.id + " where=seal k=" + kindName(frame.kind) + " why=too-long")
+            this.log("err", "where=seal k=" + kindName(frame.kind) + " why=too-long")
             return null
         }
         return Buffer.from(sealed)
     }
 
     private report(role: Role, coordinator: number, epoch: number) {
-        this.log("role", "n=" + this.config.nodeId + " r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
+        this.log("role", "r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
         if (this.observer) this.observer.roleChanged(role, coordinator, epoch)
         for (let i = 0; i < this.listeners.length; i++) {
             try {
@@ -627,12 +627,13 @@ export class NodeDriver {
         }
     }
 
+    /** A structured log line: the event, the time, this node's id, then `fields`. */
     log(event: string, fields: string) {
-        this.platform.print(formatLog(event, this.platform.now(), fields))
+        this.platform.print(formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
     }
 
     private caught(where: string, e: any) {
         this.errors++
-        this.log("err", "n=" + this.config.nodeId + " where=" + where + " msg=" + e)
+        this.log("err", "where=" + where + " msg=" + e)
     }
 }
