@@ -87,7 +87,13 @@ describe("handover rules (bully)", () => {
     sitting.receive(handoverTo(2), 1, answer)
     expect(sitting.role).toBe(Role.Follower)
     expect(sitting.coordinator).toBe(3)
-    expect(sends(answer)).toEqual(["send RESIGN 3"])
+    // to all, naming the claimer: its followers wait for the claimer too
+    expect(sends(answer)).toEqual(["send RESIGN 1,3 (broadcast)"])
+    const resign = answer.find((a) => a.type === ActionType.Send)!
+    if (resign.type !== ActionType.Send) throw new Error("no send")
+    expect(resign.frame.initiator).toBe(3)
+    // and it waits for the claimer as long as its followers do (failure timeout, T and a period)
+    expect(answer.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 38)).toBe(true)
     // a claim to all is answered by all: a follower does not hold the role and says so
     const follower = node(1)
     follower.start(0, [])
@@ -96,10 +102,10 @@ describe("handover rules (bully)", () => {
     expect(sends(plain)).toEqual(["send RESIGN 3"])
     expect(follower.coordinator).toBe(3)
     // the claimer leads once everybody answered
-    top.receive(frameFrom(A, Kind.RESIGN, 2, 3), 2, [])
+    top.receive(frameFrom(A, Kind.RESIGN, 2, 3, { initiator: 3 }), 2, [])
     expect(top.role).toBe(Role.Electing)
     const lead: Action[] = []
-    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 2, lead)
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3, { initiator: 3 }), 2, lead)
     expect(top.role).toBe(Role.Coordinator)
     expect(sends(lead)).toEqual(["send HEARTBEAT 1,2 (broadcast)"])
   })
@@ -155,6 +161,44 @@ describe("handover rules (bully)", () => {
     expect(follower.coordinator).toBe(4)
   })
 
+  test("a follower that hears its coordinator resign waits for the claimer, though the claim itself comes late", () => {
+    // 1 follows 3; 4 powers on and claims; 3 resigns to 4 at 2, to all. 4's claim to 1 waits
+    // (a new board's first frame waits for its freshness proof): 1 must not suspect the silent 3.
+    const follower = makeNode(A, 1, [1, 2, 3, 4])
+    Object.assign(follower.timing, timing)
+    follower.start(0, [])
+    follower.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    const out: Action[] = []
+    expect(follower.receive(frameFrom(A, Kind.RESIGN, 3, BROADCAST, { initiator: 4 }), 2, out)).toBe(true)
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 38)).toBe(true)
+    follower.timer(TIMER_WATCH, 25, [])
+    expect(follower.role).toBe(Role.Follower)
+    follower.receive(frameFrom(A, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 30, [])
+    expect(follower.coordinator).toBe(4)
+    // another process's RESIGN, or one to a claimer we are not, moves nothing
+    const other = makeNode(A, 1, [1, 2, 3, 4])
+    Object.assign(other.timing, timing)
+    other.start(0, [])
+    other.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    expect(other.receive(frameFrom(A, Kind.RESIGN, 2, BROADCAST, { initiator: 4 }), 2, [])).toBe(false)
+    other.timer(TIMER_WATCH, 26, [])
+    expect(other.role).toBe(Role.Electing)
+  })
+
+  test("a claimer counts only the RESIGNs that name it", () => {
+    // 3 powers on, hears the sitting 2 and asks it by name; a RESIGN of 2's that names another
+    // claimer (2 gave way to a higher one) must not make 3 lead
+    const claimer = node(3)
+    claimer.powerOn(0, [])
+    const byName: Action[] = []
+    claimer.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 1, byName)
+    expect(sends(byName)).toEqual(["send HANDOVER 2"])
+    expect(claimer.receive(frameFrom(A, Kind.RESIGN, 2, BROADCAST, { initiator: 4 }), 2, [])).toBe(false)
+    expect(claimer.role).toBe(Role.Electing)
+    claimer.receive(frameFrom(A, Kind.RESIGN, 2, BROADCAST, { initiator: 3 }), 3, [])
+    expect(claimer.role).toBe(Role.Coordinator)
+  })
+
   test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
     const top = node(3)
     top.powerOn(0, [])
@@ -163,7 +207,7 @@ describe("handover rules (bully)", () => {
     expect(sends(out)).toEqual(["send HANDOVER 2"])
     expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 3)).toBe(true)
     // a follower's answer to the claim to all is not the named coordinator's
-    top.receive(frameFrom(A, Kind.RESIGN, 1, 3), 6, [])
+    top.receive(frameFrom(A, Kind.RESIGN, 1, 3, { initiator: 3 }), 6, [])
     expect(top.role).toBe(Role.Electing)
     const again: Action[] = []
     top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 7, again)

@@ -662,25 +662,41 @@ export abstract class ElectionNode {
             // failover would find us leading at once beside a higher process
             this.rejoined(now, out)
         }
-        if (!gives && this.role === Role.Follower && this.timing.heartbeatInterval > 0) {
-            // A higher process claims the role: our coordinator is, or is about to resign to it,
-            // and the claimer heartbeats only once the claim ends, up to the failure timeout and
-            // T from now; wait that long and a period more. Suspecting sooner (12 boards, the
-            // claim's answers late behind other traffic) started an election among the others
-            // while the claimer was about to lead: two coordinators.
-            const t = this.timing
-            this.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
-            this.setTimer(TIMER_WATCH, this.claimedUntil - now, out)
-        }
+        // so does a coordinator that resigned: the claimer's heartbeats may queue behind its
+        // claim to the others
+        this.awaitClaimer(now, out)
         // a claim to all is answered by all (the claimer leads once everybody has); a claim
         // by name by the one it names, even if it no longer holds the role
         if (!gives && frame.initiator !== this.id && frame.initiator !== BROADCAST) return true
-        this.send(Kind.RESIGN, frame.src, out)
+        // A coordinator resigns to all: its followers may hear the claim late (a new board's
+        // first frame waits for its freshness proof) and would elect among themselves meanwhile.
+        // It names the claimer, whom alone it lets lead.
+        const resign = held ? this.multicast(Kind.RESIGN, this.othersIds(), out) : this.send(Kind.RESIGN, frame.src, out)
+        resign.initiator = frame.src
         return true
     }
 
+    /**
+     * A higher process claims the role: our coordinator is, or is about to resign to it, and
+     * the claimer heartbeats only once the claim ends, up to the failure timeout and T from
+     * now; wait that long and a period more. Suspecting sooner (12 boards, the claim's answers
+     * late behind other traffic) started an election among the others while the claimer was
+     * about to lead: two coordinators.
+     */
+    private awaitClaimer(now: number, out: Action[]) {
+        if (this.role !== Role.Follower || this.timing.heartbeatInterval <= 0) return
+        const t = this.timing
+        this.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
+        this.setTimer(TIMER_WATCH, this.claimedUntil - now, out)
+    }
+
     private onResign(frame: Frame, out: Action[]): boolean {
-        if (!this.claiming) return false
+        if (!this.claiming || frame.initiator !== this.id) {
+            // our coordinator resigned to a claimer
+            if (frame.src !== this.coordinator) return false
+            this.awaitClaimer(this.clock, out)
+            return true
+        }
         this.resigned[indexOfSorted(this.ids, frame.src)] = true
         let all = true
         for (let i = 0; i < this.ids.length; i++) if (i !== this.index && !this.resigned[i]) all = false
