@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { type TraceRecord, TraceType } from "../src/core/trace"
-import { BROADCAST, Kind, kindName } from "../src/core/frame"
+import { Algorithm, BROADCAST, Kind, kindName } from "../src/core/frame"
 import { type Action, ActionType, Role, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/contract"
 import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
 import { summarize } from "../src/core/summary"
@@ -197,6 +197,25 @@ describe("handover rules (bully)", () => {
     expect(claimer.role).toBe(Role.Electing)
     claimer.receive(frameFrom(A, Kind.RESIGN, 2, BROADCAST, { initiator: 3 }), 3, [])
     expect(claimer.role).toBe(Role.Coordinator)
+  })
+
+  test("a claim against a sitting coordinator that outranks us waits the failure timeout and T for its answer, not T", () => {
+    // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3, which
+    // wins as in the seed and claims from 4. 4 answers with a heartbeat, which at 12 boards came
+    // later than T: 3 led beside it for 30 ms.
+    const B = Algorithm.ImprovedBully
+    const n = makeNode(B, 3, [1, 2, 3, 4])
+    Object.assign(n.timing, timing)
+    n.start(0, [])
+    n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 1, [])
+    const out: Action[] = []
+    n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, out)
+    expect(sends(out)).toContain("send HANDOVER 4")
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 28)).toBe(true)
+    expect(n.role).toBe(Role.Electing)
+    n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 2 }), 12, [])
+    expect(n.role).toBe(Role.Follower)
+    expect(n.coordinator).toBe(4)
   })
 
   test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {

@@ -208,6 +208,9 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     await lab.waitForAgreement(60_000)
     // the final counters as the boards' registers give them
     await lab.readRegisters()
+    // reading them loads every board (12 VMs on two cores: a heartbeat handled late, a
+    // follower suspecting): the summary's agreement is the boards' state once they settle
+    await lab.waitForAgreement(60_000)
     return summarize(lab)
   } finally {
     clearInterval(progress)

@@ -600,6 +600,9 @@ export abstract class ElectionNode {
             !this.coordinatorSuspected &&
             this.clock - this.lastHeardFromCoordinator <= 1.5 * this.timing.heartbeatInterval
         if (!sitting && !this.freshMemory) return false
+        // a sitting coordinator that outranks us (an election that took it for crashed made us
+        // win) answers with a heartbeat, which may queue behind other traffic for longer than T
+        const outranked = sitting && (this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator) > this.rank()
         const target = sitting ? this.coordinator : NO_NODE
         this.setRole(Role.Electing, this.id, out)
         this.claiming = true
@@ -616,7 +619,8 @@ export abstract class ElectionNode {
         // After a power-on a sitting coordinator may not hear us, or we it, for a while (bus
         // roles bind late; with a key, the first frame waits for a freshness proof: 0.5-0.7 s
         // in the lab): give it as long as a follower gives a coordinator, the failure timeout.
-        const wait = this.poweredOn ? this.timing.failureTimeout + this.timing.answerTimeout : this.timing.answerTimeout
+        // So too when the sitting one outranks us.
+        const wait = this.poweredOn || outranked ? this.timing.failureTimeout + this.timing.answerTimeout : this.timing.answerTimeout
         this.setTimer(TIMER_HANDOVER, wait, out)
         return true
     }
