@@ -666,8 +666,8 @@ export abstract class ElectionNode {
             // failover would find us leading at once beside a higher process
             this.rejoined(now, out)
         }
-        // so does a coordinator that resigned: the claimer's heartbeats may queue behind its
-        // claim to the others
+        // a follower waits for the claimer, and so does a coordinator that just gave way: the
+        // claimer's first heartbeats may queue behind its claim to the others
         this.awaitClaimer(now, out)
         // a claim to all is answered by all (the claimer leads once everybody has); a claim
         // by name by the one it names, even if it no longer holds the role
