@@ -45,7 +45,7 @@ describe("the exhaustive check at N = 4 and 5 (one crash, one recovery, one loss
 
 describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
-    ["ring", 3, 35106, false],
+    ["ring", 3, 30829, false],
     ["active-list-ring", 3, 23799, false],
     ["bid-ring", 3, 17244, false],
     ["echo", 3, 19908, false],
