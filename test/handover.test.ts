@@ -64,6 +64,15 @@ describe("handover rules (bully)", () => {
     return n
   }
 
+  /** Process 1 of 1..4, following 3 since time 0. */
+  function oneFollowingThree() {
+    const n = makeNode(A, 1, [1, 2, 3, 4])
+    Object.assign(n.timing, timing)
+    n.start(0, [])
+    n.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    return n
+  }
+
   test("a board powering on as the highest asks everybody, and leads on the sitting coordinator's RESIGN", () => {
     const top = node(3)
     const out: Action[] = []
@@ -146,10 +155,7 @@ describe("handover rules (bully)", () => {
     // 1 follows 3; 4 powers on and claims. 3 resigns to 4 at once, but 4's claim to 1 comes at
     // 20 (its frames queued behind others): 1 must not suspect the silent 3 at 25 and elect
     // while 4 is about to lead.
-    const follower = makeNode(A, 1, [1, 2, 3, 4])
-    Object.assign(follower.timing, timing)
-    follower.start(0, [])
-    follower.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    const follower = oneFollowingThree()
     expect(follower.coordinator).toBe(3)
     const out: Action[] = []
     follower.receive(frameFrom(A, Kind.HANDOVER, 4, 1, { bid: 4, initiator: BROADCAST }), 20, out)
@@ -164,10 +170,7 @@ describe("handover rules (bully)", () => {
   test("a follower that hears its coordinator resign waits for the claimer, though the claim itself comes late", () => {
     // 1 follows 3; 4 powers on and claims; 3 resigns to 4 at 2, to all. 4's claim to 1 waits
     // (a new board's first frame waits for its freshness proof): 1 must not suspect the silent 3.
-    const follower = makeNode(A, 1, [1, 2, 3, 4])
-    Object.assign(follower.timing, timing)
-    follower.start(0, [])
-    follower.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    const follower = oneFollowingThree()
     const out: Action[] = []
     expect(follower.receive(frameFrom(A, Kind.RESIGN, 3, BROADCAST, { initiator: 4 }), 2, out)).toBe(true)
     expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH && a.delay === 38)).toBe(true)
@@ -176,10 +179,7 @@ describe("handover rules (bully)", () => {
     follower.receive(frameFrom(A, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 30, [])
     expect(follower.coordinator).toBe(4)
     // another process's RESIGN, or one to a claimer we are not, moves nothing
-    const other = makeNode(A, 1, [1, 2, 3, 4])
-    Object.assign(other.timing, timing)
-    other.start(0, [])
-    other.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
+    const other = oneFollowingThree()
     expect(other.receive(frameFrom(A, Kind.RESIGN, 2, BROADCAST, { initiator: 4 }), 2, [])).toBe(false)
     other.timer(TIMER_WATCH, 26, [])
     expect(other.role).toBe(Role.Electing)
