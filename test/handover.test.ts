@@ -218,6 +218,20 @@ describe("handover rules (bully)", () => {
     expect(n.coordinator).toBe(4)
   })
 
+  test("a claim against a sitting coordinator ends at once when that coordinator leaves", () => {
+    // as above, and 4's last will reaches 3 during the claim (a kill over MQTT): 3 leads now,
+    // not after the failure timeout
+    const B = Algorithm.ImprovedBully
+    const n = makeNode(B, 3, [1, 2, 3, 4])
+    Object.assign(n.timing, timing)
+    n.start(0, [])
+    n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 1, [])
+    n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, [])
+    expect(n.role).toBe(Role.Electing)
+    n.peerLeft(4, 6, [])
+    expect(n.role).toBe(Role.Coordinator)
+  })
+
   test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
     const top = node(3)
     top.powerOn(0, [])

@@ -244,6 +244,8 @@ export abstract class ElectionNode {
         if (this.crashed || id === this.id) return
         this.clock = now
         if (id === this.coordinator) this.coordinatorSuspected = true
+        // the coordinator our claim waits for has gone: nobody is left to resign
+        if (this.claiming && id === this.claimNamed) this.finishClaim(out)
         this.onPeerLeft(id, now, out)
         if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
     }
