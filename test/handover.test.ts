@@ -58,6 +58,7 @@ describe("handover: a recovered higher process and the sitting coordinator never
 
 describe("handover rules (bully)", () => {
   const A = ALGORITHMS[0].algorithm
+  const B = Algorithm.ImprovedBully
   function node(id: number) {
     const n = makeNode(A, id, [1, 2, 3])
     Object.assign(n.timing, timing)
@@ -199,15 +200,20 @@ describe("handover rules (bully)", () => {
     expect(claimer.role).toBe(Role.Coordinator)
   })
 
-  test("a claim against a sitting coordinator that outranks us waits the failure timeout and T for its answer, not T", () => {
-    // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3, which
-    // wins as in the seed and claims from 4. 4 answers with a heartbeat, which at 12 boards came
-    // later than T: 3 led beside it for 30 ms.
-    const B = Algorithm.ImprovedBully
+  /** improved-bully's 3 of 1..4, following 4 by its heartbeat at 1. */
+  function threeFollowingFour() {
     const n = makeNode(B, 3, [1, 2, 3, 4])
     Object.assign(n.timing, timing)
     n.start(0, [])
     n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 1, [])
+    return n
+  }
+
+  test("a claim against a sitting coordinator that outranks us waits the failure timeout and T for its answer, not T", () => {
+    // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3, which
+    // wins as in the seed and claims from 4. 4 answers with a heartbeat, which at 12 boards came
+    // later than T: 3 led beside it for 30 ms.
+    const n = threeFollowingFour()
     const out: Action[] = []
     n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, out)
     expect(sends(out)).toContain("send HANDOVER 4")
@@ -221,11 +227,7 @@ describe("handover rules (bully)", () => {
   test("a claim against a sitting coordinator ends at once when that coordinator leaves", () => {
     // as above, and 4's last will reaches 3 during the claim (a kill over MQTT): 3 leads now,
     // not after the failure timeout
-    const B = Algorithm.ImprovedBully
-    const n = makeNode(B, 3, [1, 2, 3, 4])
-    Object.assign(n.timing, timing)
-    n.start(0, [])
-    n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 1 }), 1, [])
+    const n = threeFollowingFour()
     n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, [])
     expect(n.role).toBe(Role.Electing)
     n.peerLeft(4, 6, [])
