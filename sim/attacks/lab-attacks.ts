@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
 import mqtt from "mqtt"
-import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE, CONTROL_PROOF } from "../../src/core/auth"
+import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE, CONTROL_PROOF, FRESH_MS } from "../../src/core/auth"
 import { getU16 } from "../../src/core/codec"
 import { Role } from "../../src/core/contract"
 import { BROADCAST, FRAME_HEADER_BYTES } from "../../src/core/frame"
@@ -254,8 +254,10 @@ export class MqttWire implements LabWire {
  * bus binds its roles to the others' servers, and they prove themselves, over a second or
  * so), and under bully a board it asks holds one too; the lab shows this without any
  * attacker. For `bootGraceMs` after a board's first role line following a power-on, its own
- * election and its claiming the role for itself, and another board's election within a
- * second of its own, are listed apart as `transients`; anything else counts as a change.
+ * election and its claiming the role for itself are listed apart as `transients`, and so is
+ * another board's election within FRESH_MS of either: a frame the rebooted board sent then
+ * is held by its receivers until it proves its new boot, and acted on up to FRESH_MS after
+ * it left. Anything else counts as a change.
  */
 export class CoordinatorWatch {
   changes: string[] = []
@@ -264,8 +266,8 @@ export class CoordinatorWatch {
   /** Boards powered on again and not yet reporting a role; when each one reported its first. */
   private booting = new Set<number>()
   private bootedAt = new Map<number, number>()
-  /** When a rebooted board, in its grace, started an election. */
-  private bootElections: number[] = []
+  /** When a rebooted board, in its grace, started an election or claimed the role for itself. */
+  private bootTransients: number[] = []
   /** Other boards' elections, judged at stop() against the rebooted boards' (either may be logged first). */
   private elections: { what: string; at: number }[] = []
   /** Each board's last change seen, so that one change is listed once however many events pass. */
@@ -283,7 +285,7 @@ export class CoordinatorWatch {
     this.last.clear()
     this.booting.clear()
     this.bootedAt.clear()
-    this.bootElections = []
+    this.bootTransients = []
     this.elections = []
     this.on = true
     this.check()
@@ -291,7 +293,7 @@ export class CoordinatorWatch {
   stop(): string[] {
     this.on = false
     for (const e of this.elections) {
-      if (this.bootElections.some((at) => Math.abs(at - e.at) < 1000)) this.transients.push(e.what)
+      if (this.bootTransients.some((at) => Math.abs(at - e.at) <= FRESH_MS)) this.transients.push(e.what)
       else this.changes.push(e.what)
     }
     this.elections = []
@@ -315,8 +317,8 @@ export class CoordinatorWatch {
       this.last.set(b.node, what)
       const bootedAt = this.bootedAt.get(b.node)
       if (bootedAt !== undefined && now - bootedAt < this.bootGraceMs) {
-        if (b.role === Role.Electing) this.bootElections.push(now)
         if (b.role === Role.Electing || (b.role === Role.Coordinator && b.coordinator === b.node)) {
+          this.bootTransients.push(now)
           this.transients.push(what)
           continue
         }
