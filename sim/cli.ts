@@ -2,8 +2,9 @@
 // --json fields and message kind names are relied on by tests and users' scripts.
 
 import { Command, CommanderError } from "commander"
+import { descriptorOf } from "../src/core/algorithms"
 import { countsByKindName } from "../src/core/chart"
-import { Algorithm, algorithmName } from "../src/core/frame"
+import { algorithmName } from "../src/core/frame"
 import { NO_NODE } from "../src/core/contract"
 import {
   checkMembers,
@@ -210,7 +211,7 @@ function runCompareCommand(flags: CompareFlags): number {
     : allAlgorithms()
   const families = parseFamilies(flags.families)
   const topology = parseTopology(flags.topology, "--topology")
-  if (algorithms.includes(Algorithm.Echo)) for (const n of sizes) neighborsFor(topology, Array.from({ length: n }, (_, i) => i + 1), `--topology (n=${n})`)
+  if (algorithms.some((a) => descriptorOf(a).usesGraph)) for (const n of sizes) neighborsFor(topology, Array.from({ length: n }, (_, i) => i + 1), `--topology (n=${n})`)
   const rows = runCompare({ algorithms, sizes, families, topology })
   process.stdout.write(flags.csv ? formatCsv(rows) : formatTable(rows, topology))
   if (flags.svg) writeFileSync(flags.svg, formatSvg(rows, topology))
