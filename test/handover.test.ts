@@ -209,19 +209,36 @@ describe("handover rules (bully)", () => {
     return n
   }
 
-  test("a claim against a sitting coordinator that outranks us waits the failure timeout and T for its answer, not T", () => {
+  test("a claim against a sitting coordinator that outranks us waits a heartbeat period and T for its answer, not T", () => {
     // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3, which
     // wins as in the seed and claims from 4. 4 answers with a heartbeat, which at 12 boards came
-    // later than T: 3 led beside it for 30 ms.
+    // later than T: 3 led beside it for 30 ms. Waiting the failure timeout was too long: those
+    // that followed 3's COORDINATOR suspected it first and elected (154 ms of two coordinators).
     const n = threeFollowingFour()
     const out: Action[] = []
     n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, out)
     expect(sends(out)).toContain("send HANDOVER 4")
-    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 28)).toBe(true)
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 13)).toBe(true)
     expect(n.role).toBe(Role.Electing)
     n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 2 }), 12, [])
     expect(n.role).toBe(Role.Follower)
     expect(n.coordinator).toBe(4)
+  })
+
+  test("a follower whose coordinator resigned suspects the claimer if it never leads, not the one that resigned", () => {
+    // improved-bully's 2 of 1..4 follows 3 (4 was down); 4 powers on and claims, 3 resigns to
+    // it, and the claim never ends (12 boards, the claimer's VM late). Suspecting 3, 2 asked
+    // below 3, found itself and led beside 3, which led again as 4's follower: two coordinators.
+    const n = makeNode(B, 2, [1, 2, 3, 4])
+    Object.assign(n.timing, timing)
+    n.start(0, [])
+    n.receive(frameFrom(B, Kind.COORDINATOR, 3, BROADCAST), 1, [])
+    n.receive(frameFrom(B, Kind.RESIGN, 3, BROADCAST, { initiator: 4, bid: 4 }), 2, [])
+    expect(n.coordinator).toBe(4)
+    const out: Action[] = []
+    n.timer(TIMER_WATCH, 40, out)
+    expect(n.role).toBe(Role.Electing)
+    expect(sends(out)).toEqual(["send ELECTION 3"])
   })
 
   test("a claim against a sitting coordinator ends at once when that coordinator leaves", () => {

@@ -604,6 +604,7 @@ export abstract class ElectionNode {
         if (!sitting && !this.freshMemory) return false
         // a sitting coordinator that outranks us (an election that took it for crashed made us
         // win) answers with a heartbeat, which may queue behind other traffic for longer than T
+        // (and the next periodic one comes within a period)
         const outranked = sitting && (this.coordinatorRank >= 0 ? this.coordinatorRank : this.coordinator) > this.rank()
         const target = sitting ? this.coordinator : NO_NODE
         this.setRole(Role.Electing, this.id, out)
@@ -621,8 +622,10 @@ export abstract class ElectionNode {
         // After a power-on a sitting coordinator may not hear us, or we it, for a while (bus
         // roles bind late; with a key, the first frame waits for a freshness proof: 0.5-0.7 s
         // in the lab): give it as long as a follower gives a coordinator, the failure timeout.
-        // So too when the sitting one outranks us.
-        const wait = this.poweredOn || outranked ? this.timing.failureTimeout + this.timing.answerTimeout : this.timing.answerTimeout
+        // An outranking one is heard within a heartbeat period: wait no longer, since whoever
+        // followed our COORDINATOR meanwhile suspects us after a failure timeout.
+        const t = this.timing
+        const wait = (this.poweredOn ? t.failureTimeout : outranked ? t.heartbeatInterval : 0) + t.answerTimeout
         this.setTimer(TIMER_HANDOVER, wait, out)
         return true
     }
@@ -679,6 +682,7 @@ export abstract class ElectionNode {
         // It names the claimer, whom alone it lets lead.
         const resign = held ? this.multicast(Kind.RESIGN, this.othersIds(), out) : this.send(Kind.RESIGN, frame.src, out)
         resign.initiator = frame.src
+        resign.bid = frame.bid
         return true
     }
 
@@ -698,8 +702,12 @@ export abstract class ElectionNode {
 
     private onResign(frame: Frame, out: Action[]): boolean {
         if (!this.claiming || frame.initiator !== this.id) {
-            // our coordinator resigned to a claimer
+            // Our coordinator resigned to a claimer: follow the claimer. Should it never lead,
+            // suspicion falls on it, not on the one that resigned: an improved-bully follower
+            // asks below the claimer, where the resigned coordinator still lives.
             if (frame.src !== this.coordinator) return false
+            this.follow(frame.initiator, this.clock, out)
+            if (this.coordinator === frame.initiator && !this.ranksById()) this.noteCoordinatorRank(frame.bid, out)
             this.awaitClaimer(this.clock, out)
             return true
         }
