@@ -1,7 +1,7 @@
 // The example application at 12 boards with 16 KB of each heap held: readings to the
 // coordinator, its summary to all twice a second, on top of failover-10: no board runs out of
-// memory, every transition ends in agreement on the right board, and two coordinators never
-// last longer than OVERLAP_BOUND_MS (docs/lab-guide.md, "Memory"). Run under
+// memory, every transition ends in agreement on the right board, and two boards never
+// hold the role at once (docs/lab-guide.md, "Memory"). Run under
 // `flock /tmp/electlab-lab.lock`.
 import { describe, expect, test } from "vitest"
 import { BALLAST_KB, expectCleanFailovers, runTwelve } from "./lab12-run"

@@ -2,7 +2,7 @@
 // key and the adaptive failure detector, through failover-10 (elections, failovers,
 // recoveries, and a power cycle of the coordinator five times). A board that runs out of
 // memory panics, and the run fails on `panics`, and, as lab12.test.ts, on two coordinators
-// for longer than OVERLAP_BOUND_MS. docs/lab-guide.md ("Memory") has the figures.
+// at once in any transition. docs/lab-guide.md ("Memory") has the figures.
 // Run under `flock /tmp/electlab-lab.lock`.
 import { describe, expect, test } from "vitest"
 import { BALLAST_KB, expectCleanFailovers, runTwelve } from "./lab12-run"

@@ -1,6 +1,6 @@
 // The virtual lab at the firmware's largest size, 12 boards: ten crashes and recoveries of the
 // coordinator and five kills and restarts (failover-10), on the bus and over MQTT, with two
-// coordinators at once never for longer than OVERLAP_BOUND_MS. Run under `flock /tmp/electlab-lab.lock`.
+// coordinators at once in no transition (overlapMs 0). Run under `flock /tmp/electlab-lab.lock`.
 import { describe, test } from "vitest"
 import { expectCleanFailovers, runTwelve } from "./lab12-run"
 
