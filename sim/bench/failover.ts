@@ -16,7 +16,8 @@ import { parseLogLine } from "../lab/board-vm"
 import { ROOT } from "../root"
 import { Rng } from "../rng"
 import { checkCluster } from "../../src/core/checker"
-import { roleFromName } from "../lab/lab"
+import { Role } from "../../src/core/contract"
+import { parseRole } from "../lab/board-state"
 import type { DetectorName } from "../../src/core/failure-detector"
 import { median, nearestRank } from "../stats"
 import { sleep, until } from "../wait"
@@ -232,7 +233,7 @@ export class ElectLabCluster {
       this.nodes.map((n) => ({
         id: n.id,
         live: nodes.includes(n),
-        role: roleFromName(n.role),
+        role: parseRole(n.role) ?? Role.Electing,
         coordinator: n.coordinator,
         epoch: 0,
         rank: n.id,

@@ -5,7 +5,7 @@
 
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/frame"
-import { Role, roleName, type Timing } from "../../src/core/contract"
+import { Role, type Timing } from "../../src/core/contract"
 import { checkCluster } from "../../src/core/checker"
 import { makeBid } from "../../src/core/bid-ring"
 import { join } from "node:path"
@@ -610,12 +610,4 @@ export class Lab {
   private changed() {
     for (const l of this.listeners) l()
   }
-}
-
-
-
-/** A role as the firmware logs it ("follower", "electing", ...) back to the core's Role; an unknown one counts as not settled. */
-export function roleFromName(name: string): Role {
-  for (let r = 0; r <= 4; r++) if (roleName(r) === name) return r
-  return Role.Electing
 }
