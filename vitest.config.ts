@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config"
 // test/ci/ holds the long lab runs: `npm run test:ci`.
 // Files that run the virtual lab, a broker or a browser are timing-sensitive (a loaded core
 // makes a VM answer late) and some own a fixed port: they run one at a time, after the rest,
-// which share both cores (vitest's default on two cores is one worker).
+// which share every core (vitest's default leaves one idle: on two cores, one worker).
 const LABS = [
   "test/lab.test.ts",
   "test/web.test.ts",
@@ -24,7 +24,7 @@ export default defineConfig({
           name: "core and host",
           include: ["test/**/*.test.ts"],
           exclude: [...LABS, "test/ci/**", "**/node_modules/**"],
-          maxWorkers: 2,
+          maxWorkers: "100%",
           sequence: { groupOrder: 0 },
         },
       },
