@@ -6,6 +6,7 @@ import {
   AUTH_CONTROL_BYTES,
   AUTH_TRAILER_BYTES,
   AuthRefusal,
+  CHALLENGE_MEMORY,
   CHALLENGE_RETRY_MS,
   CREEP_CAP_MS,
   DRIFT_DIVISOR,
@@ -412,6 +413,36 @@ describe("against an attacker without the key", () => {
     const later = auth(1, KEY, 90_000).probe(3, 2)
     expect(a.open(later, 10 + CHALLENGE_RETRY_MS).reply).not.toBeNull()
     expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 300)!)).toBe(301)
+  })
+
+  test("a proven boot's recorded challenges replayed, more distinct values than CHALLENGE_MEMORY, spend none of its proofs", () => {
+    const a = auth(3)
+    const b = auth(1)
+    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 0)!, 0) // a now knows b's boot
+    const recorded: number[][] = []
+    for (let i = 0; i < 3 * CHALLENGE_MEMORY; i++) {
+      const challenge = b.probe(3, 10 + i * 300)
+      expect(a.open(challenge, 10 + i * 300).reply).not.toBeNull()
+      recorded.push(challenge)
+    }
+    const proofs = a.proofsSent
+    const end = 10 + recorded.length * 300
+    for (let round = 0; round < 50; round++) for (const c of recorded) expect(a.open(c, end).reply).toBeNull()
+    expect(a.proofsSent).toBe(proofs)
+    expect(a.refused[AuthRefusal.Replay]).toBe(50 * recorded.length)
+    // b's next challenge, in the same millisecond as the flood, is answered
+    expect(a.open(b.probe(3, end + 1), end + 1).reply).not.toBeNull()
+  })
+
+  test("a flood of an old boot's challenges cannot spend the proofs of the challenger's proven boot", () => {
+    const a = auth(3)
+    const oldBoot = auth(1, KEY, 100)
+    const old = Array.from({ length: 40 }, (_, i) => oldBoot.probe(3, i))
+    const b = auth(1, KEY, 500) // rebooted: another nonce
+    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 5000)!, 5000)
+    for (let i = 0; i < 2000; i++) a.open(old[i % old.length], 5001 + i / 50)
+    expect(a.refused[AuthRefusal.Flood]).toBeGreaterThan(0)
+    for (let i = 0; i < PROOF_BURST + 2; i++) expect(a.open(b.probe(3, 5041 + i), 5041 + i).reply).not.toBeNull()
   })
 
   test("the counter never runs more than MAX_AHEAD_MS ahead of the clock: beyond, the frame is not sealed", () => {

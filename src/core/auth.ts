@@ -6,7 +6,7 @@
 //   tag = first 8 bytes of HMAC-SHA256(key, frame || counter || nonce)
 // Control frame (32 bytes), answered by the auth layer itself:
 //   0 marker 0xA5 | 1 type (1 challenge, 2 proof) | 2 group | 3 zero | 4 src u16 | 6 dst u16
-//   8 challenge u32 | 12 nonce u32 | 16 counter u32 | 20 floor u32 | 24 tag 8 bytes (over 0..23)
+//   8 challenge u32 | 12 nonce u32 | 16 clock u32 (the sender's, rising) | 20 floor u32 | 24 tag 8 bytes (over 0..23)
 //
 // The counter is the sender's clock: max(previous + 1, milliseconds since its first frame), so
 // a receiver can tell a frame's age without a field more. Per sender nonce the receiver learns
@@ -25,16 +25,20 @@
 // Against an attacker without the key who records, replays, reflects and floods:
 // - a proof carries the sender's clock but takes no counter: answering any number of
 //   challenges never moves the frame counter, which stays within MAX_AHEAD_MS of the clock;
-// - a challenger's challenge values are remembered (CHALLENGE_MEMORY) and answered once, and
-//   proofs to one challenger are rate-limited (PROOF_BURST, one more per CHALLENGE_RETRY_MS);
+// - a challenge carries its challenger's clock, rising: once the challenger's boot is proven, a
+//   challenge of that boot below the last one answered (or the boot's proof) is a replay; a
+//   challenge of a boot not proven here has its value remembered (CHALLENGE_MEMORY) and answered
+//   once, rate-limited (PROOF_BURST, one more per CHALLENGE_RETRY_MS): replays of old boots'
+//   challenges cannot spend a proven boot's proofs;
 // - a proof counts only within PROOF_WINDOW_MS of its challenge (a held-back proof is refused);
 // - held frames are kept per boot nonce: frames of another boot never push out a held one;
 // - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
 //   is held and its sender re-proven, not refused for as long as the offset is off;
 // - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check.
 
-import { ByteSource, getU16, getU32, putU16, putU32 } from "./codec"
+import { ByteSource, getU16, getU32, parseHex, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
+import { nameIn, sum } from "./portable"
 
 /** Truncated tag: 64 bits, as Bluetooth Mesh's large NetMIC; a forgery succeeds once in 2^64 tries. */
 export const AUTH_TAG_BYTES = 8
@@ -130,8 +134,7 @@ export const AUTH_REFUSAL_COUNT = 10
 const REFUSAL_NAMES = ["none", "unsigned", "bad-tag", "replay", "unproven", "too-long", "stale", "flood", "late", "too-fast"]
 
 export function authRefusalName(r: number): string {
-    if (r >= 0 && r < AUTH_REFUSAL_COUNT) return REFUSAL_NAMES[r]
-    return "refusal" + r
+    return nameIn(REFUSAL_NAMES, r, 0, "refusal")
 }
 
 /** What open() made of one received frame. */
@@ -177,10 +180,12 @@ class PeerState {
     previousChallengeAt = 0
     held: Held[] = []
     helloAnswered = false
-    /** Challenge values of this challenger already answered (a ring of CHALLENGE_MEMORY). */
+    /** A challenge of the proven nonce with a clock below this is a replay. */
+    challengeFloor = 0
+    /** Challenge values of this challenger's unproven boots already answered (a ring of CHALLENGE_MEMORY). */
     answered: number[] = []
     answeredNext = 0
-    /** Proofs this challenger may still get now (refilled one per CHALLENGE_RETRY_MS). */
+    /** Proofs this challenger's unproven boots may still get now (refilled one per CHALLENGE_RETRY_MS). */
     proofTokens = PROOF_BURST
     tokensAt = 0
     /** A frame of the proven nonce was found stale: the next proof sets the offset afresh. */
@@ -192,15 +197,13 @@ class PeerState {
 
 /** 32 bytes from 64 hex digits, or null. */
 export function parseKeyHex(text: string): number[] {
-    const hex = "0123456789abcdef"
-    const t = text.trim().toLowerCase()
+    const t = text.trim()
     if (t.length !== 64) return null
     const out: number[] = []
     for (let i = 0; i < 64; i += 2) {
-        const hi = hex.indexOf(t.charAt(i))
-        const lo = hex.indexOf(t.charAt(i + 1))
-        if (hi < 0 || lo < 0) return null
-        out.push(hi * 16 + lo)
+        const byte = parseHex(t.slice(i, i + 2))
+        if (byte < 0) return null
+        out.push(byte)
     }
     return out
 }
@@ -234,9 +237,7 @@ export class FrameAuth {
     }
 
     refusedTotal(): number {
-        let n = 0
-        for (let i = 0; i < this.refused.length; i++) n += this.refused[i]
-        return n
+        return sum(this.refused)
     }
 
     /** The group's frames never verify here: the key is most likely not the group's. */
@@ -318,8 +319,13 @@ export class FrameAuth {
     helloChallenge(now: number): number[] {
         this.helloValue = this.random32()
         this.helloAt = now
+        return this.challenge(BROADCAST, this.helloValue, now)
+    }
+
+    /** A challenge carrying our clock, above the last one's: a prover that knows this boot refuses a replay. */
+    private challenge(dst: number, value: number, now: number): number[] {
         this.challengesSent++
-        return this.control(CONTROL_CHALLENGE, BROADCAST, this.helloValue, 0, 0)
+        return this.control(CONTROL_CHALLENGE, dst, value, this.clock(now), 0)
     }
 
     private control(type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
@@ -403,8 +409,7 @@ export class FrameAuth {
         p.previousChallengeAt = p.challengeAt
         p.challenge = this.random32()
         p.challengeAt = now
-        this.challengesSent++
-        return this.control(CONTROL_CHALLENGE, p.id, p.challenge, 0, 0)
+        return this.challenge(p.id, p.challenge, now)
     }
 
     /**
@@ -519,9 +524,15 @@ export class FrameAuth {
         const challenge = getU32(bytes, 8)
         if (type === CONTROL_CHALLENGE) {
             const q = this.peer(r.src)
-            // a recorded challenge replayed, or more than the challenger's rate: no proof
-            if (this.answeredBefore(q, challenge)) return this.refuse(r, AuthRefusal.Replay, now)
-            if (!this.takeProofToken(q, now)) return this.refuse(r, AuthRefusal.Flood, now)
+            const clock = getU32(bytes, 16)
+            // a recorded challenge replayed, or more than the challenger's rate: no proof. A proven
+            // boot's challenges are told by their clock (a keyed board challenges a peer at most
+            // once per CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
+            if (q.nonce === nonce) {
+                if (clock < q.challengeFloor) return this.refuse(r, AuthRefusal.Replay, now)
+                q.challengeFloor = clock + 1
+            } else if (this.answeredBefore(q, challenge)) return this.refuse(r, AuthRefusal.Replay, now)
+            else if (!this.takeProofToken(q, now)) return this.refuse(r, AuthRefusal.Flood, now)
             this.proofsSent++
             // the clock, not a counter: proofs never move the frame counter ahead of the clock
             r.reply = this.control(CONTROL_PROOF, r.src, challenge, this.clock(now), this.freshFloor(now))
@@ -548,6 +559,8 @@ export class FrameAuth {
             p.floor = getU32(bytes, 20)
             // the proof's counter is the sender's clock, not a frame counter: nothing to remember
             p.seen = []
+            // this boot's challenges sent before its proof are answered or obsolete
+            p.challengeFloor = proofCounter
         } else if (p.reproving) {
             // re-proven after a stale frame: the offset starts afresh, the window stands
             p.offset = now - proofCounter

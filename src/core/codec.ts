@@ -25,7 +25,7 @@ import {
     MAX_NODE_ID,
     MAX_SEQ,
 } from "./frame"
-import { mod } from "./portable"
+import { mod, nameIn } from "./portable"
 
 /** Anything indexable as bytes: Buffer, Uint8Array, number[]. */
 export interface ByteSource {
@@ -74,8 +74,7 @@ const CODEC_ERROR_NAMES = [
 ]
 
 export function codecErrorName(error: number): string {
-    if (error >= 0 && error < CODEC_ERROR_COUNT) return CODEC_ERROR_NAMES[error]
-    return "error" + error
+    return nameIn(CODEC_ERROR_NAMES, error, 0, "error")
 }
 
 export interface DecodeResult {
@@ -90,6 +89,19 @@ export interface EncodeResult {
 
 function isUint(x: number, max: number): boolean {
     return x >= 0 && x <= max && Math.floor(x) === x
+}
+
+/** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile in DeviceScript). */
+export function parseHex(text: string): number {
+    if (text.length === 0) return -1
+    let value = 0
+    const lower = text.toLowerCase()
+    for (let i = 0; i < lower.length; i++) {
+        const digit = "0123456789abcdef".indexOf(lower.charAt(i))
+        if (digit < 0) return -1
+        value = value * 16 + digit
+    }
+    return value
 }
 
 export function putU16(out: number[], x: number) {

@@ -4,6 +4,7 @@
 // with them, the role names and the lookups in sorted ids that both sides use.
 
 import type { Frame } from "./frame"
+import { nameIn } from "./portable"
 
 /** What a board's LED shows. */
 export enum Role {
@@ -17,7 +18,7 @@ export enum Role {
 const ROLE_NAMES = ["follower", "coordinator", "electing", "crashed", "misconfigured"]
 
 export function roleName(role: number): string {
-    return role >= 0 && role < ROLE_NAMES.length ? ROLE_NAMES[role] : "role" + role
+    return nameIn(ROLE_NAMES, role, 0, "role")
 }
 
 /** No coordinator known. */

@@ -1,6 +1,8 @@
 // Election frames: the one message format shared by every algorithm and transport.
 // Portable: compiled by both tsc (Node) and the DeviceScript compiler.
 
+import { nameIn } from "./portable"
+
 /** Wire format version; a frame with any other version is rejected. 2 added `seq`. */
 export const FRAME_VERSION = 2
 
@@ -130,14 +132,11 @@ const ALGORITHM_NAMES = [
 ]
 
 export function kindName(kind: number): string {
-    if (kind >= 1 && kind <= MAX_KIND) return KIND_NAMES[kind]
-    return "KIND" + kind
+    return nameIn(KIND_NAMES, kind, 1, "KIND")
 }
 
 export function algorithmName(algorithm: number): string {
-    if (algorithm >= 1 && algorithm <= MAX_ALGORITHM)
-        return ALGORITHM_NAMES[algorithm]
-    return "algorithm" + algorithm
+    return nameIn(ALGORITHM_NAMES, algorithm, 1, "algorithm")
 }
 
 /** The algorithm with this CLI name, or 0 when there is none. */

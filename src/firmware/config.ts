@@ -3,6 +3,7 @@
 // the virtual lab compiles it into a generated entry file.
 
 import { Timing } from "../core/contract"
+import { parseHex } from "../core/codec"
 import { Algorithm } from "../core/frame"
 
 export interface FirmwareConfig {
@@ -43,21 +44,6 @@ export const TRANSPORT_MQTT = 1
 
 /** Device ids the virtual lab hands out: this prefix, then the node id in hex. */
 export const LAB_DEVICE_PREFIX = "e1ec7ab0"
-
-const HEX = "0123456789abcdef"
-
-/** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile). */
-export function parseHex(text: string): number {
-    if (text.length === 0) return -1
-    let value = 0
-    const lower = text.toLowerCase()
-    for (let i = 0; i < lower.length; i++) {
-        const digit = HEX.indexOf(lower.charAt(i))
-        if (digit < 0) return -1
-        value = value * 16 + digit
-    }
-    return value
-}
 
 /**
  * A node id from a 16-hex-digit device id: its last four digits. The virtual lab

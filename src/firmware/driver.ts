@@ -9,6 +9,7 @@ import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUN
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
 import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
+import { sum } from "../core/portable"
 import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
 
@@ -153,9 +154,7 @@ export class NodeDriver {
     }
 
     droppedTotal(): number {
-        let n = 0
-        for (let i = 0; i < this.dropped.length; i++) n += this.dropped[i]
-        return n
+        return sum(this.dropped)
     }
 
     role(): Role {
