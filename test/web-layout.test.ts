@@ -113,6 +113,9 @@ describe("pending timers from the frames", () => {
     expect(pendingTimers(board, [...election, f(2010, 4, 2, "OK")], timing, "bully").map((t) => t.name)).toEqual(["T"])
     // ring-family algorithms have other timers: none shown rather than wrong ones
     expect(pendingTimers(board, election, timing, "ring")).toEqual([])
+    // the algorithms whose descriptors name T and T': the bully family
+    expect(pendingTimers(board, election, timing, "improved-bully").map((t) => t.name)).toEqual(["T"])
+    for (const other of ["active-list-ring", "bid-ring", "echo", "no-such-algorithm"]) expect(pendingTimers(board, election, timing, other)).toEqual([])
   })
 })
 

@@ -3,6 +3,7 @@
 // from the frames the tap saw and the lab's timing; the tooltip says from what.
 // Pure: the page draws the bars, the tests check the figures.
 
+import { descriptorNamed } from "../../../src/core/algorithms"
 import type { CausalFrame } from "./causal"
 
 export interface PendingTimer {
@@ -26,7 +27,15 @@ export interface BoardView {
   coordinator: number
 }
 
-const ELECTION_TIMERS = ["bully", "improved-bully"]
+/** The timers the page derives T and T' from, as an algorithm's descriptor names them. */
+const WAIT_FOR_OK = "no OK within T"
+const WAIT_FOR_COORDINATOR = "no COORDINATOR within T'"
+
+/** Whether `algorithm`'s own timers are T (for an OK) and T' (for a COORDINATOR): the bully family's. */
+function waitsForOkThenCoordinator(algorithm: string): boolean {
+  const labels = descriptorNamed(algorithm)?.timerLabels ?? []
+  return labels.includes(WAIT_FOR_OK) && labels.includes(WAIT_FOR_COORDINATOR)
+}
 
 /**
  * The watch runs on a follower from the last frame it heard from its coordinator (a frame is
@@ -55,7 +64,7 @@ export function pendingTimers(
       })
     }
   }
-  if (board.role === "electing" && ELECTION_TIMERS.includes(algorithm)) {
+  if (board.role === "electing" && waitsForOkThenCoordinator(algorithm)) {
     const i = findLastIndex(frames, (f) => f.src === me && f.kind === "ELECTION")
     if (i >= 0) {
       const election = frames[i]
