@@ -3,10 +3,10 @@
 
 import * as ds from "@devicescript/core"
 import { describe, expect, test } from "@devicescript/test"
-import { encodeFrame } from "../../src/core/codec"
+import { encodeFrame, parseHex } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
-import { configProblems, nodeIdFromDeviceId, parseHex, parseIdList } from "../../src/firmware/config"
+import { configProblems, nodeIdFromDeviceId, parseIdList } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { threeBoardConfig } from "./vm-config"
