@@ -8,7 +8,8 @@ import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { buildProgram } from "../sim/cli"
-import { CLUSTER_OPTIONS, type ClusterUse, givenFlags, optionKeys, resolveCluster } from "../sim/config/cluster-config"
+import { defaultSpec } from "../sim/cluster"
+import { CLUSTER_OPTIONS, clusterArguments, type ClusterUse, givenFlags, optionKeys, resolveCluster } from "../sim/config/cluster-config"
 import { labOptions } from "../sim/lab/command"
 import { configSource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
@@ -192,6 +193,40 @@ describe("a cluster option is one entry of the table", () => {
       expect(helpOf("lab")).not.toContain("--test-budget")
       expect(optionKeys("scenario")).toContain("test-budget")
       expect(resolveCluster({ use: "sim", given: givenFlags({ nodes: "2", testBudget: "7" }, "sim") }).messageBudget).toBe(7)
+    } finally {
+      CLUSTER_OPTIONS.pop()
+    }
+  })
+})
+
+describe("the arguments the lab gives a host node", () => {
+  /** The node command's flags object (commander's attribute names) from an argument list. */
+  const flagsOf = (args: string[]) => {
+    const c = buildProgram().commands.find((x) => x.name() === "node")!
+    c.parseOptions(args)
+    return c.opts()
+  }
+  const timing = { ...defaultTiming("wifi"), heartbeatInterval: 300, failureTimeout: 900, answerTimeout: 210, coordinatorTimeout: 420, failureDetector: "adaptive" as const }
+
+  test.each([
+    ["bid-ring with suitability", { algorithm: Algorithm.BidRing, ids: [4, 2, 9], group: 7, timing, suitability: [3, 0, 8] }],
+    ["bid-ring without: zeros, so a manifest's cannot fill them in", { algorithm: Algorithm.BidRing, ids: [1, 2], group: 2, timing }],
+    ["improved-bully", { algorithm: Algorithm.ImprovedBully, ids: [1, 2, 3, 12], group: 1, timing: defaultTiming("wifi") }],
+  ])("read back by the node command, they give the lab's cluster: %s", (_, given) => {
+    const spec = { ...defaultSpec(), ...given }
+    // a manifest in the way (bid-ring, group 3, boards 1..3, board 1's suitability 5) must change nothing
+    const flags = { ...flagsOf(clusterArguments(spec, "node")), manifest: manifestFile() }
+    spec.ids.forEach((id, k) => {
+      const config = nodeConfig({ ...flags, id: String(id) }, "mqtt://127.0.0.1:1883")
+      expect(config).toMatchObject({ nodeId: id, algorithm: spec.algorithm, ids: spec.ids, group: spec.group, timing: spec.timing })
+      expect(config.suitability).toBe(spec.suitability?.[k] ?? 0)
+    })
+  })
+
+  test("an option a host node takes without a writer is an error, not a flag left out", () => {
+    CLUSTER_OPTIONS.push({ key: "test-only", flag: "--test-only", arg: "n", help: "made up by this test", uses: ["node"], parse: (text: string) => text })
+    try {
+      expect(() => clusterArguments(defaultSpec(), "node")).toThrow(/test-only has no writer/)
     } finally {
       CLUSTER_OPTIONS.pop()
     }

@@ -54,6 +54,8 @@ interface ClusterOption<T> {
   manifest?: (m: Manifest) => { value: T; path: string } | undefined
   /** Where the value goes in the spec, for an option nothing else depends on (the others: resolveCluster). */
   apply?: (spec: ClusterSpec, value: T) => void
+  /** The spec's value as this option's text (parse reads it back), or undefined: not given. Every option a host node takes has one. */
+  write?: (spec: ClusterSpec) => string | undefined
 }
 
 /** Each process's suitability, once the ids are known. */
@@ -78,6 +80,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: ALL,
     parse: parseAlgorithmName,
     manifest: (m) => ({ value: parseAlgorithmName(m.algorithm), path: "algorithm" }),
+    write: (spec) => descriptorOf(spec.algorithm).name,
   }),
   option({
     key: "nodes",
@@ -103,6 +106,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: ALL,
     parse: parseIdArgument,
     manifest: (m) => ({ value: m.boards.map((b) => b.nodeId), path: "boards" }),
+    write: (spec) => spec.ids.join(","),
   }),
   option({
     key: "network",
@@ -130,6 +134,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     parse: (text, where) => parseInteger(text, where, 0, 255),
     manifest: (m) => ({ value: m.group, path: "group" }),
     apply: (spec, group) => (spec.group = group),
+    write: (spec) => String(spec.group),
   }),
   option({
     key: "loss",
@@ -148,6 +153,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: TIMED,
     parse: time,
     manifest: timingField("answerTimeoutMs"),
+    write: (spec) => String(spec.timing.answerTimeout),
   }),
   option({
     key: "coordinator-timeout",
@@ -157,6 +163,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: TIMED,
     parse: time,
     manifest: timingField("coordinatorTimeoutMs"),
+    write: (spec) => String(spec.timing.coordinatorTimeout),
   }),
   option({
     key: "heartbeat",
@@ -166,6 +173,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: TIMED,
     parse: period,
     manifest: timingField("heartbeatMs"),
+    write: (spec) => String(spec.timing.heartbeatInterval),
   }),
   option({
     key: "failure-timeout",
@@ -175,6 +183,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: TIMED,
     parse: period,
     manifest: timingField("failureTimeoutMs"),
+    write: (spec) => String(spec.timing.failureTimeout),
   }),
   option({
     key: "failure-detector",
@@ -184,6 +193,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     uses: ALL,
     parse: parseDetectorName,
     manifest: (m) => ({ value: m.timing.failureDetector, path: "timing.failureDetector" }),
+    write: (spec) => spec.timing.failureDetector ?? "fixed",
   }),
   option({
     key: "topology",
@@ -209,6 +219,8 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
       m.boards.some((b) => b.suitability !== undefined)
         ? { value: (ids) => ids.map((id) => m.boards.find((b) => b.nodeId === id)?.suitability ?? 0), path: "boards.*.suitability" }
         : undefined,
+    // written for the algorithms with bids, zeros included: a manifest's must not fill it in
+    write: (spec) => (descriptorOf(spec.algorithm).usesSuitability ? (spec.suitability ?? spec.ids.map(() => 0)).join(",") : undefined),
   }),
   option({
     key: "message-budget",
@@ -311,6 +323,21 @@ function attribute(flag: string): string {
 }
 
 /** The cluster options among parsed command-line flags. */
+/**
+ * The command-line arguments that give `spec` to a command of `use` (a host node the lab
+ * starts): every option it takes, from the option's own writer, so a new option reaches it.
+ */
+export function clusterArguments(spec: ClusterSpec, use: ClusterUse): string[] {
+  const out: string[] = []
+  for (const o of CLUSTER_OPTIONS) {
+    if (!o.uses.includes(use)) continue
+    if (!o.write) throw new Error(`cluster option ${o.key} has no writer: ${use} cannot be given it`)
+    const text = o.write(spec)
+    if (text !== undefined) out.push(o.flag, text)
+  }
+  return out
+}
+
 export function givenFlags(flags: object, use: ClusterUse): Given {
   const given: Given = new Map()
   const values = flags as Record<string, unknown>

@@ -23,6 +23,8 @@ import { chmodSync, writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
 import { AppTally } from "./app-tally"
+import { type ClusterSpec, defaultSpec } from "../cluster"
+import { clusterArguments } from "../config/cluster-config"
 
 /** (re-exported: lab scripts and tests pause with it) */
 export { sleep }
@@ -271,21 +273,13 @@ export class Lab {
 
   private hostNodeCommand(node: number): string[] {
     const o = this.options
-    const t = o.timing
+    const spec: ClusterSpec = { ...defaultSpec(), algorithm: o.algorithm, ids: o.ids, group: o.group, timing: o.timing, suitability: o.suitability }
     return [
       join(ROOT, "bin", "electlab.js"),
       "node",
       "--broker", this.broker!.url,
       "--id", String(node),
-      "--ids", o.ids.join(","),
-      "--algorithm", algorithmName(o.algorithm),
-      "--group", String(o.group),
-      "--heartbeat", String(t.heartbeatInterval),
-      "--fail-timeout", String(t.failureTimeout),
-      "--failure-detector", t.failureDetector ?? "fixed",
-      "--answer-timeout", String(t.answerTimeout),
-      "--coordinator-timeout", String(t.coordinatorTimeout),
-      ...(o.suitability ? ["--suitability", o.suitability.join(",")] : []),
+      ...clusterArguments(spec, "node"),
       "--stdin-control",
       ...(this.authKey ? ["--key-file", this.secretFile("lab.key", this.authKey)] : []),
       ...this.hostNodeLogin(node),
