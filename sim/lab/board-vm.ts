@@ -16,6 +16,9 @@ export function labDeviceId(nodeId: number, copy = 0): string {
   return LAB_DEVICE_PREFIX + copy.toString(16).padStart(4, "0") + nodeId.toString(16).padStart(4, "0")
 }
 
+/** Fields whose value is free text, last on the line: it runs to the end (formatLog). */
+const FREE_TEXT_FIELDS = ["msg", "problem"]
+
 /** "EL role t=1082 n=1 r=follower c=3 e=0" → event; null for other lines. */
 export function parseLogLine(line: string, node: number, at: number): LogEvent | null {
   const clean = line.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim()
@@ -25,9 +28,15 @@ export function parseLogLine(line: string, node: number, at: number): LogEvent |
   if (!clean.startsWith("EL ")) return null
   const [, event, ...rest] = clean.split(" ")
   const fields: Record<string, string> = {}
-  for (const part of rest) {
-    const eq = part.indexOf("=")
-    if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1)
+  for (let i = 0; i < rest.length; i++) {
+    const eq = rest[i].indexOf("=")
+    if (eq <= 0) continue
+    const key = rest[i].slice(0, eq)
+    if (FREE_TEXT_FIELDS.includes(key)) {
+      fields[key] = [rest[i].slice(eq + 1), ...rest.slice(i + 1)].join(" ")
+      break
+    }
+    fields[key] = rest[i].slice(eq + 1)
   }
   return { node, event, fields, at }
 }

@@ -47,7 +47,7 @@ export interface Platform {
 /** At most one "refused" line per reason in this time: a flood of refused frames is counted, not logged frame by frame. */
 export const REFUSAL_LOG_MS = 1000
 
-/** A structured log line: "EL <event> t=<ms> key=value ...", parsed by the virtual lab. */
+/** A structured log line: "EL <event> t=<ms> key=value ...", parsed by the virtual lab; msg= and problem= are free text, last. */
 export function formatLog(event: string, t: number, fields: string): string {
     return "EL " + event + " t=" + Math.round(t) + " " + fields
 }
