@@ -2,8 +2,8 @@
 // and 5 with one crash, one recovery and one loss (the ideal model), each search complete
 // and without a violation: of what the algorithm promises with timed detection, with the
 // nodes' own heartbeats (`--detection heartbeats`), and of the fencing tokens (`--property
-// fenced`). Each prints its speed and memory. The longest searches here (echo at N = 4 with
-// heartbeats or fencing, ring at N = 4 fenced) run only in `npm run check` (ELECTLAB_CHECK_FULL=1).
+// fenced`). Each prints its speed and memory. The longest searches here (the rings and echo
+// with heartbeats at N = 4, fenced searches at N = 4) run only in `npm run check` (ELECTLAB_CHECK_FULL=1).
 // Echo at N = 5 is not here: it does not finish (docs/check.md).
 
 import { describe, expect, test } from "vitest"
