@@ -13,7 +13,7 @@ import { CLUSTER_OPTIONS, clusterArguments, type ClusterUse, givenFlags, optionK
 import { labOptions } from "../sim/lab/command"
 import { configSource } from "../sim/lab/firmware-image"
 import { checkManifest } from "../sim/manifest"
-import { nodeConfig } from "../sim/node/command"
+import { nodeConfig, type NodeFlags } from "../sim/node/command"
 import { liveScenario } from "../sim/web/export"
 import { runReplay } from "../sim/web/replay"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
@@ -204,7 +204,7 @@ describe("the arguments the lab gives a host node", () => {
   const flagsOf = (args: string[]) => {
     const c = buildProgram().commands.find((x) => x.name() === "node")!
     c.parseOptions(args)
-    return c.opts()
+    return c.opts<NodeFlags>()
   }
   const timing = { ...defaultTiming("wifi"), heartbeatInterval: 300, failureTimeout: 900, answerTimeout: 210, coordinatorTimeout: 420, failureDetector: "adaptive" as const }
 

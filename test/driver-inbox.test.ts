@@ -8,26 +8,12 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 import { encodeFrame } from "../src/core/codec"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
 import { Role } from "../src/core/contract"
-import { TRANSPORT_BUS, type FirmwareConfig } from "../src/firmware/config"
 import { INBOX_HANDLERS, INBOX_LIMIT, NodeDriver, OUTBOX_LIMIT, type FrameTransport } from "../src/firmware/driver"
+import { busBoardConfig } from "./helpers"
 
 const IDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
 
-function config(nodeId: number): FirmwareConfig {
-  return {
-    nodeId,
-    ids: IDS,
-    algorithm: Algorithm.ImprovedBully,
-    group: 1,
-    timing: { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 },
-    buttonPin: -1,
-    suitability: 0,
-    transport: TRANSPORT_BUS,
-    mqttHost: "",
-    mqttPort: 1883,
-    topicPrefix: "electlab",
-  }
-}
+const config = (nodeId: number) => busBoardConfig(nodeId, IDS, Algorithm.ImprovedBully)
 
 /** A bus whose sends wait until the test opens the gate; counts the sends waiting at once. */
 class GatedTransport implements FrameTransport {

@@ -7,6 +7,7 @@ import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../
 import type { ElectionNode } from "../src/core/node"
 import { summarize } from "../src/core/summary"
 import { idealTiming } from "../src/core/timing"
+import { type FirmwareConfig, TRANSPORT_BUS } from "../src/firmware/config"
 
 export function makeNode(algorithm: Algorithm, id: number, ids: number[]): ElectionNode {
   return createNode(algorithm, { id, ids, group: 1, timing: idealTiming() })
@@ -97,4 +98,21 @@ export function runElection(
 
 export function range(lo: number, hi: number): number[] {
   return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i)
+}
+
+/** A board's configuration on the bus with the bus timing, for a driver run in Node. */
+export function busBoardConfig(nodeId: number, ids: number[], algorithm: Algorithm): FirmwareConfig {
+  return {
+    nodeId,
+    ids,
+    algorithm,
+    group: 1,
+    timing: { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 },
+    buttonPin: -1,
+    suitability: 0,
+    transport: TRANSPORT_BUS,
+    mqttHost: "",
+    mqttPort: 1883,
+    topicPrefix: "electlab",
+  }
 }

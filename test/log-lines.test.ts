@@ -6,28 +6,15 @@ import { afterEach, beforeEach, expect, test, vi } from "vitest"
 import { encodeFrame } from "../src/core/codec"
 import { Role } from "../src/core/contract"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
-import { configProblems, TRANSPORT_BUS, type FirmwareConfig } from "../src/firmware/config"
+import { configProblems, type FirmwareConfig } from "../src/firmware/config"
 import { formatLog, type FrameTransport, NodeDriver } from "../src/firmware/driver"
 import { type BoardEvent, toBoardEvent } from "../sim/lab/board-event"
 import { parseLogLine } from "../sim/lab/board-vm"
+import { busBoardConfig } from "./helpers"
 
 const IDS = [1, 2, 3]
 
-function config(nodeId: number, ids = IDS): FirmwareConfig {
-  return {
-    nodeId,
-    ids,
-    algorithm: Algorithm.Bully,
-    group: 1,
-    timing: { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 },
-    buttonPin: -1,
-    suitability: 0,
-    transport: TRANSPORT_BUS,
-    mqttHost: "",
-    mqttPort: 1883,
-    topicPrefix: "electlab",
-  }
-}
+const config = (nodeId: number) => busBoardConfig(nodeId, IDS, Algorithm.Bully)
 
 const quietBus: FrameTransport = { unicast: async () => {}, broadcast: async () => {} }
 
