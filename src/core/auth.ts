@@ -322,7 +322,7 @@ export class FrameAuth {
         return this.challenge(BROADCAST, this.helloValue, now)
     }
 
-    /** A challenge carrying our clock, above the last one's: a prover that knows this boot refuses a replay. */
+    /** A challenge carrying our clock: a prover that knows this boot refuses one not above the last it answered (a replay). */
     private challenge(dst: number, value: number, now: number): number[] {
         this.challengesSent++
         return this.control(CONTROL_CHALLENGE, dst, value, this.clock(now), 0)
