@@ -322,7 +322,6 @@ function attribute(flag: string): string {
   return flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 
-/** The cluster options among parsed command-line flags. */
 /**
  * The command-line arguments that give `spec` to a command of `use` (a host node the lab
  * starts): every option it takes, from the option's own writer, so a new option reaches it.
@@ -338,6 +337,7 @@ export function clusterArguments(spec: ClusterSpec, use: ClusterUse): string[] {
   return out
 }
 
+/** The cluster options among parsed command-line flags. */
 export function givenFlags(flags: object, use: ClusterUse): Given {
   const given: Given = new Map()
   const values = flags as Record<string, unknown>
