@@ -1,20 +1,21 @@
 // Arithmetic that gives the same answer in Node and in the DeviceScript VM.
 
-/**
- * a mod b for non-negative integers of any size up to 2^53. The VM's `%` is wrong
- * once an operand leaves the int32 range (62000000000 % 1000 gives 856 there).
- */
 /** names[i] for first <= i < names.length, else prefix + i (a number no table names). */
 export function nameIn(names: string[], i: number, first: number, prefix: string): string {
     return i >= first && i < names.length ? names[i] : prefix + i
 }
 
+/** The sum of a list of counts. */
 export function sum(list: number[]): number {
     let total = 0
     for (let i = 0; i < list.length; i++) total += list[i]
     return total
 }
 
+/**
+ * a mod b for non-negative integers of any size up to 2^53. The VM's `%` is wrong
+ * once an operand leaves the int32 range (62000000000 % 1000 gives 856 there).
+ */
 export function mod(a: number, b: number): number {
     return a - Math.floor(a / b) * b
 }
