@@ -2,9 +2,8 @@
 // --json fields and message kind names are relied on by tests and users' scripts.
 
 import { Command, CommanderError } from "commander"
-import { descriptorOf } from "../src/core/algorithms"
+import { algorithmName, descriptorOf } from "../src/core/algorithms"
 import { countsByKindName } from "../src/core/chart"
-import { algorithmName } from "../src/core/frame"
 import { NO_NODE } from "../src/core/contract"
 import {
   checkMembers,

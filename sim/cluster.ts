@@ -1,7 +1,7 @@
 // A cluster specification and the engine it builds.
 
 import { Engine } from "../src/core/engine"
-import { parseAlgorithm } from "../src/core/frame"
+import { Algorithm } from "../src/core/frame"
 import type { Timing } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
 import { makeNetwork, type NetworkName } from "./networks"
@@ -28,7 +28,7 @@ export interface ClusterSpec {
 
 export function defaultSpec(): ClusterSpec {
   return {
-    algorithm: parseAlgorithm("bully"),
+    algorithm: Algorithm.Bully,
     ids: [],
     network: "ideal",
     seed: 1,

@@ -9,9 +9,9 @@
 // echo runs on --topology (default complete). Counting as in docs/algorithms.md: every send is a
 // message (ACKs too, shown apart), a multicast is one frame.
 
-import { ALGORITHMS, descriptorOf } from "../src/core/algorithms"
+import { algorithmName, ALGORITHMS, descriptorOf } from "../src/core/algorithms"
 import { Engine, IdealNetwork } from "../src/core/engine"
-import { Algorithm, algorithmName, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
+import { Algorithm, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
 import { NO_NODE } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
 import { InputError } from "./config/input"

@@ -31,8 +31,7 @@
 import { type Engine } from "../src/core/engine"
 import type { TraceRecord } from "../src/core/trace"
 import { formatStatus } from "../src/core/chart"
-import { descriptorOf } from "../src/core/algorithms"
-import { algorithmName } from "../src/core/frame"
+import { algorithmName, descriptorOf } from "../src/core/algorithms"
 import { buildEngine, type ClusterSpec } from "./cluster"
 import {
   checkMembers,

@@ -10,7 +10,7 @@
 
 import { Election } from "./api/election-api"
 import { Timing } from "./core/contract"
-import { parseAlgorithm } from "./core/frame"
+import { parseAlgorithm } from "./core/algorithms"
 import { configProblems, FirmwareConfig, TRANSPORT_BUS, TRANSPORT_MQTT } from "./firmware/config"
 import { NodeDriver } from "./firmware/driver"
 import { boardPlatform, log } from "./firmware/log"
@@ -27,7 +27,7 @@ export interface ElectionOptions {
     nodeId?: number
     /** Every process number, in ring order (NODE_IDS). */
     ids?: number[]
-    /** "bully", "improved-bully", "ring", "active-list-ring", "bid-ring" or "echo" (ALGORITHM). */
+    /** The algorithm's name, as the lab manifest gives it (ALGORITHM; docs/algorithms.md). */
     algorithm?: string
     /** Election group (GROUP): clusters on one bus or broker keep apart by it. */
     group?: number

@@ -4,7 +4,7 @@
 // agreed coordinator below a token some follower took, which would refuse its orders for
 // ever. The API's tokens (TokenIssuer, and the follower's "fenced" notice) end with none.
 import { describe, expect, test } from "vitest"
-import { algorithmName } from "../src/core/frame"
+import { algorithmName } from "../src/core/algorithms"
 import { CAMPAIGN_FAMILIES } from "../sim/campaign/plan"
 import { measureRun } from "../sim/bench/token-order"
 import { type TokenFigures, TokenTally } from "../sim/campaign/tokens"

@@ -5,7 +5,8 @@
 // not, and all end naming the same coordinator, the highest id (for denial attacks: within
 // the attack's recovery bound).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
-import { Algorithm, algorithmName } from "../src/core/frame"
+import { Algorithm } from "../src/core/frame"
+import { algorithmName } from "../src/core/algorithms"
 import { Role, roleName } from "../src/core/contract"
 import { type Attack, type AttackContext, catalogue } from "../sim/attacks/attacks"
 import { ATTACK_KEY, Cluster, type WireFrame } from "../sim/attacks/cluster"

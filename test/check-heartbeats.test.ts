@@ -4,7 +4,7 @@
 // searches, in test/ci/check-large.test.ts.
 
 import { describe, expect, test } from "vitest"
-import { parseAlgorithm } from "../src/core/frame"
+import { parseAlgorithm } from "../src/core/algorithms"
 import { MAX_TIMERS, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
 import {
   applyEvent,

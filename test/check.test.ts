@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
-import { algorithmName, parseAlgorithm } from "../src/core/frame"
+import { algorithmName, parseAlgorithm } from "../src/core/algorithms"
 import { MAX_TIMERS, Role } from "../src/core/contract"
 import { InputError } from "../sim/config/input"
 import {

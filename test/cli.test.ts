@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
 import { readScenario, ScenarioRunner, parseScenario } from "../sim/scenario"
-import { parseAlgorithm } from "../src/core/frame"
+import { parseAlgorithm } from "../src/core/algorithms"
 import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { defaultSpec } from "../sim/cluster"
 import { checkManifest, manifestTiming, readManifest } from "../sim/manifest"
-import { parseAlgorithm } from "../src/core/frame"
+import { parseAlgorithm } from "../src/core/algorithms"
 
 const root = join(import.meta.dirname, "..")
 const good = () => ({

@@ -9,6 +9,8 @@
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { defaultThreads } from "../check/parallel"
+import { algorithmName } from "../../src/core/algorithms"
+import { Algorithm } from "../../src/core/frame"
 
 interface Row {
   label: string
@@ -38,7 +40,7 @@ function run(args: string[]): Figures {
 const cases: { name: string; flags: string[]; rows: Row[] }[] = [
   {
     name: "ring, N = 4",
-    flags: ["--algorithm", "ring", "--nodes", "4"],
+    flags: ["--algorithm", algorithmName(Algorithm.Ring), "--nodes", "4"],
     rows: [
       { label: "breadth first, 1 thread", args: ["--breadth-first"] },
       { label: "depth first, step by step, 1 thread", args: ["--step-by-step", "--threads", "1"] },
@@ -48,7 +50,7 @@ const cases: { name: string; flags: string[]; rows: Row[] }[] = [
   },
   {
     name: "echo, N = 4",
-    flags: ["--algorithm", "echo", "--nodes", "4"],
+    flags: ["--algorithm", algorithmName(Algorithm.Echo), "--nodes", "4"],
     rows: [
       // the whole search breadth first needs about 12 GB of heap: its first 300,000 states
       { label: "breadth first, 1 thread (first 300,000 states)", args: ["--breadth-first", "--max-states", "300000"] },

@@ -17,6 +17,8 @@ import { ROOT } from "../root"
 import { Rng } from "../rng"
 import { checkCluster } from "../../src/core/checker"
 import { Role } from "../../src/core/contract"
+import { algorithmName } from "../../src/core/algorithms"
+import { Algorithm } from "../../src/core/frame"
 import { parseRole } from "../lab/board-state"
 import type { DetectorName } from "../../src/core/failure-detector"
 import { median, nearestRank } from "../stats"
@@ -203,7 +205,7 @@ export class ElectLabCluster {
         join(ROOT, "bin", "electlab.js"), "node",
         "--broker", this.broker!.url,
         "--id", String(n.id), "--ids", "1,2,3",
-        "--algorithm", "improved-bully",
+        "--algorithm", algorithmName(Algorithm.ImprovedBully),
         "--heartbeat", String(HEARTBEAT_MS),
         "--fail-timeout", String(ELECTION_TIMEOUT_MS),
         "--answer-timeout", "100",

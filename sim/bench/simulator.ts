@@ -5,7 +5,8 @@ import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Engine, IdealNetwork } from "../../src/core/engine"
-import { Algorithm, algorithmName } from "../../src/core/frame"
+import { Algorithm } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { idealTiming } from "../../src/core/timing"
 import { summarize } from "../../src/core/summary"
 import { ROOT } from "../root"
@@ -63,9 +64,9 @@ export function runBench(flags: { json?: boolean; quick?: boolean }): void {
     ms += run.ms
   }
   // Each large run in a fresh process; the median of five (2 cores, noisy neighbours).
-  const bigRuns = Array.from({ length: flags.quick ? 1 : 5 }, () => inFreshProcess("bully", bigN))
+  const bigRuns = Array.from({ length: flags.quick ? 1 : 5 }, () => inFreshProcess(algorithmName(Algorithm.Bully), bigN))
   const big = bigRuns.sort((a, b) => a.ms - b.ms)[Math.floor(bigRuns.length / 2)]
-  const improved = inFreshProcess("improved-bully", bigN)
+  const improved = inFreshProcess(algorithmName(Algorithm.ImprovedBully), bigN)
   const result = {
     throughput: { messagesPerSecond: Math.round((delivered / ms) * 1000), runs: repeats, n: midN },
     bully: big,

@@ -11,7 +11,7 @@
 //     agreed coordinator's token (its orders would never be taken again).
 // `npx tsx sim/bench/token-order.ts [seeds]`
 
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { CAMPAIGN_FAMILIES, type Family, makePlan, planCommands } from "../campaign/plan"
 import { addTokenFigures, noTokenFigures, type TokenFigures, TokenTally } from "../campaign/tokens"
 import { ScenarioRunner } from "../scenario"

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
 import { failureMode, runSeed } from "./run"
 

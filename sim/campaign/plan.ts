@@ -3,8 +3,7 @@
 // and the fault schedule of the family. A plan is a scenario (plain commands), so a run
 // replays with `electlab sim --scenario` exactly as the campaign ran it.
 
-import { descriptorOf } from "../../src/core/algorithms"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName, descriptorOf } from "../../src/core/algorithms"
 import { makeBid } from "../../src/core/bid-ring"
 import { MAX_NODES } from "../../src/core/limits"
 import { Rng } from "../rng"

@@ -2,7 +2,7 @@
 // of the quiet phase, and no change during its last part. Also the shrinker: drop faults
 // one at a time while the run still fails.
 
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { ScenarioRunner } from "../scenario"
 import { makePlan, type Family, type Plan, planCommands } from "./plan"
 import { lastChangeOf } from "../../src/core/summary"

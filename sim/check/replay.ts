@@ -6,7 +6,7 @@
 // crashes, recoveries and detections become `at T ...` commands.
 
 import { MAX_TIMERS } from "../../src/core/contract"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { CHECK_GROUP, CHECK_SEED, checkTiming, detectionOf, EventType, initialState, type ModelConfig, type StepRecord } from "./model"
 
 /** Least time between two steps: a power of two, so that sums stay exact. */

@@ -27,8 +27,7 @@
 // was visited.
 
 import { describeFrame } from "../../src/core/chart"
-import { algorithmName } from "../../src/core/frame"
-import { descriptorOf } from "../../src/core/algorithms"
+import { algorithmName, descriptorOf } from "../../src/core/algorithms"
 import { roleName } from "../../src/core/contract"
 import {
   applyEvent,

@@ -6,8 +6,8 @@
 // the web replay bundles the scenario runner for the browser; see cli-options.ts.)
 
 import { ALGORITHMS, descriptorOf } from "../../src/core/algorithms"
+import { Algorithm } from "../../src/core/frame"
 import type { AlgorithmDescriptor } from "../../src/core/descriptor"
-import { algorithmNames } from "../../src/core/frame"
 import type { Timing } from "../../src/core/contract"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
@@ -76,7 +76,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     key: "algorithm",
     flag: "--algorithm",
     arg: "name",
-    help: `election algorithm: ${algorithmNames().join(", ")} (default: the manifest's; else bully in sim, improved-bully in lab and node)`,
+    help: `election algorithm: ${ALGORITHMS.map((d) => d.name).join(", ")} (default: the manifest's; else bully in sim, improved-bully in lab and node)`,
     uses: ALL,
     parse: parseAlgorithmName,
     manifest: (m) => ({ value: parseAlgorithmName(m.algorithm), path: "algorithm" }),
@@ -244,7 +244,7 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
 
 interface UseRules {
   /** Algorithm when neither the command nor a manifest names one. */
-  algorithm: string
+  algorithm: Algorithm
   /** Ids when nothing gives them; null: they must be given. */
   ids: number[] | null
   missingIds: string
@@ -257,16 +257,16 @@ interface UseRules {
 
 const USE_RULES: Record<ClusterUse, UseRules> = {
   sim: {
-    algorithm: "bully",
+    algorithm: Algorithm.Bully,
     ids: null,
     missingIds: "give --nodes N or --ids a,b,c (or --scenario FILE)",
     maxNodes: MAX_NODES,
     tooMany: "",
     detector: "on request",
   },
-  scenario: { algorithm: "bully", ids: null, missingIds: "cluster needs ids= or nodes=", maxNodes: MAX_NODES, tooMany: "", detector: "when given" },
+  scenario: { algorithm: Algorithm.Bully, ids: null, missingIds: "cluster needs ids= or nodes=", maxNodes: MAX_NODES, tooMany: "", detector: "when given" },
   lab: {
-    algorithm: "improved-bully",
+    algorithm: Algorithm.ImprovedBully,
     ids: [1, 2, 3, 4, 5],
     missingIds: "",
     maxNodes: MAX_BOARDS,
@@ -274,7 +274,7 @@ const USE_RULES: Record<ClusterUse, UseRules> = {
     detector: "always",
   },
   node: {
-    algorithm: "improved-bully",
+    algorithm: Algorithm.ImprovedBully,
     ids: null,
     missingIds: "--ids is needed: every node id of the lab, this one included",
     maxNodes: MAX_NODES,
@@ -393,7 +393,7 @@ export function resolveCluster(sources: ClusterSources): ClusterSpec {
     draft.set(key, { value: o.parse(text, where), where, fromManifest: false })
   }
 
-  const algorithm = draft.get<number>("algorithm")?.value ?? parseAlgorithmName(rules.algorithm)
+  const algorithm = draft.get<number>("algorithm")?.value ?? rules.algorithm
   const descriptor = descriptorOf(algorithm)
   const ids = resolveIds(sources, draft)
   const network = draft.get<NetworkName>("network")?.value ?? sources.network ?? "ideal"

@@ -1,7 +1,7 @@
 // `electlab lab`: the virtual lab, with the live dashboard or headless with a script.
 
 import { existsSync } from "node:fs"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { checkMembers, InputError, parseIdArgument, parseInteger, parseNumber } from "../config/input"
 import { givenFlags, resolveCluster } from "../config/cluster-config"
 import { median, nearestRank } from "../stats"

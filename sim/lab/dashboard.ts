@@ -4,7 +4,7 @@
 // kill/restart its VM.
 
 import { Role } from "../../src/core/contract"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { LED_SLOT_MS, ledColorAt } from "../../src/firmware/led-scheme"
 import { type BoardState, boardRoleName } from "./board-state"
 import type { Lab } from "./lab"

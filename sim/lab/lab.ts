@@ -4,7 +4,7 @@
 // transition: failovers, recoveries, restarts.
 
 import { performance } from "node:perf_hooks"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { Role, type Timing } from "../../src/core/contract"
 import { checkCluster } from "../../src/core/checker"
 import { makeBid } from "../../src/core/bid-ring"

@@ -1,7 +1,7 @@
 // `electlab node`: a host node (or an observer) on a lab's MQTT broker.
 
 import { existsSync, readFileSync } from "node:fs"
-import { algorithmName } from "../../src/core/frame"
+import { algorithmName } from "../../src/core/algorithms"
 import { type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { checkMembers, InputError, parseInteger } from "../config/input"

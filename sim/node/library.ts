@@ -6,7 +6,8 @@
 import { performance } from "node:perf_hooks"
 import { Election } from "../../src/api/election-api"
 import { parseKeyHex } from "../../src/core/auth"
-import { parseAlgorithm } from "../../src/core/frame"
+import { parseAlgorithm } from "../../src/core/algorithms"
+import { Algorithm } from "../../src/core/frame"
 import type { Timing } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { configProblems, type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
@@ -75,7 +76,7 @@ export function hostConfig(o: JoinOptions): FirmwareConfig {
       return fail((e as Error).message)
     }
   })()
-  const algorithm = parseAlgorithm(o.algorithm ?? "improved-bully")
+  const algorithm = o.algorithm === undefined ? Algorithm.ImprovedBully : parseAlgorithm(o.algorithm)
   if (!algorithm) fail(`algorithm: unknown '${o.algorithm}'`)
   if (o.key !== undefined && o.keyFile !== undefined) fail("give key or keyFile, not both")
   if (o.key !== undefined && !parseKeyHex(o.key)) fail("key: not 64 hex digits")

@@ -5,8 +5,8 @@
 
 import type { Engine, NetworkModel } from "../../src/core/engine"
 import { type TraceRecord, TraceType } from "../../src/core/trace"
-import { type Frame, Kind, kindName } from "../../src/core/frame"
-import { descriptorNamed } from "../../src/core/algorithms"
+import { Algorithm, type Frame, Kind, kindName } from "../../src/core/frame"
+import { algorithmName, descriptorNamed } from "../../src/core/algorithms"
 import { roleName } from "../../src/core/contract"
 import { formatRecord, formatTime } from "../msc"
 import { type Block, parseScenario, ScenarioRunner } from "../scenario"
@@ -279,7 +279,7 @@ export function runReplay(source: ReplaySource, interventions: Intervention[] = 
       const output = [...runner.runCommand(b.command, where)]
       if (verb === "cluster") {
         attach(runner.engine!)
-        run.algorithm = b.command.match(/algorithm=(\S+)/)?.[1] ?? "bully"
+        run.algorithm = b.command.match(/algorithm=(\S+)/)?.[1] ?? algorithmName(Algorithm.Bully)
       }
       if (verb === "summary")
         run.summaries.push({ actual: output[0], expected: b.expected && b.expected.length ? b.expected[0] : null })

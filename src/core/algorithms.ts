@@ -29,8 +29,7 @@ export function descriptorOf(algorithm: number): AlgorithmDescriptor {
 
 /** The descriptor named `name` (CLI, manifest), or null. */
 export function descriptorNamed(name: string): AlgorithmDescriptor {
-    for (let i = 0; i < ALGORITHMS.length; i++) if (ALGORITHMS[i].name === name) return ALGORITHMS[i]
-    return null
+    return descriptorOf(parseAlgorithm(name))
 }
 
 /** A node running `algorithm`, or null when this core has no such algorithm. */
@@ -39,3 +38,15 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     return d ? d.create(config) : null
 }
 
+
+/** The CLI and manifest name of wire algorithm number `algorithm` ("algorithmN" when unknown). */
+export function algorithmName(algorithm: number): string {
+    const d = descriptorOf(algorithm)
+    return d ? d.name : "algorithm" + algorithm
+}
+
+/** The algorithm with this CLI name, or 0 when there is none. */
+export function parseAlgorithm(name: string): number {
+    for (let i = 0; i < ALGORITHMS.length; i++) if (ALGORITHMS[i].name === name) return ALGORITHMS[i].algorithm
+    return 0
+}

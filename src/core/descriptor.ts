@@ -8,7 +8,7 @@ import { ElectionNode } from "./node"
 
 export interface AlgorithmDescriptor {
     algorithm: Algorithm
-    /** The CLI and manifest name (the same as frame.ts's algorithmName). */
+    /** The CLI and manifest name (the only place it is written; algorithmName reads it). */
     name: string
     create: (config: NodeConfig) => ElectionNode
     /**

@@ -121,33 +121,10 @@ const KIND_NAMES = [
     "APP",
 ]
 
-const ALGORITHM_NAMES = [
-    "?",
-    "bully",
-    "improved-bully",
-    "ring",
-    "active-list-ring",
-    "bid-ring",
-    "echo",
-]
-
 export function kindName(kind: number): string {
     return nameIn(KIND_NAMES, kind, 1, "KIND")
 }
 
-export function algorithmName(algorithm: number): string {
-    return nameIn(ALGORITHM_NAMES, algorithm, 1, "algorithm")
-}
-
-/** The algorithm with this CLI name, or 0 when there is none. */
-export function parseAlgorithm(name: string): number {
-    for (let a = 1; a <= MAX_ALGORITHM; a++) if (ALGORITHM_NAMES[a] === name) return a
-    return 0
-}
-
-export function algorithmNames(): string[] {
-    return ALGORITHM_NAMES.slice(1)
-}
 
 export function makeFrame(
     kind: Kind,

@@ -3,11 +3,11 @@
 // may stop a board. Portable: the clock and the log come in as a Platform, so the same
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
-import { createNode } from "../core/algorithms"
+import { algorithmName, createNode } from "../core/algorithms"
 import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
-import { algorithmName, BROADCAST, Frame, Kind, kindName } from "../core/frame"
+import { BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
 import { sum } from "../core/portable"
 import { TimerGenerations } from "../core/timer-generations"

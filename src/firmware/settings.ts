@@ -3,7 +3,7 @@
 
 import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
-import { parseAlgorithm } from "../core/frame"
+import { parseAlgorithm } from "../core/algorithms"
 import { defaultTiming } from "../core/timing"
 import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, parseWholeNumber, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
 import { DEFAULT_TOPIC_PREFIX } from "./topics"

@@ -7,7 +7,7 @@
 // Echo at N = 5 is not here: it does not finish (docs/check.md).
 
 import { describe, expect, test } from "vitest"
-import { parseAlgorithm } from "../../src/core/frame"
+import { parseAlgorithm } from "../../src/core/algorithms"
 import type { Detection, ModelConfig } from "../../sim/check/model"
 import { defaultOptions, type Property, promisedProperties, search } from "../../sim/check/search"
 
