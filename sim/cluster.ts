@@ -1,6 +1,7 @@
 // A cluster specification and the engine it builds.
 
-import { Engine } from "../src/core/engine"
+import { createCluster } from "../src/core/algorithms"
+import { Engine, type EngineOptions } from "../src/core/engine"
 import { Algorithm } from "../src/core/frame"
 import type { Timing } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
@@ -41,7 +42,7 @@ export function defaultSpec(): ClusterSpec {
 }
 
 export function buildEngine(spec: ClusterSpec): Engine {
-  const engine = new Engine({
+  const options: EngineOptions = {
     algorithm: spec.algorithm,
     ids: spec.ids,
     group: spec.group,
@@ -50,7 +51,8 @@ export function buildEngine(spec: ClusterSpec): Engine {
     suitability: spec.suitability,
     seed: spec.seed,
     network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
-  })
+  }
+  const engine = new Engine(options, createCluster(options))
   engine.duplication = engine.network as FaultyNetwork
   engine.messageBudget = spec.messageBudget
   if (spec.instantEvents > 0) engine.maxEventsPerInstant = spec.instantEvents

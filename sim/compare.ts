@@ -9,7 +9,7 @@
 // echo runs on --topology (default complete). Counting as in docs/algorithms.md: every send is a
 // message (ACKs too, shown apart), a multicast is one frame.
 
-import { algorithmName, ALGORITHMS, descriptorOf } from "../src/core/algorithms"
+import { algorithmName, ALGORITHMS, createCluster, descriptorOf } from "../src/core/algorithms"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
 import { NO_NODE } from "../src/core/contract"
@@ -59,7 +59,8 @@ export function detectors(family: Family, n: number): number[] {
 export function runOne(algorithm: number, n: number, family: Family, topology: Topology): CompareRow {
   const ids = Array.from({ length: n }, (_, i) => i + 1)
   const neighbors = descriptorOf(algorithm).usesGraph ? neighborsFor(topology, ids, "--topology") : undefined
-  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), neighbors })
+  const options = { algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), neighbors }
+  const engine = new Engine(options, createCluster(options))
   engine.digesting = false
   engine.start()
   engine.crash(n)

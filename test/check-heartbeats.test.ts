@@ -6,6 +6,7 @@
 import { describe, expect, test } from "vitest"
 import { parseAlgorithm } from "../src/core/algorithms"
 import { MAX_TIMERS, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
+import { Kind } from "../src/core/frame"
 import {
   applyEvent,
   cloneNode,
@@ -15,6 +16,7 @@ import {
   EventType,
   initialState,
   type ModelConfig,
+  sendHeartbeats,
   stateKey,
   stateText,
 } from "../sim/check/model"
@@ -275,5 +277,25 @@ describe("the fenced property: the election API's tokens on every state", () => 
     // per process: the issuer's last, the gate's highest, the token held; (epoch, holder)
     expect(s.fence!.words).toEqual([0, 0, 0, 3, 0, 0, 0, 0, 0, 3, 0, 0, 0, 3, 0, 3, 0, 3])
     expect(s.fence!.broken).toBe("")
+  })
+})
+
+describe("the continuation's heartbeats", () => {
+  // Without the nodes' own detector the fault-free continuation sends a heartbeat round
+  // itself: it must be the frame a coordinator's own heartbeat is, but for its number
+  // (which the state leaves out).
+  test.each(["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo"])("%s: the model's heartbeat is the node's", (algorithm) => {
+    const c = heartbeats(algorithm, 0, 0, 0)
+    const own = initialState(c)
+    // time up to the coordinator's heartbeat timer, then the timer
+    while (!enabledEvents(own, c).some((e) => e.type === EventType.Fire)) applyEvent(own, enabledEvents(own, c).find((e) => e.type === EventType.Tick)!, c, false)
+    applyEvent(own, { type: EventType.Fire, a: 2, b: TIMER_HEARTBEAT }, c, false)
+    const sent = own.messages.filter((m) => m.frame.kind === Kind.HEARTBEAT)
+    expect(sent.length).toBe(2)
+    const timed = initialState({ ...heartbeats(algorithm, 0, 0, 0), detection: "timed" })
+    expect(timed.messages).toEqual([])
+    sendHeartbeats(timed)
+    expect(timed.messages.map((m) => m.dst)).toEqual(sent.map((m) => m.dst))
+    for (let i = 0; i < sent.length; i++) expect({ ...timed.messages[i].frame, seq: 0 }).toEqual({ ...sent[i].frame, seq: 0 })
   })
 })

@@ -2,6 +2,8 @@ import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
 import { Role } from "../src/core/contract"
+import { createCluster } from "../src/core/algorithms"
+import { Engine, IdealNetwork } from "../src/core/engine"
 import { idealTiming } from "../src/core/timing"
 import { buildEngine, defaultSpec } from "../sim/cluster"
 import { BusNetwork } from "../sim/networks"
@@ -11,6 +13,17 @@ import { summarize } from "../src/core/summary"
 const algorithms = [Algorithm.Bully, Algorithm.ImprovedBully]
 
 describe("engine", () => {
+  test("runs the cluster it is given, one node per process by id, and refuses one that does not match its ids", () => {
+    const options = { algorithm: Algorithm.Echo, ids: [3, 1, 2], group: 1, timing: idealTiming(), network: new IdealNetwork() }
+    const cluster = createCluster(options)
+    expect(cluster.nodes.map((n) => n.id)).toEqual([1, 2, 3])
+    expect(cluster.descriptor.name).toBe("echo")
+    expect(new Engine(options, cluster).nodes).toEqual(cluster.nodes)
+    expect(() => new Engine(options, createCluster({ ...options, ids: [1, 2] }))).toThrow("no node for process 3")
+    expect(() => new Engine({ ...options, ids: [1, 2, 4] }, cluster)).toThrow("no node for process 4")
+    expect(() => createCluster({ ...options, algorithm: 99 })).toThrow("no such algorithm: 99")
+  })
+
   test("same inputs, same trace: the digest is stable and sensitive", () => {
     const a = runElection(Algorithm.Bully, range(0, 7), [7], [4]).digest
     const b = runElection(Algorithm.Bully, range(0, 7), [7], [4]).digest

@@ -1,6 +1,6 @@
 // Drive one node by hand and read its actions as short strings.
 
-import { createNode } from "../src/core/algorithms"
+import { createCluster, createNode } from "../src/core/algorithms"
 import { type Action, ActionType, roleName, type SendAction } from "../src/core/contract"
 import { Engine, type EngineOptions, IdealNetwork } from "../src/core/engine"
 import { Algorithm, BROADCAST, type Frame, Kind, kindName, makeFrame } from "../src/core/frame"
@@ -47,7 +47,8 @@ export function sendActions(actions: Action[]): SendAction[] {
 
 /** An engine not started yet (to attach a tracer first): as `startEngine`. */
 export function makeEngine(algorithm: Algorithm, ids: number[], options: Partial<EngineOptions> = {}): Engine {
-  return new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), ...options })
+  const all: EngineOptions = { algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork(), ...options }
+  return new Engine(all, createCluster(all))
 }
 
 /**

@@ -168,6 +168,24 @@ describe("imports", () => {
     expect(found).toEqual([])
   })
 
+  test("the engine and the node's base class reach no algorithm: they are given their nodes (createCluster)", () => {
+    const graph = graphOf(imports)
+    const reached = (start: string) => {
+      const seen = new Set([start])
+      const queue = [start]
+      for (let i = 0; i < queue.length; i++)
+        for (const w of graph.get(queue[i]) ?? [])
+          if (!seen.has(w)) {
+            seen.add(w)
+            queue.push(w)
+          }
+      return seen
+    }
+    const algorithmFiles = ["src/core/algorithms.ts", "src/core/bully.ts", "src/core/improved-bully.ts", "src/core/ring.ts", "src/core/active-list-ring.ts", "src/core/bid-ring.ts", "src/core/echo.ts"]
+    for (const file of algorithmFiles) expect(files).toContain(file)
+    for (const start of ["src/core/engine.ts", "src/core/node.ts"]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
+  })
+
   test("the checks catch what they are for", () => {
     const have = new Set(["sim/a.ts", "sim/b.ts", "sim/x/index.ts", "src/core/frame.ts"])
     const text = [

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Engine, IdealNetwork } from "../../src/core/engine"
 import { Algorithm } from "../../src/core/frame"
-import { algorithmName } from "../../src/core/algorithms"
+import { algorithmName, createCluster } from "../../src/core/algorithms"
 import { idealTiming } from "../../src/core/timing"
 import { summarize } from "../../src/core/summary"
 import { ROOT } from "../root"
@@ -23,7 +23,8 @@ export interface ElectionRun {
 /** One election: processes 1..n, n crashed, process 1 (the worst initiator) notices. */
 export function timeElection(algorithm: Algorithm, n: number): ElectionRun {
   const ids = Array.from({ length: n }, (_, i) => i + 1)
-  const engine = new Engine({ algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork() })
+  const options = { algorithm, ids, group: 1, timing: idealTiming(), network: new IdealNetwork() }
+  const engine = new Engine(options, createCluster(options))
   engine.digesting = false
   engine.start()
   engine.crash(n)

@@ -28,7 +28,7 @@
 // handover a recovered or contesting process uses to take the role (node.ts). Heartbeats
 // are messages like any other: they may be lost, and they interleave with the election.
 
-import { createNode } from "../../src/core/algorithms"
+import { createCluster, descriptorOf } from "../../src/core/algorithms"
 import type { BidRingNode } from "../../src/core/bid-ring"
 import type { EchoNode } from "../../src/core/echo"
 import type { ImprovedBullyNode } from "../../src/core/improved-bully"
@@ -302,16 +302,8 @@ export function initialState(config: ModelConfig): State {
     absentSince: [],
     fence: config.tokens ? newFenceState(config.nodes, config.tokens) : null,
   }
-  for (let i = 0; i < ids.length; i++) {
-    const node = createNode(config.algorithm, {
-      id: ids[i],
-      ids,
-      group: CHECK_GROUP,
-      timing,
-      // the engine's seeding, so that a written scenario replays the same draws
-      seed: (CHECK_SEED * 7919 + ids[i]) % 2147483647,
-    })
-    if (!node) throw new Error(`no such algorithm: ${config.algorithm}`)
+  // built as the engine builds them, seeds included, so that a written scenario replays the same draws
+  for (const node of createCluster({ algorithm: config.algorithm, ids, group: CHECK_GROUP, timing, seed: CHECK_SEED }).nodes) {
     state.nodes.push(node)
     state.clocks.push(0)
     state.owned.push(true)
@@ -973,7 +965,7 @@ export function describeEvent(s: State, e: Event): string {
       return `${verb} ${kindLabel(m.frame)} ${m.frame.src}->${id(m.dst)}`
     }
     case EventType.Fire:
-      return `timer '${timerName(s.nodes[e.a].algorithm, e.b)}' of ${id(e.a)} fires`
+      return `timer '${timerName(descriptorOf(s.nodes[e.a].algorithm)!.timerLabels, e.b)}' of ${id(e.a)} fires`
     case EventType.Crash:
       return `crash ${id(e.a)}`
     case EventType.Recover:

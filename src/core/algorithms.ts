@@ -4,12 +4,13 @@
 import { activeListRingDescriptor } from "./active-list-ring"
 import { bidRingDescriptor } from "./bid-ring"
 import { bullyDescriptor } from "./bully"
-import { NodeConfig } from "./contract"
-import { AlgorithmDescriptor } from "./descriptor"
+import { ClusterOptions, NodeConfig, sortedIds } from "./contract"
+import { AlgorithmDescriptor, Cluster } from "./descriptor"
 import { echoDescriptor } from "./echo"
 import { Frame } from "./frame"
 import { improvedBullyDescriptor } from "./improved-bully"
 import { ElectionNode } from "./node"
+import { mod } from "./portable"
 import { ringDescriptor } from "./ring"
 
 export const ALGORITHMS: AlgorithmDescriptor[] = [
@@ -38,6 +39,29 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     return d ? d.create(config) : null
 }
 
+
+/** One node per process, by ascending id; throws when this core has no such algorithm. */
+export function createCluster(options: ClusterOptions): Cluster {
+    const descriptor = descriptorOf(options.algorithm)
+    if (!descriptor) throw new Error("no such algorithm: " + options.algorithm)
+    const ids = sortedIds(options.ids)
+    const nodes: ElectionNode[] = []
+    for (let i = 0; i < ids.length; i++) {
+        const at = options.ids.indexOf(ids[i])
+        const node = descriptor.create({
+            id: ids[i],
+            ids: options.ids,
+            group: options.group,
+            timing: options.timing,
+            neighbors: options.neighbors ? options.neighbors[at] : undefined,
+            suitability: options.suitability ? options.suitability[at] : undefined,
+            // each process its own jitter stream, decided by the run's seed
+            seed: mod((options.seed ? options.seed : 0) * 7919 + ids[i], 2147483647),
+        })
+        nodes.push(node)
+    }
+    return { descriptor: descriptor, nodes: nodes }
+}
 
 /** The CLI and manifest name of wire algorithm number `algorithm` ("algorithmN" when unknown). */
 export function algorithmName(algorithm: number): string {

@@ -135,3 +135,18 @@ export function sortedIds(ids: number[]): number[] {
     copy.sort((a, b) => a - b)
     return copy
 }
+
+/** What a cluster's nodes are made from: the simulator's engine and the exhaustive check build them alike. */
+export interface ClusterOptions {
+    algorithm: number
+    /** Process ids in ring order. */
+    ids: number[]
+    group: number
+    timing: Timing
+    /** Graph neighbours of each process, aligned with `ids`; absent: complete graph. */
+    neighbors?: number[][]
+    /** bid-ring suitability of each process, aligned with `ids`; absent: all 0. */
+    suitability?: number[]
+    /** Seeds the processes' re-election jitter (the core draws nothing of its own). */
+    seed?: number
+}

@@ -30,3 +30,9 @@ export interface AlgorithmDescriptor {
     /** Longest time from the end of the faults to the last role change, n processes (bounds.ts). */
     convergenceBound: (n: number, timing: Timing) => number
 }
+
+/** A cluster's nodes, one per process by ascending id, and the descriptor of the algorithm they run. */
+export interface Cluster {
+    descriptor: AlgorithmDescriptor
+    nodes: ElectionNode[]
+}

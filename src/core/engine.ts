@@ -7,20 +7,19 @@
 //
 // Events due at the same time run in the order they were scheduled.
 
-import { createNode } from "./algorithms"
 import { Frame, Kind } from "./frame"
 import {
     Action,
     ActionType,
+    ClusterOptions,
     indexOfSorted,
     MAX_TIMERS,
     sortedIds,
-    Timing,
 } from "./contract"
+import { Cluster } from "./descriptor"
 import { ElectionNode } from "./node"
 import { EventQueue } from "./event-queue"
 import { TimerGenerations } from "./timer-generations"
-import { mod } from "./portable"
 import { Episode } from "./episode"
 import { digestRecord, timerName, TraceRecord, TraceType } from "./trace"
 import { TrafficCounts } from "./traffic"
@@ -62,19 +61,8 @@ const EV_THAW = 8
 /** Events allowed at one instant before the engine calls the clock stalled (a spin). */
 export const DEFAULT_MAX_EVENTS_PER_INSTANT = 10000000
 
-export interface EngineOptions {
-    algorithm: number
-    /** Process ids in ring order. */
-    ids: number[]
-    group: number
-    timing: Timing
+export interface EngineOptions extends ClusterOptions {
     network: NetworkModel
-    /** Graph neighbours of each process, aligned with `ids`; absent: complete graph. */
-    neighbors?: number[][]
-    /** bid-ring suitability of each process, aligned with `ids`; absent: all 0. */
-    suitability?: number[]
-    /** Seeds the processes' re-election jitter (the core draws nothing of its own). */
-    seed?: number
 }
 
 export class Engine {
@@ -114,27 +102,21 @@ export class Engine {
     /** What the episode decided and cost so far (summary.ts reads it). */
     readonly episode: Episode
 
+    /** What the algorithm calls its own timers (the trace's names). */
+    private timerLabels: string[]
     private queue = new EventQueue()
     private timers: TimerGenerations
 
-    constructor(options: EngineOptions) {
+    /** The cluster: one node per process of `options.ids`, by ascending id (createCluster in algorithms.ts). */
+    constructor(options: EngineOptions, cluster: Cluster) {
         this.options = options
         this.ids = sortedIds(options.ids)
         this.network = options.network
+        this.timerLabels = cluster.descriptor.timerLabels
+        const nodes = cluster.nodes
         for (let i = 0; i < this.ids.length; i++) {
-            const at = options.ids.indexOf(this.ids[i])
-            const node = createNode(options.algorithm, {
-                id: this.ids[i],
-                ids: options.ids,
-                group: options.group,
-                timing: options.timing,
-                neighbors: options.neighbors ? options.neighbors[at] : undefined,
-                suitability: options.suitability ? options.suitability[at] : undefined,
-                // each process its own jitter stream, decided by the run's seed
-                seed: mod((options.seed ? options.seed : 0) * 7919 + this.ids[i], 2147483647),
-            })
-            if (!node) throw new Error("no such algorithm: " + options.algorithm)
-            this.nodes.push(node)
+            if (!nodes[i] || nodes[i].id !== this.ids[i]) throw new Error("no node for process " + this.ids[i])
+            this.nodes.push(nodes[i])
             this.frozenUntil.push(-1)
         }
         this.episode = new Episode(this.ids.length)
@@ -272,7 +254,7 @@ export class Engine {
     }
 
     private describeEvent(type: number, i: number, arg: number): string {
-        if (type === EV_TIMER) return "timer '" + timerName(this.nodes[i].algorithm, arg) + "' of " + this.nodes[i].id
+        if (type === EV_TIMER) return "timer '" + timerName(this.timerLabels, arg) + "' of " + this.nodes[i].id
         if (type === EV_DELIVER || type === EV_DELIVER_MANY) return "a delivery"
         return "event " + type
     }
@@ -334,7 +316,7 @@ export class Engine {
             if (!this.timers.isCurrent(i * MAX_TIMERS + arg, gen)) return
             this.timers.cancel(i * MAX_TIMERS + arg)
             if (node.crashed) return
-            if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: timerName(node.algorithm, arg) })
+            if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: timerName(this.timerLabels, arg) })
         } else if (type === EV_CRASH) {
             if (node.crashed) return
             this.frozenUntil[i] = -1

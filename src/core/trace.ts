@@ -1,21 +1,19 @@
 // What the engine reports as it runs: one record per event that a message sequence
 // chart shows, and a digest of them all to compare two runs (Node against the VM).
 
-import { descriptorOf } from "./algorithms"
 import { Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, TIMER_HANDOVER, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { mod } from "./portable"
 
-/** What a trace calls timer `timer` of a node running `algorithm` (its descriptor names its own). */
-export function timerName(algorithm: number, timer: number): string {
+/** What a trace calls timer `timer` of a node whose algorithm labels its own timers `labels` (its descriptor's timerLabels). */
+export function timerName(labels: string[], timer: number): string {
     if (timer === TIMER_HANDOVER) return "no RESIGN within T"
     if (timer === TIMER_HEARTBEAT) return "heartbeat"
     if (timer === TIMER_WATCH) return "coordinator silent"
     if (timer === TIMER_DEADLINE) return "election deadline"
     if (timer === TIMER_CONTEST) return "contest a lower coordinator"
-    const d = descriptorOf(algorithm)
     const i = timer - TIMER_ALGORITHM
-    return d && i >= 0 && i < d.timerLabels.length ? d.timerLabels[i] : "timer " + timer
+    return i >= 0 && i < labels.length ? labels[i] : "timer " + timer
 }
 
 export enum TraceType {

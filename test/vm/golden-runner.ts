@@ -5,7 +5,8 @@
 
 import { chartLine, formatStatus, formatSummary } from "../../src/core/chart"
 import { Timing } from "../../src/core/contract"
-import { Engine, IdealNetwork } from "../../src/core/engine"
+import { createCluster } from "../../src/core/algorithms"
+import { Engine, EngineOptions, IdealNetwork } from "../../src/core/engine"
 import { summarize } from "../../src/core/summary"
 
 /** One call the host's scenario runner made on its engine, or "status" (which reads the nodes). */
@@ -49,7 +50,7 @@ export class GoldenRun {
     private lines: string[] = []
 
     constructor(readonly scenario: GoldenScenario) {
-        this.engine = new Engine({
+        const options: EngineOptions = {
             algorithm: scenario.algorithm,
             ids: scenario.ids,
             group: scenario.group,
@@ -58,7 +59,8 @@ export class GoldenRun {
             neighbors: scenario.neighbors,
             suitability: scenario.suitability,
             seed: scenario.seed,
-        })
+        }
+        this.engine = new Engine(options, createCluster(options))
         this.engine.start()
         this.engine.messageBudget = scenario.messageBudget
         this.engine.maxEventsPerInstant = scenario.maxEventsPerInstant
