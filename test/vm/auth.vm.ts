@@ -11,6 +11,7 @@ import { Role } from "../../src/core/contract"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
+import { settled } from "./settled"
 import { threeBoardConfig } from "./vm-config"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
 
@@ -102,10 +103,11 @@ describe("drivers with a key", () => {
             bus.drivers.push(d)
         }
         for (let i = 0; i < 3; i++) await bus.drivers[i].start()
-        await ds.sleep(200)
+        // a loaded machine runs the VM's timers late: wait for each step, within a bound
+        await settled(() => bus.drivers[0].coordinator() === 3, 2000)
         expect(bus.drivers[0].coordinator()).toBe(3)
         await bus.drivers[2].setCrashed(true)
-        await ds.sleep(500)
+        await settled(() => bus.drivers[0].coordinator() === 2 && bus.drivers[1].role() === Role.Coordinator, 3000)
         expect(bus.drivers[0].coordinator()).toBe(2)
         expect(bus.drivers[1].role()).toBe(Role.Coordinator)
         // everything sent so far, again: 3's old COORDINATOR and heartbeats among it

@@ -9,6 +9,7 @@ import { Role } from "../../src/core/contract"
 import { configProblems, nodeIdFromDeviceId, parseIdList } from "../../src/firmware/config"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
+import { settled } from "./settled"
 import { threeBoardConfig } from "./vm-config"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
@@ -101,11 +102,6 @@ describe("led scheme", () => {
         expect(ledColorAt(Role.Electing, 1)).toBe(0)
     })
 })
-
-/** Waits until `done` holds, polling every 20 ms, at most `ms` (the assertions after it then say what failed). */
-async function settled(done: () => boolean, ms: number) {
-    for (let waited = 0; waited < ms && !done(); waited += 20) await ds.sleep(20)
-}
 
 describe("driver", () => {
     test("three drivers with real timers fail over when the coordinator crashes", async () => {
