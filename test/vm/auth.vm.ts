@@ -11,7 +11,7 @@ import { Role } from "../../src/core/contract"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
 import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
-import { settled } from "./settled"
+import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
 
