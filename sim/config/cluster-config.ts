@@ -71,12 +71,60 @@ const timingField = (field: "heartbeatMs" | "failureTimeoutMs" | "answerTimeoutM
   path: `timing.${field}`,
 })
 
+interface UseRules {
+  /** Algorithm when neither the command nor a manifest names one. */
+  algorithm: Algorithm
+  /** Ids when nothing gives them; null: they must be given. */
+  ids: number[] | null
+  missingIds: string
+  /** Largest cluster. */
+  maxNodes: number
+  tooMany: string
+  /** The failure detector runs always (boards, host nodes), on request (sim --detector), or when the file sets heartbeat=. */
+  detector: "always" | "on request" | "when given"
+}
+
+const USE_RULES: Record<ClusterUse, UseRules> = {
+  sim: {
+    algorithm: Algorithm.Bully,
+    ids: null,
+    missingIds: "give --nodes N or --ids a,b,c (or --scenario FILE)",
+    maxNodes: MAX_NODES,
+    tooMany: "",
+    detector: "on request",
+  },
+  scenario: { algorithm: Algorithm.Bully, ids: null, missingIds: "cluster needs ids= or nodes=", maxNodes: MAX_NODES, tooMany: "", detector: "when given" },
+  lab: {
+    algorithm: Algorithm.ImprovedBully,
+    ids: [1, 2, 3, 4, 5],
+    missingIds: "",
+    maxNodes: MAX_BOARDS,
+    tooMany: `the firmware joins labs of at most ${MAX_BOARDS} boards`,
+    detector: "always",
+  },
+  node: {
+    algorithm: Algorithm.ImprovedBully,
+    ids: null,
+    missingIds: "--ids is needed: every node id of the lab, this one included",
+    maxNodes: MAX_NODES,
+    tooMany: "",
+    detector: "always",
+  },
+}
+
+/** Each command's default algorithm, as the help says it: "bully in sim, improved-bully in lab and node". */
+function defaultAlgorithms(): string {
+  const usesOf = new Map<Algorithm, string[]>()
+  for (const use of ["sim", "lab", "node"] as const) usesOf.set(USE_RULES[use].algorithm, [...(usesOf.get(USE_RULES[use].algorithm) ?? []), use])
+  return [...usesOf].map(([algorithm, uses]) => `${descriptorOf(algorithm).name} in ${uses.join(" and ")}`).join(", ")
+}
+
 export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
   option({
     key: "algorithm",
     flag: "--algorithm",
     arg: "name",
-    help: `election algorithm: ${ALGORITHMS.map((d) => d.name).join(", ")} (default: the manifest's; else bully in sim, improved-bully in lab and node)`,
+    help: `election algorithm: ${ALGORITHMS.map((d) => d.name).join(", ")} (default: the manifest's; else ${defaultAlgorithms()})`,
     uses: ALL,
     parse: parseAlgorithmName,
     manifest: (m) => ({ value: parseAlgorithmName(m.algorithm), path: "algorithm" }),
@@ -241,47 +289,6 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     apply: (spec, events) => (spec.instantEvents = events),
   }),
 ]
-
-interface UseRules {
-  /** Algorithm when neither the command nor a manifest names one. */
-  algorithm: Algorithm
-  /** Ids when nothing gives them; null: they must be given. */
-  ids: number[] | null
-  missingIds: string
-  /** Largest cluster. */
-  maxNodes: number
-  tooMany: string
-  /** The failure detector runs always (boards, host nodes), on request (sim --detector), or when the file sets heartbeat=. */
-  detector: "always" | "on request" | "when given"
-}
-
-const USE_RULES: Record<ClusterUse, UseRules> = {
-  sim: {
-    algorithm: Algorithm.Bully,
-    ids: null,
-    missingIds: "give --nodes N or --ids a,b,c (or --scenario FILE)",
-    maxNodes: MAX_NODES,
-    tooMany: "",
-    detector: "on request",
-  },
-  scenario: { algorithm: Algorithm.Bully, ids: null, missingIds: "cluster needs ids= or nodes=", maxNodes: MAX_NODES, tooMany: "", detector: "when given" },
-  lab: {
-    algorithm: Algorithm.ImprovedBully,
-    ids: [1, 2, 3, 4, 5],
-    missingIds: "",
-    maxNodes: MAX_BOARDS,
-    tooMany: `the firmware joins labs of at most ${MAX_BOARDS} boards`,
-    detector: "always",
-  },
-  node: {
-    algorithm: Algorithm.ImprovedBully,
-    ids: null,
-    missingIds: "--ids is needed: every node id of the lab, this one included",
-    maxNodes: MAX_NODES,
-    tooMany: "",
-    detector: "always",
-  },
-}
 
 /** Values given by the command line or a scenario line, by option key, each with its place. */
 export type Given = Map<string, { text: string; where: string }>
