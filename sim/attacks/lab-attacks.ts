@@ -456,7 +456,7 @@ export async function rebootFollower(lab: Lab, node: number) {
  * then fills its inbox and drops the coordinator's heartbeats with the copies: a flood's
  * denial (see docs/security.md), not a replay's.
  */
-async function replayToEveryone(wire: LabWire, frames: LabFrame[], spacingMs = 2) {
+async function replayToEveryone(wire: LabWire, frames: LabFrame[], spacingMs = 3) {
   for (const f of frames) {
     wire.inject(f.bytes, f.to)
     if (f.to !== BROADCAST) wire.inject(f.bytes, BROADCAST)
