@@ -29,6 +29,9 @@ describe("coordinator reigns (the lab's overlapMs)", () => {
     expect(r.overlapBetween(320, 500)).toBe(30 + 100)
     r.end(5, 450)
     expect(r.overlapBetween(0, 1000)).toBe(100)
+    // who held it, for the trace of an overlap: reigns that reach into the window, on the given origin
+    expect(r.describeBetween(320, 500, 100)).toBe("4 from 0.0 to 250.0, 5 from 200.0 to 350.0, 3 from 300.0")
+    expect(r.describeBetween(0, 90, 0)).toBe("")
   })
 
   test("a reign that ends where another begins is no overlap; a reboot takes a new clock", () => {

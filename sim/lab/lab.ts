@@ -84,6 +84,8 @@ export interface Transition {
    * not the order in which the lines happened to reach the lab.
    */
   overlapMs: number
+  /** With an overlap: who held the role when (ms on startedAt's clock, each board's mapped to the host's), to trace it. */
+  reigns?: string
 }
 
 /** The old name: every transition, not only failovers. */
@@ -511,6 +513,11 @@ export class Lab {
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
     r.overlapMs = Math.round(this.reigns.overlapBetween(open.at, performance.now()))
+    if (r.overlapMs > 0) {
+      // on the transitions' clock (startedAt): ms since the lab was ready
+      r.reigns = this.reigns.describeBetween(open.at, performance.now(), this.readyAt || this.startedAt)
+      this.note(`two coordinators for ${r.overlapMs} ms: ${r.reigns}`)
+    }
     this.transitions.push(r)
     if (coordinator !== null)
       this.note(`agreed on ${coordinator} after ${r.durationMs} ms (${r.electionFrames} election frames)`)

@@ -54,6 +54,15 @@ export class CoordinatorReigns {
     this.offsets.clear()
   }
 
+  /** Who held the role in [from, to], host ms relative to `origin`: "12 from 33960.2, 11 from 30001.0 to 33977.1". */
+  describeBetween(from: number, to: number, origin: number): string {
+    const at = (t: number) => (t - origin).toFixed(1)
+    return this.reigns
+      .filter((r) => r.from < to && (r.to === null || r.to > from))
+      .map((r) => `${r.node} from ${at(r.from)}${r.to === null ? "" : ` to ${at(r.to)}`}`)
+      .join(", ")
+  }
+
   /** Time in [from, to] during which more than one board held the role, ms. */
   overlapBetween(from: number, to: number): number {
     const edges: [number, number][] = []

@@ -11,7 +11,7 @@ export const BALLAST_KB = 16
 export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
   const options = labOptions({ boards: "12", loss: "0", delay: "0", seed: "1", transport: "bus", ...flags })
   const summary = await runHeadless(options, readLabScript(FAILOVER_10), FAILOVER_10, false)
-  const overlaps = summary.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger}: ${t.overlapMs} ms`)
+  const overlaps = summary.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger}: ${t.overlapMs} ms (${t.reigns})`)
   const figures = { transport: summary.transport, ballastKb: summary.ballastKb, detector: summary.timing.failureDetector, overlaps, statsByTrigger: summary.statsByTrigger }
   process.stdout.write(`12 boards: ${JSON.stringify(figures)}\n`)
   return summary
