@@ -76,7 +76,8 @@ export function hostConfig(o: JoinOptions): FirmwareConfig {
       return fail((e as Error).message)
     }
   })()
-  const algorithm = o.algorithm === undefined ? Algorithm.ImprovedBully : parseAlgorithm(o.algorithm)
+  // absent, or null from a JavaScript caller: the default
+  const algorithm = o.algorithm === undefined || o.algorithm === null ? Algorithm.ImprovedBully : parseAlgorithm(o.algorithm)
   if (!algorithm) fail(`algorithm: unknown '${o.algorithm}'`)
   if (o.key !== undefined && o.keyFile !== undefined) fail("give key or keyFile, not both")
   if (o.key !== undefined && !parseKeyHex(o.key)) fail("key: not 64 hex digits")

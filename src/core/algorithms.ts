@@ -39,7 +39,6 @@ export function createNode(algorithm: number, config: NodeConfig): ElectionNode 
     return d ? d.create(config) : null
 }
 
-
 /** One node per process, by ascending id; throws when this core has no such algorithm. */
 export function createCluster(options: ClusterOptions): Cluster {
     const descriptor = descriptorOf(options.algorithm)
