@@ -168,7 +168,7 @@ describe("imports", () => {
     expect(found).toEqual([])
   })
 
-  test("the engine and the node's base class reach no algorithm: they are given their nodes (createCluster)", () => {
+  test("the engine, the node's classes and its parts reach no algorithm: they are given their nodes (createCluster)", () => {
     const graph = graphOf(imports)
     const reached = (start: string) => {
       const seen = new Set([start])
@@ -183,7 +183,9 @@ describe("imports", () => {
     }
     const algorithmFiles = ["src/core/algorithms.ts", "src/core/bully.ts", "src/core/improved-bully.ts", "src/core/ring.ts", "src/core/active-list-ring.ts", "src/core/bid-ring.ts", "src/core/echo.ts"]
     for (const file of algorithmFiles) expect(files).toContain(file)
-    for (const start of ["src/core/engine.ts", "src/core/node.ts"]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
+    const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
+    for (const file of nodeParts) expect(files).toContain(file)
+    for (const start of ["src/core/engine.ts", ...nodeParts]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
   })
 
   test("the checks catch what they are for", () => {

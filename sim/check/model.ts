@@ -25,7 +25,7 @@
 // notice it, once nothing else is pending (a failure timeout longer than any election).
 // `heartbeats`: no detect events; the nodes run their own failure detector (heartbeats
 // every 10 ticks, the fixed 25-tick timeout of the ideal profile), and with it the
-// handover a recovered or contesting process uses to take the role (node.ts). Heartbeats
+// handover a recovered or contesting process uses to take the role (handover.ts). Heartbeats
 // are messages like any other: they may be lost, and they interleave with the election.
 
 import { createCluster, descriptorOf } from "../../src/core/algorithms"
@@ -200,7 +200,7 @@ const NODE_SKIPPED = [
   "heartbeatSeq",
   // the time of the event being handled, set on every entry: not state between events
   "clock",
-  // set on every frame before it is read (node.ts, fencing)
+  // set on every frame before it is read (node.ts receive, fencing)
   "epochBeforeFrame",
 ] as const
 const RING_SKIPPED = ["ringPos"] as const
@@ -1173,7 +1173,7 @@ export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: n
     if (noticed) continue
     if (heartbeatRounds <= 0 || checkCluster(processViews(s)).violations.length === 0) return step
     // Quiet but not settled: the failure detector's heartbeats are what reconciles two
-    // coordinators (see node.ts, onHeartbeat); one round from every live coordinator.
+    // coordinators (see liveness.ts, onHeartbeat); one round from every live coordinator.
     heartbeatRounds--
     sendHeartbeats(s)
   }
@@ -1244,7 +1244,7 @@ function continueWithHeartbeats(s: State, maxSteps: number, first: number): numb
   }
 }
 
-/** Every live coordinator broadcasts one heartbeat (the frame node.ts's sendHeartbeat makes; the model without the nodes' own). */
+/** Every live coordinator broadcasts one heartbeat (the frame node-state.ts's sendHeartbeat makes; the model without the nodes' own). */
 export function sendHeartbeats(s: State) {
   for (let i = 0; i < s.nodes.length; i++) {
     const n = s.nodes[i]

@@ -448,7 +448,7 @@ export function promisedProperties(config: ModelConfig): Property[] {
   // needs links in order (active-list-ring's concurrent elections) gets none from the
   // bounded model (the search found two coordinators there)
   const reorders = config.timing === "bounded" && descriptorOf(config.algorithm).needsFifoLinks
-  // with heartbeats a recovered process claims the role through the handover (node.ts):
+  // with heartbeats a recovered process claims the role through the handover (handover.ts):
   // the sitting coordinator resigns first
   const handover = detectionOf(config) === "heartbeats"
   if (clocked(config.timing) && (config.recoveries === 0 || handover) && config.losses === 0 && !reorders) promised.push("unique-coordinator")

@@ -64,7 +64,7 @@ export class ActiveListRingNode extends RingBaseNode {
      * it the sender, a higher process, restarts behind the others for ever: campaign seed
      * active-list-ring mixed 5953).
      */
-    protected override carriesOthersElection(): boolean {
+    override carriesOthersElection(): boolean {
         return this.participating && this.answersStale
     }
 

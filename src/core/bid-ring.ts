@@ -60,7 +60,7 @@ export class BidRingNode extends RingBaseNode {
         return bidRingElectionBound(this.ringOrder.length, this.timing)
     }
 
-    protected override ranksById(): boolean {
+    override ranksById(): boolean {
         return false
     }
 
@@ -106,7 +106,7 @@ export class BidRingNode extends RingBaseNode {
      * settled without it (its notice cancelled, or the result passed it by). It initiates at
      * once rather than at the end of its 2R wait (our extension).
      */
-    protected override lowerLeadsWhileElecting(now: number, out: Action[]) {
+    override lowerLeadsWhileElecting(now: number, out: Action[]) {
         if (this.waiting && !this.initiating) this.initiate(now, out)
     }
 

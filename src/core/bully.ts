@@ -8,8 +8,8 @@
 // is running. A COORDINATOR from a lower process makes a higher receiver hold an election.
 //
 // Why, the choices the seeds leave open, and the message counts: docs/algorithms.md,
-// "`bully`"; the fencing, deadline and contest rules of the base class (node.ts): same
-// page, "Converging under faults".
+// "`bully`"; the fencing, deadline and contest rules every node shares (node-state.ts,
+// deadline.ts, liveness.ts): same page, "Converging under faults".
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
@@ -37,7 +37,7 @@ export class BullyNode extends ElectionNode {
         this.phase = IDLE
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    onSuspect(now: number, out: Action[]) {
         if (this.phase === IDLE) this.holdElection(now, out)
     }
 

@@ -69,7 +69,7 @@ export class EchoNode extends ElectionNode {
     }
 
     /** In another's wave and not yet echoed: its initiator waits for our subtree. */
-    protected override carriesOthersElection(): boolean {
+    override carriesOthersElection(): boolean {
         return this.status === ACTIVE && this.waveInitiator !== this.id
     }
 
@@ -92,7 +92,7 @@ export class EchoNode extends ElectionNode {
         this.clearWaveState()
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    onSuspect(now: number, out: Action[]) {
         if (this.status === ACTIVE || this.status === ECHOED) return
         this.startWave(now, out)
     }

@@ -70,7 +70,7 @@ export class ImprovedBullyNode extends ElectionNode {
         this.markAllAlive()
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    onSuspect(now: number, out: Action[]) {
         if (this.phase !== IDLE) return
         let failed = indexOfSorted(this.ids, this.coordinator)
         if (failed < 0) failed = this.ids.length
@@ -86,7 +86,7 @@ export class ImprovedBullyNode extends ElectionNode {
      * else would correct the tables, and the next failover would announce to nobody. Coming
      * back from a cut is a recovery: UPDATE to all (case 4.3), everybody NORMAL again.
      */
-    protected override rejoined(now: number, out: Action[]) {
+    override rejoined(now: number, out: Action[]) {
         const i = indexOfSorted(this.ids, this.coordinator)
         if (i < 0 || this.alive[i]) return
         this.markAllAlive()
@@ -105,7 +105,7 @@ export class ImprovedBullyNode extends ElectionNode {
     }
 
     /** A lower process acts as coordinator: take over, as a recovered higher process does (4.4). */
-    protected override contest(now: number, out: Action[]) {
+    override contest(now: number, out: Action[]) {
         if (this.phase !== IDLE) return
         this.markAboveCrashed(this.index)
         this.win(this.liveLowerIds(), now, out)

@@ -91,7 +91,7 @@ export abstract class RingBaseNode extends ElectionNode {
      * own part but keeps the messages it still has to pass on: another process's election
      * must not die with ours.
      */
-    protected override forgetElection(now: number, out: Action[]) {
+    override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
         for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
@@ -104,12 +104,12 @@ export abstract class RingBaseNode extends ElectionNode {
         this.resetRing()
     }
 
-    protected onSuspect(now: number, out: Action[]) {
+    onSuspect(now: number, out: Action[]) {
         this.beginElection(now, out)
     }
 
     /** A lower process heartbeats as coordinator: hold an election; nobody is known down. */
-    protected override contest(now: number, out: Action[]) {
+    override contest(now: number, out: Action[]) {
         this.beginElection(now, out)
     }
 

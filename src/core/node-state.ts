@@ -1,0 +1,241 @@
+// What every part of a node works on: its configuration, its state, the helpers that build
+// frames and actions, and the hooks each algorithm fills in. The parts themselves are
+// modules of step functions over it: the heartbeats and the contest rule (liveness.ts), the
+// election deadline (deadline.ts) and the handover (handover.ts); node.ts ties them
+// together behind the entry points a driver calls.
+//
+// Members are the core's, open to those modules as a Go package's are to its files: a
+// driver calls only the entry points of ElectionNode.
+
+import { FailureDetector, makeFailureDetector } from "./failure-detector"
+import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
+import { bullyElectionBound } from "./bounds"
+import { epochAfter, Jitter } from "./portable"
+import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
+
+export abstract class NodeState {
+    readonly id: number
+    /** All ids, ascending. */
+    readonly ids: number[]
+    /** Position of `id` in `ids`. */
+    readonly index: number
+    /** All ids in ring order, as configured. */
+    readonly ringOrder: number[]
+    readonly group: number
+    readonly timing: Timing
+    readonly algorithm: Algorithm
+
+    coordinator: number = NO_NODE
+    epoch = 0
+    role: Role = Role.Follower
+    crashed = false
+    /** Frames ignored, by reason (see Ignored). */
+    ignored: number[] = [0, 0, 0, 0, 0, 0]
+    /** Set when the node saw a sign that the lab is misconfigured (e.g. another node with its id). */
+    misconfigured = false
+
+    lastHeardFromCoordinator = 0
+    /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
+    coordinatorRank = -1
+    /** This process's epoch before the frame being handled raised it. */
+    epochBeforeFrame = 0
+    /** Elections restarted in a row by the deadline: the backoff grows with it, bounded. */
+    restarts = 0
+    readonly jitter: Jitter
+    /** Decides how long the coordinator may be silent: the fixed timeout, or learned from its heartbeats. */
+    readonly detector: FailureDetector
+    /** Number of the last heartbeat sent: followers tell a late heartbeat from a lost one. */
+    heartbeatSeq = 0
+    /** Time of the event being handled (the entry points' `now`), for rules that need it deeper down. */
+    clock = 0
+    /** Handover (our extension): waiting for the sitting coordinator's RESIGN before taking the role. */
+    claiming = false
+    /** Started or recovered and has known no coordinator since: one may sit unknown to it. */
+    freshMemory = false
+    /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it waits a failure timeout too. */
+    poweredOn = false
+    /** The claim already went by name to a lower coordinator heard meanwhile. */
+    claimAsked = false
+    /** RESIGN received from ids[i] during this claim; a claim to all leads once everybody answered. */
+    resigned: boolean[] = []
+    /** The process the claim names as sitting (its RESIGN is enough), or NO_NODE: the claim went to all. */
+    claimNamed = NO_NODE
+    /** The failure detector (or a last will, or a scenario's detect) said our coordinator is down. */
+    coordinatorSuspected = false
+    /** Our coordinator claims the role (HANDOVER) and may stay silent until then, waiting for answers. */
+    claimedUntil = 0
+
+    constructor(algorithm: Algorithm, config: NodeConfig) {
+        this.algorithm = algorithm
+        this.id = config.id
+        this.ids = sortedIds(config.ids)
+        this.ringOrder = config.ids.slice(0)
+        this.index = indexOfSorted(this.ids, config.id)
+        this.group = config.group
+        this.timing = config.timing
+        this.jitter = new Jitter(config.seed !== undefined ? config.seed : config.id)
+        const t = config.timing
+        this.detector = makeFailureDetector(t.failureDetector ? t.failureDetector : "fixed", t.heartbeatInterval, t.failureTimeout)
+    }
+
+    // ---- what each algorithm defines ----
+
+    protected abstract resetAlgorithm(): void
+    abstract onSuspect(now: number, out: Action[]): void
+    protected abstract onRecover(now: number, out: Action[]): void
+    /** Returns false for a frame the algorithm does not expect (counted as ignored). */
+    protected abstract onFrame(frame: Frame, now: number, out: Action[]): boolean
+    protected abstract onTimer(timer: number, now: number, out: Action[]): void
+
+    /** Any frame from `id` (a heartbeat too) shows it alive: algorithms with a view of who is up note it. */
+    protected heardFrom(id: number) {}
+
+    /**
+     * This process just followed a coordinator it learnt of by heartbeat, not by an election:
+     * it was cut off (a partition, a broker outage) or booted apart. Algorithms whose view of
+     * who is up was built while it was cut off correct it here.
+     */
+    rejoined(now: number, out: Action[]) {}
+
+    /** Algorithms with a view of who is alive note a departure here. */
+    protected onPeerLeft(id: number, now: number, out: Action[]) {}
+
+    /**
+     * True while this process is a link another process's election cannot do without, so a
+     * higher coordinator's heartbeat must not make it leave (echo: a wave waits for it).
+     */
+    carriesOthersElection(): boolean {
+        return false
+    }
+
+    /** A lower-ranked coordinator heartbeats while this process elects: by default its own election goes on. */
+    lowerLeadsWhileElecting(now: number, out: Action[]) {}
+
+    /**
+     * A live lower process acts as coordinator while this one is alive: by default, hold
+     * an election (which this process, outranking it, wins).
+     */
+    contest(now: number, out: Action[]) {
+        this.onSuspect(now, out)
+    }
+
+    /**
+     * Drop this process's part in the election under way (its state and its timers).
+     * Ring algorithms override it to keep passing on what they carry for others.
+     */
+    forgetElection(now: number, out: Action[]) {
+        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        this.resetAlgorithm()
+    }
+
+    /**
+     * How long an election may last before the deadline restarts it: longer than this
+     * algorithm's fault-free election, so that it never fires in the seeds' examples.
+     */
+    electionBound(): number {
+        return bullyElectionBound(this.timing)
+    }
+
+    /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
+    rank(): number {
+        return this.id
+    }
+
+    /** True when rank is the process number, so a coordinator's id tells its rank. */
+    ranksById(): boolean {
+        return true
+    }
+
+    // ---- role bookkeeping (node.ts), which the parts call ----
+
+    abstract setRole(role: Role, coordinator: number, out: Action[]): void
+    abstract follow(coordinator: number, now: number, out: Action[]): void
+    abstract assumeCoordinatorRole(out: Action[]): void
+    abstract noteCoordinatorRank(rank: number, out: Action[]): void
+
+    // ---- helpers ----
+
+    /**
+     * Fencing (our extension): a COORDINATOR from an epoch older than this process had
+     * reached before the frame came is stale (delayed, duplicated, or from the far side
+     * of a partition) and is refused, unless its sender outranks the coordinator we have:
+     * a recovered process's epoch may lag behind, and the seeds let the highest take over.
+     */
+    isStaleCoordinator(frame: Frame): boolean {
+        if (!epochAfter(this.epochBeforeFrame, frame.epoch)) return false
+        const current = this.coordinator === NO_NODE ? -1 : this.coordinator
+        return frame.src <= current || frame.src <= this.id
+    }
+
+    /** A whole number in [0, bound), from the driver's seed. */
+    draw(bound: number): number {
+        return this.jitter.below(bound)
+    }
+
+    /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
+    isMember(id: number): boolean {
+        return indexOfSorted(this.ids, id) >= 0
+    }
+
+    /** True when every id in `list` is a member. */
+    allMembers(list: number[]): boolean {
+        for (let i = 0; i < list.length; i++) if (indexOfSorted(this.ids, list[i]) < 0) return false
+        return true
+    }
+
+    /** Ids above this one, ascending. */
+    higherIds(): number[] {
+        return this.ids.slice(this.index + 1)
+    }
+
+    /** Ids below this one, ascending. */
+    lowerIds(): number[] {
+        return this.ids.slice(0, this.index)
+    }
+
+    othersIds(): number[] {
+        const all: number[] = []
+        for (let i = 0; i < this.ids.length; i++) if (i !== this.index) all.push(this.ids[i])
+        return all
+    }
+
+    /** Silence from the coordinator after which it is suspected. */
+    suspicionDelay(): number {
+        return this.detector.delay()
+    }
+
+    frame(kind: Kind, dst: number): Frame {
+        return makeFrame(kind, this.algorithm, this.group, this.epoch, this.id, dst)
+    }
+
+    send(kind: Kind, to: number, out: Action[]): Frame {
+        const f = this.frame(kind, to)
+        out.push({ type: ActionType.Send, to: [to], frame: f })
+        return f
+    }
+
+    /** One frame to several processes: one message each, one broadcast frame on a bus. */
+    multicast(kind: Kind, to: number[], out: Action[]): Frame {
+        if (to.length === 0) return null
+        const f = this.frame(kind, to.length === 1 ? to[0] : BROADCAST)
+        out.push({ type: ActionType.Send, to: to, frame: f })
+        return f
+    }
+
+    /** A heartbeat to all, with the sender's rank, so that conflicts are settled by rank (bids), not by id. */
+    sendHeartbeat(out: Action[]) {
+        const f = this.frame(Kind.HEARTBEAT, BROADCAST)
+        f.bid = this.rank()
+        this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
+        f.seq = this.heartbeatSeq
+        out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
+    }
+
+    setTimer(timer: number, delay: number, out: Action[]) {
+        out.push({ type: ActionType.SetTimer, timer: timer, delay: delay })
+    }
+
+    cancelTimer(timer: number, out: Action[]) {
+        out.push({ type: ActionType.CancelTimer, timer: timer })
+    }
+}
