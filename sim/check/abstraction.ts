@@ -18,8 +18,8 @@
 
 import type { ElectionNode } from "../../src/core/node"
 import { RingBaseNode, SEEN_MESSAGES, seqOfAckTag } from "../../src/core/ring-base"
-import type { AckLink } from "../../src/core/ack-link"
 import { type Frame, Kind } from "../../src/core/frame"
+import { fieldsOf } from "./fields"
 import { keyNumber, keyWord, TAG_NULL } from "./key"
 
 /** What the text of one state depends on besides each node's own fields. */
@@ -35,16 +35,12 @@ export interface TextContext {
   seenNearlyFull: boolean
 }
 
-/** The ring fields the abstraction reads, typed against the core's classes (private fields too). */
-interface RingFields {
-  lastSeq: RingBaseNode["lastSeq"]
-  seen: RingBaseNode["seen"]
-  link: { dsts: AckLink["dsts"]; tags: AckLink["tags"]; frames: AckLink["frames"]; deadlines: AckLink["deadlines"] }
+function ringFields(node: ElectionNode): RingBaseNode | null {
+  return node instanceof RingBaseNode ? node : null
 }
 
-function ringFields(node: ElectionNode): RingFields | null {
-  return node instanceof RingBaseNode ? (node as unknown as RingFields) : null
-}
+/** The ring fields this module writes, by name as the node's keys list them (fields.ts). */
+const [LAST_SEQ, LINK, SEEN] = fieldsOf<RingBaseNode>((r) => [r.lastSeq, r.link, r.seen])
 
 /** A ring node remembers half of its buffer or more (leaving seqs out may then not be exact). */
 export function seenNearlyFull(node: ElectionNode): boolean {
@@ -109,8 +105,8 @@ export function frameTextNamed(f: Frame, ctx: TextContext | null): string {
 export function ringFieldText(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): string | null {
   const r = ringFields(node)
   if (!r || !ctx) return null
-  if (key === "lastSeq") return "" // always its own age 0; the others' ranges come with the seqs
-  if (key === "link") {
+  if (key === LAST_SEQ) return "" // always its own age 0; the others' ranges come with the seqs
+  if (key === LINK) {
     const l = r.link
     let s = "["
     for (let k = 0; k < l.dsts.length; k++) {
@@ -121,7 +117,7 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
     }
     return s + "]"
   }
-  if (key === "seen") {
+  if (key === SEEN) {
     if (r.seen.length >= SEEN_MESSAGES) return null // full: its order decides what goes next
     const kept: string[] = []
     for (const tag of r.seen) {
@@ -170,8 +166,8 @@ export function keyFrame(f: Frame, ctx: TextContext | null) {
 export function keyRingField(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): boolean {
   const r = ringFields(node)
   if (!r || !ctx) return false
-  if (key === "lastSeq") return true
-  if (key === "link") {
+  if (key === LAST_SEQ) return true
+  if (key === LINK) {
     const l = r.link
     keyWord(l.dsts.length)
     for (let k = 0; k < l.dsts.length; k++) {
@@ -187,7 +183,7 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
     }
     return true
   }
-  if (key === "seen") {
+  if (key === SEEN) {
     if (r.seen.length >= SEEN_MESSAGES) return false
     // the kept entries as a multiset: (kind and initiator, giver or -1, age or seq), sorted
     const kept: number[][] = []

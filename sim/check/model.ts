@@ -38,6 +38,7 @@ import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { cloneFenceState, type FenceState, fenceText, keyFence, maxTokenEpoch, newFenceState, settleTokens, type TokenRule } from "./fence"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
+import { fieldOf, fieldsOf } from "./fields"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
@@ -175,70 +176,60 @@ export interface StepRecord {
   timerOps: { node: number; timer: number; delay: number }[]
 }
 
-// The core's node fields the search treats specially, by name. Each list is typed against
-// its class (an indexed access type reaches private fields too): a field renamed in the core
-// breaks the build here instead of silently changing what the search hashes.
+// The core's node fields the search treats specially, each list read from a typed accessor
+// (fields.ts): a field renamed in the core is renamed here or breaks the build, instead of
+// silently changing what the search hashes.
 
 /**
  * Fields of a class a node holds that hold deadlines: hashed relative to the node's clock,
  * a deadline already reached as 0 (an acknowledged link only asks whether one has come).
  */
-const ACK_LINK_TIMES = ["deadlines"] as const
+const ACK_LINK_TIMES = fieldsOf<AckLink>((l) => [l.deadlines])
 /** Fields of a node that never change after construction, or that only count (not state). */
-const NODE_SKIPPED = [
-  "id",
-  "ids",
-  "index",
-  "ringOrder",
-  "group",
-  "timing",
-  "algorithm",
-  "ignored",
+const NODE_SKIPPED = fieldsOf<ElectionNode>((n) => [
+  n.id,
+  n.ids,
+  n.index,
+  n.ringOrder,
+  n.group,
+  n.timing,
+  n.algorithm,
+  n.ignored,
   // the fixed detector (the only one the check runs) holds its timeout and nothing else
-  "detector",
+  n.detector,
   // numbers heartbeats for the adaptive detector only (frames' heartbeat seqs: abstraction.ts)
-  "heartbeatSeq",
+  n.heartbeatSeq,
   // the time of the event being handled, set on every entry: not state between events
-  "clock",
+  n.clock,
   // set on every frame before it is read (node.ts receive, fencing)
-  "epochBeforeFrame",
-] as const
-const RING_SKIPPED = ["ringPos"] as const
+  n.epochBeforeFrame,
+])
+const RING_SKIPPED = fieldsOf<RingBaseNode>((r) => [r.ringPos])
 /**
  * Since when a ring process believes each process down: read only with heartbeats on (a
  * process is probed again one round trip R after it was marked down, ring-base.ts
  * believedDown). Without heartbeats left out; with them hashed per process as the age of a
  * down mark, capped at R (older is as old), and nothing for a process not marked down.
  */
-const RING_DOWN_SINCE = ["downAt"] as const
-const ECHO_SKIPPED = ["neighbors"] as const
-const BID_SKIPPED = ["suitability", "bid"] as const
+const RING_DOWN_SINCE = fieldsOf<RingBaseNode>((r) => [r.downAt])
+const ECHO_SKIPPED = fieldsOf<EchoNode>((e) => [e.neighbors])
+const BID_SKIPPED = fieldsOf<BidRingNode>((b) => [b.suitability, b.bid])
 /**
  * When the coordinator was last heard: read only by the heartbeat watch. Without heartbeats
  * left out; with them hashed as its age, capped at the failure timeout (older is as old:
  * the watch suspects at once, and a claim sees no sitting coordinator).
  */
-const NODE_HEARD = ["lastHeardFromCoordinator"] as const
+const NODE_HEARD = fieldsOf<ElectionNode>((n) => [n.lastHeardFromCoordinator])
 /** A time the watch waits until: hashed as the time left, 0 once past (past is past). */
-const NODE_UNTIL = ["claimedUntil"] as const
+const NODE_UNTIL = fieldsOf<ElectionNode>((n) => [n.claimedUntil])
 /** Times only ever compared for equality with a later event's time: hashed as now or past (or none). */
-const IMPROVED_BULLY_INSTANTS = ["wonAt"] as const
+const IMPROVED_BULLY_INSTANTS = fieldsOf<ImprovedBullyNode>((n) => [n.wonAt])
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
-const NODE_CAPPED = { restarts: 2 } as const
+const NODE_CAPPED: Record<string, number> = { [fieldOf<ElectionNode>((n) => n.restarts)]: 2 }
 /** Ring fields the abstraction writes (abstraction.ts). */
-const RING_ABSTRACTED = ["lastSeq", "link", "seen"] as const
+const RING_ABSTRACTED = fieldsOf<RingBaseNode>((r) => [r.lastSeq, r.link, r.seen])
 /** Fields every node of a cluster shares: a clone keeps the original's. */
-const NODE_SHARED = ["ids", "ringOrder", "timing"] as const
-
-// compile-time: every name above is a field of its class
-type CheckedFields = [
-  ElectionNode[(typeof NODE_SKIPPED)[number] | (typeof NODE_SHARED)[number] | keyof typeof NODE_CAPPED | (typeof NODE_HEARD)[number] | (typeof NODE_UNTIL)[number]],
-  RingBaseNode[(typeof RING_SKIPPED)[number] | (typeof RING_ABSTRACTED)[number] | (typeof RING_DOWN_SINCE)[number] | "down"],
-  EchoNode[(typeof ECHO_SKIPPED)[number]],
-  BidRingNode[(typeof BID_SKIPPED)[number]],
-  ImprovedBullyNode[(typeof IMPROVED_BULLY_INSTANTS)[number]],
-  AckLink[(typeof ACK_LINK_TIMES)[number]],
-]
+const NODE_SHARED = fieldsOf<ElectionNode>((n) => [n.ids, n.ringOrder, n.timing])
 
 const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECHO_SKIPPED, ...BID_SKIPPED])
 const INSTANT_FIELDS = new Set<string>(IMPROVED_BULLY_INSTANTS)
@@ -249,9 +240,8 @@ const DOWN_SINCE_FIELDS = new Set<string>(RING_DOWN_SINCE)
 /** A ring process's down marks' ages as hashed (RING_DOWN_SINCE), or null: left out (heartbeats off). */
 function downAges(node: ElectionNode, clock: number): number[] | null {
   if (node.timing.heartbeatInterval <= 0 || !(node instanceof RingBaseNode)) return null
-  const r = node as unknown as { down: boolean[]; downAt: number[] }
   const cap = node.roundTrip()
-  return r.down.map((d, i) => (d ? Math.min(timeValue(clock - r.downAt[i]), cap) : -1))
+  return node.down.map((d, i) => (d ? Math.min(timeValue(clock - node.downAt[i]), cap) : -1))
 }
 const UNTIL_FIELDS = new Set<string>(NODE_UNTIL)
 const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])

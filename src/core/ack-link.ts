@@ -23,10 +23,11 @@ export class AckLink {
     readonly timer: number
     /** T: how long an ACK may take. */
     readonly timeout: number
-    private dsts: number[] = []
-    private tags: number[] = []
-    private frames: Frame[] = []
-    private deadlines: number[] = []
+    // public for the exhaustive check, which writes them into a state's key
+    dsts: number[] = []
+    tags: number[] = []
+    frames: Frame[] = []
+    deadlines: number[] = []
 
     constructor(timer: number, timeout: number) {
         this.timer = timer

@@ -44,8 +44,8 @@ export class ImprovedBullyNode extends ElectionNode {
     private phase = IDLE
     /** Index (in ids) of the process asked last. */
     private candidate = -1
-    /** When this process last became coordinator. */
-    private wonAt = -1
+    /** When this process last became coordinator (public: the exhaustive check keys it as now or past). */
+    wonAt = -1
 
     /** The cascade may ask every process in turn, each within T + T'. */
     override electionBound(): number {

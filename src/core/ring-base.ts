@@ -41,15 +41,17 @@ export function copyFrame(f: Frame): Frame {
 export abstract class RingBaseNode extends ElectionNode {
     /** Position of this process in `ringOrder`. */
     readonly ringPos: number
+    // down, downAt, link, lastSeq and seen are public: the exhaustive check writes them into
+    // a state's key in its own way (times as ages, seqs by who gave them)
     /** down[i]: this process believes ids[i] is down, since downAt[i]. */
-    private down: boolean[] = []
-    private downAt: number[] = []
+    down: boolean[] = []
+    downAt: number[] = []
     /** Ring messages sent and not yet acknowledged, oldest first (ack-link.ts). */
-    private readonly link: AckLink
+    readonly link: AckLink
     /** Last seq this process gave a message it originated. */
-    private lastSeq = 0
+    lastSeq = 0
     /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
-    private seen: number[] = []
+    seen: number[] = []
     private seenNext = 0
     /** Depth of messages handed to our own handler because everybody else is down. */
     private loopback = 0
