@@ -17,7 +17,7 @@ import {
   parseNumberList,
 } from "./config/input"
 import { addClusterOptions } from "./config/cli-options"
-import { givenFlags, resolveCluster } from "./config/cluster-config"
+import { givenFlags, namesWhere, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
 import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
 import { registerCheckCommand } from "./check/command"
@@ -374,7 +374,7 @@ export function buildProgram(): Command {
     .option("--sizes <list>", "cluster sizes n", DEFAULT_SIZES.join(","))
     .option("--algorithms <list>", "algorithms to compare (default: all)")
     .option("--families <list>", `failure scenarios: ${FAMILIES.join(", ")}`, FAMILIES.join(","))
-    .option("--topology <t>", "echo's graph: ring | complete | grid:RxC | FILE", "complete")
+    .option("--topology <t>", `the graph of ${namesWhere((d) => d.usesGraph)}: ring | complete | grid:RxC | FILE`, "complete")
     .option("--csv", "print CSV instead of the table")
     .option("--svg <file>", "also write a log-log chart of messages against n")
     .action((flags: CompareFlags) => {

@@ -481,7 +481,7 @@ function resolveTiming(sources: ClusterSources, draft: Draft, network: NetworkNa
 }
 
 /** The names of the algorithms a descriptor test picks, "a or b" (help and error texts). */
-function namesWhere(picks: (d: AlgorithmDescriptor) => boolean): string {
+export function namesWhere(picks: (d: AlgorithmDescriptor) => boolean): string {
   return ALGORITHMS.filter(picks)
     .map((d) => d.name)
     .join(" or ")

@@ -4,6 +4,7 @@
 import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
 import { parseAlgorithm } from "../core/algorithms"
+import { Algorithm } from "../core/frame"
 import { defaultTiming } from "../core/timing"
 import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, parseWholeNumber, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
 import { DEFAULT_TOPIC_PREFIX } from "./topics"
@@ -18,7 +19,9 @@ export async function readFirmwareConfig(): Promise<FirmwareConfig> {
     const nodeSetting = await numberSetting("NODE_ID", -1)
     const nodeId = nodeSetting >= 0 ? nodeSetting : nodeIdFromDeviceId(ds.deviceIdentifier("self"))
     const ids = parseIdList("" + (await readSetting<string>("NODE_IDS", "")))
-    const algorithm = parseAlgorithm("" + (await readSetting<string>("ALGORITHM", "improved-bully")))
+    // no setting: the default algorithm, by its number (its name lives in its module)
+    const named = "" + (await readSetting<string>("ALGORITHM", ""))
+    const algorithm = named === "" ? Algorithm.ImprovedBully : parseAlgorithm(named)
     const transport = ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
     const defaults = defaultTiming(transport === TRANSPORT_MQTT ? "wifi" : "bus")
     return {
