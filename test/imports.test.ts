@@ -154,6 +154,12 @@ describe("imports", () => {
     expect(show(cyclesOf(folders))).toEqual([])
   })
 
+  test("nothing imports the lab's rogue board (src/attacks/): only the attacker image's generated entry names it", () => {
+    expect(files).toContain("src/attacks/rogue.ts")
+    const found = [...imports].flatMap(([from, list]) => list.filter((i) => i.file?.startsWith("src/attacks/") && !from.startsWith("src/attacks/")).map((i) => `${from} -> ${i.file}`))
+    expect(found).toEqual([])
+  })
+
   test("src/ imports nothing from sim/ or test/", () => {
     const found = [...imports]
       .filter(([from]) => from.startsWith("src/"))

@@ -206,7 +206,7 @@ import "${programImport(config.program ?? DEFAULT_PROGRAM)}"
   // the rogue counts itself a member, or its firmware would refuse to run; it forges with its own key
   const ids = `nodeId === ${rogue} ? [${[...config.ids, rogue].join(", ")}] : [${config.ids.join(", ")}]`
   const authKey = `nodeId === ${rogue} ? "${config.rogueKey ?? ""}" : "${config.authKey ?? ""}"`
-  const imports = `import { runFirmware } from "./src/firmware/run"\nimport { forgeForever } from "./src/firmware/rogue"`
+  const imports = `import { runFirmware } from "./src/firmware/run"\nimport { forgeForever } from "./src/attacks/rogue"`
   return (
     headSource(config, imports) +
     `const driver = await runFirmware(${settingsSource(config, ids, authKey)})\n` +

@@ -50,7 +50,7 @@ export interface LabOptions {
   auth?: boolean
   /** Boards that get another key than the group's (tests: they must show misconfigured). */
   wrongKeyBoards?: number[]
-  /** A rogue VM with this id (not a member) forging frames with a wrong key (src/firmware/rogue.ts). */
+  /** A rogue VM with this id (not a member) forging frames with a wrong key (src/attacks/rogue.ts). */
   rogue?: number
   /** With mqtt and a key: extra broker logins that publish frames but hold no key and no node id (attack tests). */
   brokerGuests?: string[]

@@ -6,8 +6,8 @@
 import * as ds from "@devicescript/core"
 import { encodeFrame } from "../core/codec"
 import { BROADCAST, Kind, makeFrame } from "../core/frame"
-import { NodeDriver } from "./driver"
-import { log } from "./log"
+import { NodeDriver } from "../firmware/driver"
+import { log } from "../firmware/log"
 
 const FORGE_PERIOD_MS = 300
 const KINDS = [Kind.ELECTION, Kind.COORDINATOR, Kind.HEARTBEAT]
