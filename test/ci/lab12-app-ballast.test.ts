@@ -4,13 +4,14 @@
 // hold the role at once (docs/lab-guide.md, "Memory"). Run under
 // `flock /tmp/electlab-lab.lock`.
 import { describe, expect, test } from "vitest"
-import { BALLAST_KB, expectCleanFailovers, runTwelve } from "./lab12-run"
+import { BALLAST_KB, BALLAST_TIMING, expectCleanFailovers, runTwelve } from "./lab12-run"
 
 describe(`the example application at 12 boards with ${BALLAST_KB} KB of each heap held`, () => {
   test("a key, the adaptive detector: failover-10 passes without a panic", async () => {
-    const s = await runTwelve({ failureDetector: "adaptive", ballastKb: String(BALLAST_KB), program: "examples/sensor-summary/main.ts" })
+    const s = await runTwelve({ ...BALLAST_TIMING, failureDetector: "adaptive", ballastKb: String(BALLAST_KB), program: "examples/sensor-summary/main.ts" })
     expect(s.auth).toBe(true)
     expect(s.ballastKb).toBe(BALLAST_KB)
+    expect(s.timing.answerTimeout).toBe(300)
     expectCleanFailovers(s)
   }, 900_000)
 })

@@ -5,13 +5,14 @@
 // at once in any transition. docs/lab-guide.md ("Memory") has the figures.
 // Run under `flock /tmp/electlab-lab.lock`.
 import { describe, expect, test } from "vitest"
-import { BALLAST_KB, expectCleanFailovers, runTwelve } from "./lab12-run"
+import { BALLAST_KB, BALLAST_TIMING, expectCleanFailovers, runTwelve } from "./lab12-run"
 
 describe(`the lab at 12 boards with ${BALLAST_KB} KB of each heap held`, () => {
   test("a key, the adaptive detector: failover-10 passes without a panic", async () => {
-    const s = await runTwelve({ failureDetector: "adaptive", ballastKb: String(BALLAST_KB) })
+    const s = await runTwelve({ ...BALLAST_TIMING, failureDetector: "adaptive", ballastKb: String(BALLAST_KB) })
     expect(s.auth).toBe(true)
     expect(s.ballastKb).toBe(BALLAST_KB)
+    expect(s.timing.answerTimeout).toBe(300)
     expect(s.timing.failureDetector).toBe("adaptive")
     expectCleanFailovers(s)
   }, 900_000)
