@@ -183,8 +183,12 @@ describe("a duplicate node id on the bus, and boot nonces", () => {
   }, 90_000)
 
   test("the service registers read over the bus agree with the log; counters include heartbeats", async () => {
-    // a few heartbeat periods, so that every board has sent or heard heartbeats
+    // a few heartbeat periods, so that every board has sent or heard heartbeats; then settled
+    // roles (a board restarted just before may still elect), so that the registers are read
+    // while the roles the log shows hold
     await new Promise((r) => setTimeout(r, 1500))
+    await lab.waitForQuiet(1000)
+    await lab.waitForAgreement(30_000)
     const logged = [...lab.boards.values()].map((b) => [b.node, b.role, b.nonce])
     await lab.readRegisters()
     expect([...lab.boards.values()].map((b) => [b.node, b.registerRole, b.nonce])).toEqual(logged)
