@@ -129,6 +129,31 @@ describe("handover rules (bully)", () => {
     expect(top.role).toBe(Role.Coordinator)
   })
 
+  for (const d of ALGORITHMS)
+    test(`${d.name}: a board powering on below the highest gives its first coordinator the failure timeout, T and a period`, () => {
+      // with a key its first heartbeat waits for a freshness proof: suspecting it at 25 made a
+      // restarted board lead for a moment in the lab
+      const n = makeNode(d.algorithm, 1, [1, 2, 3])
+      Object.assign(n.timing, timing)
+      const out: Action[] = []
+      n.powerOn(0, out)
+      expect(n.role).toBe(Role.Follower)
+      expect(n.coordinator).toBe(3)
+      const watches = out.filter((a) => a.type === ActionType.SetTimer && a.timer === TIMER_WATCH)
+      expect(watches.at(-1)).toMatchObject({ delay: 38 })
+      n.timer(TIMER_WATCH, 25, [])
+      n.timer(TIMER_WATCH, 37, [])
+      expect(n.role).toBe(Role.Follower)
+      n.timer(TIMER_WATCH, 38, [])
+      expect(n.role).toBe(Role.Electing)
+      // the seeds' initial state keeps the plain failure timeout
+      const seeded = makeNode(d.algorithm, 1, [1, 2, 3])
+      Object.assign(seeded.timing, timing)
+      seeded.start(0, [])
+      seeded.timer(TIMER_WATCH, 25, [])
+      expect(seeded.role).toBe(Role.Electing)
+    })
+
   test("a follower whose coordinator claims the role after a power-on waits for the claim, not only the failure timeout", () => {
     // 3 powers on and claims; 1 follows 3 (the seeds' initial state) and answers at time 1
     const top = node(3)

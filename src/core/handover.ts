@@ -107,7 +107,7 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
     }
     // a follower waits for the claimer, and so does a coordinator that just gave way: the
     // claimer's first heartbeats may queue behind its claim to the others
-    awaitClaimer(node, now, out)
+    awaitFirstHeartbeats(node, now, out)
     // a claim to all is answered by all (the claimer leads once everybody has); a claim
     // by name by the one it names, even if it no longer holds the role
     if (!gives && frame.initiator !== node.id && frame.initiator !== BROADCAST) return true
@@ -121,13 +121,14 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
 }
 
 /**
- * A higher process claims the role: our coordinator is, or is about to resign to it, and
- * the claimer heartbeats only once the claim ends, up to the failure timeout and T from
- * now; wait that long and a period more. Suspecting sooner (12 boards, the claim's answers
- * late behind other traffic) started an election among the others while the claimer was
- * about to lead: two coordinators.
+ * Our coordinator's first heartbeats may come up to the failure timeout and T from now: a
+ * higher process claims the role (the claimer heartbeats only once the claim ends), or we
+ * just powered on (its first frames wait for its freshness proof). Wait that long and a
+ * period more. Suspecting sooner (12 boards, the claim's answers late behind other
+ * traffic) started an election among the others while the claimer was about to lead: two
+ * coordinators.
  */
-function awaitClaimer(node: NodeState, now: number, out: Action[]) {
+export function awaitFirstHeartbeats(node: NodeState, now: number, out: Action[]) {
     if (node.role !== Role.Follower || node.timing.heartbeatInterval <= 0) return
     const t = node.timing
     node.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
@@ -142,7 +143,7 @@ export function onResign(node: NodeState, frame: Frame, out: Action[]): boolean 
         if (frame.src !== node.coordinator) return false
         node.follow(frame.initiator, node.clock, out)
         if (node.coordinator === frame.initiator && !node.ranksById()) node.noteCoordinatorRank(frame.bid, out)
-        awaitClaimer(node, node.clock, out)
+        awaitFirstHeartbeats(node, node.clock, out)
         return true
     }
     node.resigned[indexOfSorted(node.ids, frame.src)] = true

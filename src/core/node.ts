@@ -10,7 +10,7 @@
 
 import { armDeadline, onDeadline, waitsForLeader } from "./deadline"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { claimFirst, finishClaim, onHandover, onResign } from "./handover"
+import { awaitFirstHeartbeats, claimFirst, finishClaim, onHandover, onResign } from "./handover"
 import { onContestTimer, onHeartbeat, onHeartbeatTimer, onWatchTimer } from "./liveness"
 import { NodeState } from "./node-state"
 import { epochAfter, nextEpoch } from "./portable"
@@ -55,6 +55,10 @@ export abstract class ElectionNode extends NodeState {
         const top = this.ids[this.ids.length - 1]
         if (top !== this.id) {
             this.follow(top, now, out)
+            // After a power-on its first heartbeats may wait for its freshness proof (with a
+            // key: 0.5-0.7 s in the lab, more on a loaded bus): suspecting it after the plain
+            // failure timeout made a restarted board lead for a moment.
+            if (joining) awaitFirstHeartbeats(this, now, out)
             return
         }
         if (joining && this.timing.heartbeatInterval > 0) {
