@@ -37,7 +37,7 @@ import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { cloneFenceState, type FenceState, fenceText, keyFence, maxTokenEpoch, newFenceState, settleTokens, type TokenRule } from "./fence"
-import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
+import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_FLOAT, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
 import { fieldOf, fieldsOf } from "./fields"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
@@ -578,6 +578,54 @@ function planFor(node: ElectionNode): FieldPlan {
   return plan
 }
 
+/** Writes a node's fields into the key being fed, in its plan's order. */
+type KeyWriter = (node: ElectionNode, clock: number, ctx: TextContext | null) => void
+const writers = new Map<object, KeyWriter>()
+
+/**
+ * One writer per class, made from its plan once: each field's code is chosen by its kind
+ * and, for a plain field, by the type of its first value (a number, a boolean, an array of
+ * them), with keyValue for anything else; it feeds the words keyValue would, without
+ * asking each value's type in turn (the search spends much of its time here).
+ */
+function writerFor(node: ElectionNode): KeyWriter {
+  const proto = Object.getPrototypeOf(node) as object
+  let writer = writers.get(proto)
+  if (writer) return writer
+  const plan = planFor(node)
+  const o = node as unknown as Record<string, unknown>
+  const small = (x: string) => `typeof ${x} === "number" && (${x} | 0) === ${x} && ${x} < TAG_FLOAT`
+  const plain = (x: string) => `if (${small(x)}) keyWord(${x}); else if (${x} === true) keyWord(TAG_TRUE); else if (${x} === false) keyWord(TAG_FALSE); else keyValue(${x}, clock, false)`
+  const lines = plan.names.map((k, i) => {
+    const name = JSON.stringify(k)
+    const v = `node[${name}]`
+    switch (plan.kinds[i]) {
+      case 1:
+        return `keyNumber(instantKey(${v}, clock)); keyWord(TAG_END)`
+      case 2:
+        return `{ let v = ${v}; if (typeof v === "number" && v > ${plan.caps[i]}) v = ${plan.caps[i]}; keyValue(v, clock, false); keyWord(TAG_END) }`
+      case 3:
+        return `if (!keyRingField(node, ${name}, clock, ctx)) { keyValue(${v}, clock, false); keyWord(TAG_END) }`
+      case 4:
+        return `{ const age = heardAge(node, ${v}, clock); if (age !== null) keyNumber(age); keyWord(TAG_END) }`
+      case 5:
+        return `keyNumber(timeLeft(${v}, clock)); keyWord(TAG_END)`
+      case 6:
+        return `{ const ages = downAges(node, clock); if (ages !== null) for (const a of ages) keyNumber(a); keyWord(TAG_END) }`
+    }
+    const first = o[k]
+    if (Array.isArray(first))
+      return `{ const v = ${v}; if (Array.isArray(v)) { keyWord(TAG_ARRAY); keyWord(v.length); for (let j = 0; j < v.length; j++) { const x = v[j]; ${plain("x")} } } else keyValue(v, clock, false); keyWord(TAG_END) }`
+    if (typeof first === "number" || typeof first === "boolean") return `{ const v = ${v}; ${plain("v")}; keyWord(TAG_END) }`
+    return `keyValue(${v}, clock, false); keyWord(TAG_END)`
+  })
+  const helpers = { keyWord, keyNumber, keyValue, keyRingField, heardAge, timeLeft, instantKey, downAges, TAG_END, TAG_TRUE, TAG_FALSE, TAG_ARRAY, TAG_FLOAT }
+  const names = Object.keys(helpers)
+  writer = new Function(...names, `return (node, clock, ctx) => { ${lines.join("\n")} }`)(...Object.values(helpers)) as KeyWriter
+  writers.set(proto, writer)
+  return writer
+}
+
 /** A node's key at a clock under a context, kept on the node (never changed once shared; a clone does not copy it). */
 const KEY_CACHE = Symbol("stateKey")
 interface KeyCache {
@@ -611,40 +659,8 @@ function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
     nodeKeyOut[1] = cached.hi
     return
   }
-  const plan = planFor(node)
   keyStart()
-  const o = node as unknown as Record<string, unknown>
-  for (let i = 0; i < plan.names.length; i++) {
-    const k = plan.names[i]
-    const kind = plan.kinds[i]
-    if (kind === 3 && keyRingField(node, k, clock, ctx)) continue
-    if (kind === 4) {
-      const age = heardAge(node, o[k] as number, clock)
-      if (age !== null) keyNumber(age)
-      keyWord(TAG_END)
-      continue
-    }
-    if (kind === 6) {
-      const ages = downAges(node, clock)
-      if (ages !== null) for (const a of ages) keyNumber(a)
-      keyWord(TAG_END)
-      continue
-    }
-    if (kind === 5) {
-      keyNumber(timeLeft(o[k] as number, clock))
-      keyWord(TAG_END)
-      continue
-    }
-    if (kind === 1) {
-      keyNumber(instantKey(o[k] as number, clock))
-      keyWord(TAG_END)
-      continue
-    }
-    let v = o[k]
-    if (kind === 2 && typeof v === "number" && v > plan.caps[i]) v = plan.caps[i]
-    keyValue(v, clock, false)
-    keyWord(TAG_END)
-  }
+  writerFor(node)(node, clock, ctx)
   keyEnd(nodeKeyOut)
   if (cached) {
     cached.clock = clock
