@@ -56,7 +56,9 @@ export function firstSeqs(nodes: ElectionNode[]): number[] {
   })
 }
 
-export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: Frame[]): TextContext | null {
+export function textContext(nodes: ElectionNode[], firstSeq: number[], messages: readonly { frame: Frame }[]): TextContext | null {
+  // every node runs one algorithm: a state without ring nodes has no context
+  if (nodes.length === 0 || !ringFields(nodes[0])) return null
   let ring = false
   const lastSeq = nodes.map((n) => {
     const r = ringFields(n)
@@ -66,7 +68,7 @@ export function textContext(nodes: ElectionNode[], firstSeq: number[], frames: F
   if (!ring) return null
   const live = new Set<number>()
   let seenNearlyFull = false
-  for (const f of frames) if (keyedSeq(f) !== 0) live.add(f.seq)
+  for (const m of messages) if (keyedSeq(m.frame) !== 0) live.add(m.frame.seq)
   for (const n of nodes) {
     const r = ringFields(n)
     if (!r) continue

@@ -45,7 +45,6 @@ import {
   type ModelConfig,
   type RunStep,
   sameMessage,
-  sortMessages,
   type State,
 } from "./model"
 
@@ -433,7 +432,14 @@ export function compose(s: State, pick: (NodeRun | null)[], crashes: number, rec
     fence: null,
   }
   const steps: RunStep[] = []
-  for (const m of s.messages) if (!(pick[m.dst] && m.sent + DELAY_BOUND <= now)) t.messages.push(m)
+  // the senders of messages already sent in this instant (bit by id)
+  let sentNow = 0
+  let maxId = 0
+  for (const n of s.nodes) if (n.id > maxId) maxId = n.id
+  for (const m of s.messages) {
+    if (m.sent === now) sentNow |= 1 << (m.frame.src & 31)
+    if (!(pick[m.dst] && m.sent + DELAY_BOUND <= now)) t.messages.push(m)
+  }
   for (let i = 0; i < pick.length; i++) {
     const r = pick[i]
     if (!r) continue
@@ -441,12 +447,10 @@ export function compose(s: State, pick: (NodeRun | null)[], crashes: number, rec
     for (let k = 0; k < MAX_TIMERS; k++) t.deadlines[i * MAX_TIMERS + k] = r.deadlines[k]
     for (const st of r.steps) steps.push(st)
     // a run's sends follow what the node sent earlier in the instant on each link
-    let earlier = false
-    if (r.firstUid < s.nextUid) for (const m of s.messages) if (m.frame.src === r.node.id && m.sent === now) earlier = true
-    if (earlier) for (const m of r.sent) t.messages.push({ dst: m.dst, frame: m.frame, sent: m.sent, uid: t.nextUid++ })
+    if (r.firstUid < s.nextUid && sentNow & (1 << (r.node.id & 31))) for (const m of r.sent) t.messages.push({ dst: m.dst, frame: m.frame, sent: m.sent, uid: t.nextUid++ })
     else for (const m of r.sent) t.messages.push(m)
   }
-  sortMessages(t, "ideal")
+  intoLinkOrder(t.messages, t.nodes.length, maxId)
   if (timed)
     for (let k = 0; k < t.nodes.length; k++) {
       if (!liveFollowerOfAbsent(t, k, false)) t.absentSince[k] = -1
@@ -454,6 +458,28 @@ export function compose(s: State, pick: (NodeRun | null)[], crashes: number, rec
       else t.absentSince[k] = pick[k] ? pick[k]!.absentSince : s.absentSince[k]
     }
   return { state: t, via: { type: EventType.Instant, a: 0, b: 0, steps } }
+}
+
+let linkCounts = new Int32Array(64)
+let ordered: Message[] = []
+
+/**
+ * Puts compose's messages in link order (sortMessages's "ideal" order) by counting: they
+ * come as the kept ones, in that order, then each run's in the order sent, and on every
+ * link that is already the order of sent time and uid (a run sends after the kept ones on
+ * its links; where it sent earlier in the instant, compose gives its sends later uids).
+ */
+function intoLinkOrder(ms: Message[], n: number, maxId: number) {
+  if (ms.length < 2) return
+  const width = maxId + 1
+  const links = n * width
+  if (linkCounts.length < links + 1) linkCounts = new Int32Array(links + 1)
+  linkCounts.fill(0, 0, links + 1)
+  for (const m of ms) linkCounts[m.dst * width + m.frame.src + 1]++
+  for (let k = 1; k <= links; k++) linkCounts[k] += linkCounts[k - 1]
+  if (ordered.length < ms.length) ordered = new Array<Message>(2 * ms.length)
+  for (const m of ms) ordered[linkCounts[m.dst * width + m.frame.src]++] = m
+  for (let k = 0; k < ms.length; k++) ms[k] = ordered[k]
 }
 
 /**

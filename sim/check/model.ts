@@ -496,11 +496,7 @@ export let inexactTexts = 0
 
 /** The canonical text of a state: equal texts, equal futures. */
 export function stateText(s: State, timing: TimingModel): string {
-  const ctx = textContext(
-    s.nodes,
-    s.firstSeq,
-    s.messages.map((m) => m.frame),
-  )
+  const ctx = textContext(s.nodes, s.firstSeq, s.messages)
   if (ctx && ctx.seenNearlyFull) inexactTexts++
   let text = `${s.crashes}${s.recoveries}${s.losses}${s.duplicates}${s.errors.length > 0 ? "E" : ""}#`
   for (let i = 0; i < s.nodes.length; i++) {
@@ -626,13 +622,21 @@ function writerFor(node: ElectionNode): KeyWriter {
   return writer
 }
 
-/** A node's key at a clock under a context, kept on the node (never changed once shared; a clone does not copy it). */
+/**
+ * A node's key at a clock under a context, kept on the node (never changed once shared; a
+ * clone does not copy it): the last two, as a node is keyed at the end of an instant and
+ * again at the next, each in many states.
+ */
 const KEY_CACHE = Symbol("stateKey")
 interface KeyCache {
   clock: number
   ctx: string
   lo: number
   hi: number
+  clock2: number
+  ctx2: string
+  lo2: number
+  hi2: number
 }
 const nodeKeyOut = new Uint32Array(2)
 
@@ -654,29 +658,44 @@ function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   const ctxKey = ctx ? ctx.key : ""
   const holder = node as unknown as { [KEY_CACHE]?: KeyCache }
   const cached = holder[KEY_CACHE]
-  if (cached && cached.clock === clock && cached.ctx === ctxKey) {
-    nodeKeyOut[0] = cached.lo
-    nodeKeyOut[1] = cached.hi
-    return
+  if (cached) {
+    if (cached.clock === clock && cached.ctx === ctxKey) {
+      nodeKeyOut[0] = cached.lo
+      nodeKeyOut[1] = cached.hi
+      return
+    }
+    if (cached.clock2 === clock && cached.ctx2 === ctxKey) {
+      nodeKeyOut[0] = cached.lo2
+      nodeKeyOut[1] = cached.hi2
+      return
+    }
   }
   keyStart()
   writerFor(node)(node, clock, ctx)
   keyEnd(nodeKeyOut)
   if (cached) {
+    cached.clock2 = cached.clock
+    cached.ctx2 = cached.ctx
+    cached.lo2 = cached.lo
+    cached.hi2 = cached.hi
     cached.clock = clock
     cached.ctx = ctxKey
     cached.lo = nodeKeyOut[0]
     cached.hi = nodeKeyOut[1]
-  } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
+  } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1], clock2: NaN, ctx2: "", lo2: 0, hi2: 0 }
 }
 
-/** A message's own key, kept on the message (states share messages and never change one). */
+/** A message's own key, kept on the message (states share messages and never change one): the last two, at its two ages. */
 const MESSAGE_KEY = Symbol("messageKey")
 interface MessageKeyCache {
   age: number
   ctx: string
   lo: number
   hi: number
+  age2: number
+  ctx2: string
+  lo2: number
+  hi2: number
 }
 
 /** The message's key into nodeKeyOut: destination, frame and, with one clock, its age. */
@@ -685,17 +704,33 @@ function messageKey(m: Message, bounded: boolean, now: number, ctx: TextContext 
   const ctxKey = ctx ? ctx.key : ""
   const holder = m as Message & { [MESSAGE_KEY]?: MessageKeyCache }
   const cached = holder[MESSAGE_KEY]
-  if (cached && cached.age === age && cached.ctx === ctxKey) {
-    nodeKeyOut[0] = cached.lo
-    nodeKeyOut[1] = cached.hi
-    return
+  if (cached) {
+    if (cached.age === age && cached.ctx === ctxKey) {
+      nodeKeyOut[0] = cached.lo
+      nodeKeyOut[1] = cached.hi
+      return
+    }
+    if (cached.age2 === age && cached.ctx2 === ctxKey) {
+      nodeKeyOut[0] = cached.lo2
+      nodeKeyOut[1] = cached.hi2
+      return
+    }
   }
   keyStart()
   keyWord(m.dst)
   keyFrame(m.frame, ctx)
   if (bounded) keyNumber(age)
   keyEnd(nodeKeyOut)
-  holder[MESSAGE_KEY] = { age, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1] }
+  if (cached) {
+    cached.age2 = cached.age
+    cached.ctx2 = cached.ctx
+    cached.lo2 = cached.lo
+    cached.hi2 = cached.hi
+    cached.age = age
+    cached.ctx = ctxKey
+    cached.lo = nodeKeyOut[0]
+    cached.hi = nodeKeyOut[1]
+  } else holder[MESSAGE_KEY] = { age, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1], age2: NaN, ctx2: "", lo2: 0, hi2: 0 }
 }
 
 /**
@@ -704,23 +739,21 @@ function messageKey(m: Message, bounded: boolean, now: number, ctx: TextContext 
  * (their own keys, sorted).
  */
 export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boolean {
-  const ctx = textContext(
-    s.nodes,
-    s.firstSeq,
-    s.messages.map((m) => m.frame),
-  )
+  const ctx = textContext(s.nodes, s.firstSeq, s.messages)
   const exact = !(ctx && ctx.seenNearlyFull)
   if (!exact) inexactTexts++
   const n = s.nodes.length
-  const nodeWords: number[] = []
+  if (nodeWords.length < 2 * n) nodeWords = new Uint32Array(4 * n)
   for (let i = 0; i < n; i++) {
     nodeKey(s.nodes[i], s.clocks[i], ctx)
-    nodeWords.push(nodeKeyOut[0], nodeKeyOut[1])
+    nodeWords[2 * i] = nodeKeyOut[0]
+    nodeWords[2 * i + 1] = nodeKeyOut[1]
   }
   const bounded = clocked(timing)
   const now = s.clocks[0]
   // each message's own key: in link order in the ideal model, else sorted (a multiset)
-  const messageWords = new Uint32Array(2 * s.messages.length)
+  const wordCount = 2 * s.messages.length
+  if (messageWords.length < wordCount) messageWords = new Uint32Array(2 * wordCount)
   for (let m = 0; m < s.messages.length; m++) {
     messageKey(s.messages[m], bounded, now, ctx)
     messageWords[2 * m] = nodeKeyOut[0]
@@ -758,10 +791,14 @@ export function stateKey(s: State, timing: TimingModel, out: Uint32Array): boole
   }
   if (s.fence) keyFence(s.fence)
   keyWord(s.messages.length)
-  for (let w = 0; w < messageWords.length; w++) keyWord(messageWords[w])
+  for (let w = 0; w < wordCount; w++) keyWord(messageWords[w])
   keyEnd(out)
   return exact
 }
+
+/** stateKey's scratch (one key at a time per thread), grown as needed. */
+let nodeWords = new Uint32Array(32)
+let messageWords = new Uint32Array(128)
 
 /** cyrb53: a 53-bit string hash (collisions at 10^6 states: about 1 in 10^4). */
 export function hash53(str: string): number {
