@@ -57,7 +57,7 @@ describe("echo at N = 5 with a crash and a loss (no recovery)", () => {
 
 describe("echo at N = 5 (one crash, one recovery, no loss)", () => {
   // the recovered process's wave meets the four its followers start at one instant: the
-  // largest search that finishes, in about four minutes on both cores
+  // largest search that finishes, in about a minute and a half on both cores
   test.skipIf(!full)("7,081,401 states, eventual agreement and valid coordinators", { timeout: 3_600_000 }, () => {
     const r = searchAll("echo", 5, "timed", undefined, 0)
     expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
