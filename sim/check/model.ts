@@ -623,22 +623,56 @@ function writerFor(node: ElectionNode): KeyWriter {
 }
 
 /**
- * A node's key at a clock under a context, kept on the node (never changed once shared; a
- * clone does not copy it): the last two, as a node is keyed at the end of an instant and
- * again at the next, each in many states.
+ * A key kept on the object it is of for the last two points it was made at (a node's clock,
+ * a message's age) and contexts: a node or a message that a run of the instant leaves is
+ * shared by many states, each keyed once where the instant ends and once more when the next
+ * begins, and with one point kept the two evicted each other. The objects are never changed
+ * once shared; a clone does not copy the key.
  */
-const KEY_CACHE = Symbol("stateKey")
-interface KeyCache {
-  clock: number
+interface TwoKeys {
+  at: number
   ctx: string
   lo: number
   hi: number
-  clock2: number
+  at2: number
   ctx2: string
   lo2: number
   hi2: number
 }
+const KEY_CACHE = Symbol("stateKey")
+const MESSAGE_KEY = Symbol("messageKey")
+/** Where nodeKey and messageKey put a key. */
 const nodeKeyOut = new Uint32Array(2)
+
+/** True when `cache` holds the key at `at` under `ctx`, then put in nodeKeyOut. */
+function recall(cache: TwoKeys | undefined, at: number, ctx: string): boolean {
+  if (!cache) return false
+  if (cache.at === at && cache.ctx === ctx) {
+    nodeKeyOut[0] = cache.lo
+    nodeKeyOut[1] = cache.hi
+    return true
+  }
+  if (cache.at2 === at && cache.ctx2 === ctx) {
+    nodeKeyOut[0] = cache.lo2
+    nodeKeyOut[1] = cache.hi2
+    return true
+  }
+  return false
+}
+
+/** Keeps nodeKeyOut as the key at `at` under `ctx`, dropping the older of the two; the cache to store. */
+function remember(cache: TwoKeys | undefined, at: number, ctx: string): TwoKeys {
+  if (!cache) return { at, ctx, lo: nodeKeyOut[0], hi: nodeKeyOut[1], at2: NaN, ctx2: "", lo2: 0, hi2: 0 }
+  cache.at2 = cache.at
+  cache.ctx2 = cache.ctx
+  cache.lo2 = cache.lo
+  cache.hi2 = cache.hi
+  cache.at = at
+  cache.ctx = ctx
+  cache.lo = nodeKeyOut[0]
+  cache.hi = nodeKeyOut[1]
+  return cache
+}
 
 /** A node's key at a clock, exactly (no ring abstraction), into out: what instant.ts keeps a node's runs by. */
 export function exactNodeKey(node: ElectionNode, clock: number, out: Uint32Array) {
@@ -656,81 +690,28 @@ export function exactMessageKey(m: Message, now: number, out: Uint32Array) {
 
 function nodeKey(node: ElectionNode, clock: number, ctx: TextContext | null) {
   const ctxKey = ctx ? ctx.key : ""
-  const holder = node as unknown as { [KEY_CACHE]?: KeyCache }
+  const holder = node as unknown as { [KEY_CACHE]?: TwoKeys }
   const cached = holder[KEY_CACHE]
-  if (cached) {
-    if (cached.clock === clock && cached.ctx === ctxKey) {
-      nodeKeyOut[0] = cached.lo
-      nodeKeyOut[1] = cached.hi
-      return
-    }
-    if (cached.clock2 === clock && cached.ctx2 === ctxKey) {
-      nodeKeyOut[0] = cached.lo2
-      nodeKeyOut[1] = cached.hi2
-      return
-    }
-  }
+  if (recall(cached, clock, ctxKey)) return
   keyStart()
   writerFor(node)(node, clock, ctx)
   keyEnd(nodeKeyOut)
-  if (cached) {
-    cached.clock2 = cached.clock
-    cached.ctx2 = cached.ctx
-    cached.lo2 = cached.lo
-    cached.hi2 = cached.hi
-    cached.clock = clock
-    cached.ctx = ctxKey
-    cached.lo = nodeKeyOut[0]
-    cached.hi = nodeKeyOut[1]
-  } else holder[KEY_CACHE] = { clock, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1], clock2: NaN, ctx2: "", lo2: 0, hi2: 0 }
-}
-
-/** A message's own key, kept on the message (states share messages and never change one): the last two, at its two ages. */
-const MESSAGE_KEY = Symbol("messageKey")
-interface MessageKeyCache {
-  age: number
-  ctx: string
-  lo: number
-  hi: number
-  age2: number
-  ctx2: string
-  lo2: number
-  hi2: number
+  holder[KEY_CACHE] = remember(cached, clock, ctxKey)
 }
 
 /** The message's key into nodeKeyOut: destination, frame and, with one clock, its age. */
 function messageKey(m: Message, bounded: boolean, now: number, ctx: TextContext | null) {
   const age = bounded ? timeValue(m.sent - now) : 0
   const ctxKey = ctx ? ctx.key : ""
-  const holder = m as Message & { [MESSAGE_KEY]?: MessageKeyCache }
+  const holder = m as Message & { [MESSAGE_KEY]?: TwoKeys }
   const cached = holder[MESSAGE_KEY]
-  if (cached) {
-    if (cached.age === age && cached.ctx === ctxKey) {
-      nodeKeyOut[0] = cached.lo
-      nodeKeyOut[1] = cached.hi
-      return
-    }
-    if (cached.age2 === age && cached.ctx2 === ctxKey) {
-      nodeKeyOut[0] = cached.lo2
-      nodeKeyOut[1] = cached.hi2
-      return
-    }
-  }
+  if (recall(cached, age, ctxKey)) return
   keyStart()
   keyWord(m.dst)
   keyFrame(m.frame, ctx)
   if (bounded) keyNumber(age)
   keyEnd(nodeKeyOut)
-  if (cached) {
-    cached.age2 = cached.age
-    cached.ctx2 = cached.ctx
-    cached.lo2 = cached.lo
-    cached.hi2 = cached.hi
-    cached.age = age
-    cached.ctx = ctxKey
-    cached.lo = nodeKeyOut[0]
-    cached.hi = nodeKeyOut[1]
-  } else holder[MESSAGE_KEY] = { age, ctx: ctxKey, lo: nodeKeyOut[0], hi: nodeKeyOut[1], age2: NaN, ctx2: "", lo2: 0, hi2: 0 }
+  holder[MESSAGE_KEY] = remember(cached, age, ctxKey)
 }
 
 /**
