@@ -59,13 +59,7 @@ export function firstSeqs(nodes: ElectionNode[]): number[] {
 export function textContext(nodes: ElectionNode[], firstSeq: number[], messages: readonly { frame: Frame }[]): TextContext | null {
   // every node runs one algorithm: a state without ring nodes has no context
   if (nodes.length === 0 || !ringFields(nodes[0])) return null
-  let ring = false
-  const lastSeq = nodes.map((n) => {
-    const r = ringFields(n)
-    if (r) ring = true
-    return r ? r.lastSeq : -1
-  })
-  if (!ring) return null
+  const lastSeq = nodes.map((n) => ringFields(n)?.lastSeq ?? -1)
   const live = new Set<number>()
   let seenNearlyFull = false
   for (const m of messages) if (keyedSeq(m.frame) !== 0) live.add(m.frame.seq)
