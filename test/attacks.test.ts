@@ -28,6 +28,45 @@ describe("hints are checked, not believed", () => {
     expect(c.now() - at).toBe(c.board(1).driver.hintCheckMs())
   })
 
+  test("a frame sent before the leave does not prove its sender alive: the check waits behind it", async () => {
+    const c = await settled(Algorithm.ImprovedBully, 1)
+    // board 3's next frames to board 2 are held back, as a busy board leaves them in its inbox
+    const held: number[][] = []
+    c.intercept = (f) => {
+      if (f.from !== 3) return "pass"
+      held.push(f.bytes)
+      return "drop"
+    }
+    await advance(1000)
+    c.intercept = null
+    expect(held.length).toBeGreaterThan(0)
+    await c.board(3).driver.setCrashed(true)
+    const d = c.board(2).driver
+    const auth = d.auth!
+    const order: string[] = []
+    const open = auth.open.bind(auth)
+    auth.open = (bytes, now) => {
+      const opened = open(bytes, now)
+      order.push(`open ${opened.src}`)
+      return opened
+    }
+    const probe = auth.probe.bind(auth)
+    auth.probe = (id, now) => {
+      order.push(`probe ${id}`)
+      return probe(id, now)
+    }
+    // a frame from 1 is being handled; 3's last frame and then the leave for 3 arrive
+    const fromOne = c.recorded.filter((f) => f.from === 1).at(-1)!
+    const handling = [d.receive(Buffer.from(fromOne.bytes)), d.receive(Buffer.from(held.at(-1)!)), d.peerLeft(3)]
+    await Promise.all(handling)
+    await advance(0)
+    expect(order.indexOf("open 3")).toBeGreaterThanOrEqual(0)
+    expect(order.indexOf("open 3")).toBeLessThan(order.indexOf("probe 3"))
+    await advance(d.hintCheckMs())
+    expect(c.board(2).log.some((l) => l.includes("left") && l.includes("verdict=silent"))).toBe(true)
+    expect(d.role()).toBe(Role.Coordinator)
+  })
+
   test("a board holding the key and our id is a duplicate: it answers the challenge to our id", async () => {
     const c = await settled(Algorithm.Bully, 1)
     const twin = new (c.board(2).constructor as any)(2)

@@ -599,9 +599,13 @@ export class FrameAuth {
         return this.challengeTo(this.peer(id), now, true)
     }
 
-    /** Whether node `id` proved itself (a proof, or a fresh sealed frame) at or after `since`. */
+    /**
+     * Whether node `id` proved itself (a proof, or a fresh sealed frame) after `since`: a frame
+     * taken at that very time was taken before the hint that asks (the driver takes a hint in
+     * order behind the frames that came before it), and a proof needs a round trip.
+     */
     proven(id: number, since: number): boolean {
-        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt >= since
+        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt > since
         return false
     }
 }

@@ -106,8 +106,8 @@ export class NodeDriver {
     /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
     private checking: number[] = []
     private duplicateHintPending = false
-    /** Frames waiting their turn (see receive). */
-    private inbox: Buffer[] = []
+    /** Frames waiting their turn (see receive), and leave hints (a node id) in their order among them. */
+    private inbox: (Buffer | number)[] = []
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
     private handlers = 0
     /**
@@ -207,13 +207,13 @@ export class NodeDriver {
      * peer's ELECTION to a new coordinator at 12 boards) handled all at once held every
      * fiber's frames and replies together and ran the 64 KB heap out. The queue is bounded;
      * beyond it a frame is dropped and counted, as a lossy link would drop it (the
-     * algorithms' timeouts cover that).
+     * algorithms' timeouts cover that). A number is a leave hint's node id (peerLeft).
      */
-    async receive(bytes: Buffer) {
+    async receive(bytes: Buffer | number) {
         if (!this.node || !this.started) return
         if (this.problems.length > 0) {
             // out of the election, but still proving itself: a twin with our id must learn of us too
-            if (this.auth && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
+            if (this.auth && typeof bytes !== "number" && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
                 const opened = this.auth.open(bytes, this.platform.now())
                 if (opened.reply) this.post(Buffer.from(opened.reply), opened.replyTo)
             }
@@ -221,7 +221,7 @@ export class NodeDriver {
         }
         if (this.inbox.length >= INBOX_LIMIT) {
             this.inboxDropped++
-            this.log("drop", "why=inbox-full len=" + bytes.length)
+            this.log("drop", "why=inbox-full")
             return
         }
         this.inbox.push(bytes)
@@ -230,7 +230,8 @@ export class NodeDriver {
         try {
             while (this.inbox.length > 0) {
                 const next = this.inbox.shift()
-                if (this.auth) await this.receiveSealed(next)
+                if (typeof next === "number") await this.hintLeft(next)
+                else if (this.auth) await this.receiveSealed(next)
                 else await this.deliver(next)
             }
         } finally {
@@ -404,6 +405,12 @@ export class NodeDriver {
      * check against: the node is taken as gone at once.
      */
     async peerLeft(id: number) {
+        // in the inbox behind the frames that came before it: one of them may prove `id` alive
+        // only if it was sent before the hint, so it must be handled before the check starts
+        await this.receive(id)
+    }
+
+    private async hintLeft(id: number) {
         if (!this.node || this.problems.length > 0 || !this.started) return
         if (!this.auth || id === this.node.id || this.node.crashed) {
             await this.left(id, "")
