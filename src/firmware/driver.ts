@@ -405,8 +405,8 @@ export class NodeDriver {
      * check against: the node is taken as gone at once.
      */
     async peerLeft(id: number) {
-        // in the inbox behind the frames that came before it: one of them may prove `id` alive
-        // only if it was sent before the hint, so it must be handled before the check starts
+        // queued behind the frames that came before it: those were sent before the hint, and
+        // taken before its check starts they cannot count as a proof that `id` is alive
         await this.receive(id)
     }
 
