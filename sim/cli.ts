@@ -30,7 +30,7 @@ import { checkGolden, describeMismatch } from "./golden"
 import { type LabFlags, runLabCommand } from "./lab/command"
 import { type NodeFlags, runNodeCommand } from "./node/command"
 import { runViewCommand, startLiveWeb } from "./web/command"
-import { boardSettings, previewText, writeBoardSettings } from "./settings"
+import { boardSettings, bundleCommand, previewText, writeBoardSettings } from "./settings"
 import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
@@ -319,13 +319,15 @@ export function buildProgram(): Command {
     .option("--write", "write .env.defaults and .env.local for `devs deploy`")
     .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
     .action((flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
-      const s = boardSettings(readManifest(flags.manifest), flags.board, flags.manifest)
+      const manifest = readManifest(flags.manifest)
+      const s = boardSettings(manifest, flags.board, flags.manifest)
       if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
         writeBoardSettings(s, flags.board)
         const secret = flags.keyFile ? " (it holds the group key: readable by you only, keep it out of git)" : ""
         process.stdout.write(`wrote .env.defaults and .env.local for ${flags.board}${secret}\n`)
       } else process.stdout.write(previewText(s, flags.keyFile))
+      process.stdout.write(`# its image, with ${manifest.algorithm} alone: ${bundleCommand(manifest, flags.board)}\n`)
     })
   program
     .command("keygen")

@@ -54,6 +54,15 @@ function mqttSettings(mqtt: NonNullable<Manifest["mqtt"]>): Record<string, strin
   return { MQTT_HOST: url.hostname, MQTT_PORT: url.port || "1883", MQTT_PREFIX: mqtt.topicPrefix ?? "electlab" }
 }
 
+/**
+ * How to build this board's image: the entry of src/images/ for the manifest's algorithm
+ * (an image carries that algorithm only; a board refuses an ALGORITHM its image does not run).
+ */
+export function bundleCommand(m: Manifest, boardName: string): string {
+  const board = m.boards.find((b) => b.name === boardName)
+  return `npx devs bundle src/images/${m.algorithm}.ts${board?.board ? ` --board ${board.board}` : ""}`
+}
+
 export function envText(values: Record<string, string>, header: string): string {
   return `# ${header}\n` + Object.entries(values).map(([k, v]) => `${k}=${v}`).join("\n") + "\n"
 }

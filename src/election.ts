@@ -5,12 +5,13 @@
 // walk-through.
 //
 //     import { startElection } from "./election"
-//     const election = await startElection()
+//     import { bullyDescriptor } from "./core/bully"
+//     const election = await startElection({ algorithm: bullyDescriptor })
 //     election.whileCoordinator(async (duty) => { while (duty.active()) { ...; await ds.sleep(1000) } })
 
 import { Election } from "./api/election-api"
 import { Timing } from "./core/contract"
-import { parseAlgorithm } from "./core/algorithms"
+import { AlgorithmDescriptor } from "./core/descriptor"
 import { configProblems, FirmwareConfig, TRANSPORT_BUS, TRANSPORT_MQTT } from "./firmware/config"
 import { NodeDriver } from "./firmware/driver"
 import { boardPlatform, log } from "./firmware/log"
@@ -27,8 +28,12 @@ export interface ElectionOptions {
     nodeId?: number
     /** Every process number, in ring order (NODE_IDS). */
     ids?: number[]
-    /** The algorithm's name, as the lab manifest gives it (ALGORITHM; docs/algorithms.md). */
-    algorithm?: string
+    /**
+     * The algorithm this program runs: its module's descriptor, e.g. `bullyDescriptor` from
+     * "./core/bully". Only the algorithm named here goes into the image; the board refuses to
+     * run when its ALGORITHM setting names another.
+     */
+    algorithm?: AlgorithmDescriptor
     /** Election group (GROUP): clusters on one bus or broker keep apart by it. */
     group?: number
     /** "bus" (Jacdac) or "mqtt" (TRANSPORT). */
@@ -47,17 +52,28 @@ export interface ElectionOptions {
     buttonPin?: number
 }
 
-/** A configuration provided by the environment (the virtual lab compiles one in). */
+/** A configuration and an algorithm provided by the environment (the virtual lab compiles them in). */
 let provided: FirmwareConfig = null
+let providedAlgorithm: AlgorithmDescriptor = null
 
-/** Makes createElection() without arguments use `config` instead of the settings (the virtual lab). */
-export function provideConfig(config: FirmwareConfig) {
+/**
+ * Makes createElection() use `config` instead of the settings, and `algorithm` when the
+ * program names none (the virtual lab; a board image's entry, src/images/).
+ */
+export function provideConfig(config: FirmwareConfig, algorithm?: AlgorithmDescriptor) {
     provided = config
+    if (algorithm) providedAlgorithm = algorithm
+}
+
+/** Makes createElection() run `algorithm` when the program names none (a board image's entry). */
+export function provideAlgorithm(algorithm: AlgorithmDescriptor) {
+    providedAlgorithm = algorithm
 }
 
 /** The board's configuration: the provided one or the settings, with `options` over it. */
-export async function electionConfig(options?: ElectionOptions): Promise<FirmwareConfig> {
-    const c = provided ? provided : await readFirmwareConfig()
+export async function electionConfig(options?: ElectionOptions, problems?: string[]): Promise<FirmwareConfig> {
+    const image = imageAlgorithm(options)
+    const c = provided ? provided : await readFirmwareConfig(image, problems ? problems : [])
     if (!options) return c
     // an option given wins, field by field; the rest come from the settings (a loop: the
     // image's code area is nearly full, and a field-by-field copy costs half a kilobyte)
@@ -66,11 +82,15 @@ export async function electionConfig(options?: ElectionOptions): Promise<Firmwar
     const given: any = options
     Object.keys(from).forEach((k) => (merged[k] = from[k]))
     Object.keys(given).forEach((k) => {
-        if (given[k] !== undefined && given[k] !== null) merged[k] = given[k]
+        if (k !== "algorithm" && given[k] !== undefined && given[k] !== null) merged[k] = given[k]
     })
-    if (options.algorithm) merged.algorithm = parseAlgorithm(options.algorithm)
     if (options.transport) merged.transport = options.transport === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
     return merged
+}
+
+/** The algorithm this image runs: the program's choice, else the one its entry provides. */
+function imageAlgorithm(options?: ElectionOptions): AlgorithmDescriptor {
+    return options && options.algorithm ? options.algorithm : providedAlgorithm
 }
 
 function spawnFiber(fn: () => Promise<void>) {
@@ -94,8 +114,11 @@ async function startOnBoard(driver: NodeDriver) {
  * stays "misconfigured" and logs them.
  */
 export async function createElection(options?: ElectionOptions): Promise<Election> {
-    const config = await electionConfig(options)
-    const driver = new NodeDriver(config, configProblems(config), boardPlatform)
+    const fromSettings: string[] = []
+    const config = await electionConfig(options, fromSettings)
+    const problems = configProblems(config)
+    fromSettings.forEach((p) => problems.push(p))
+    const driver = new NodeDriver(config, problems, boardPlatform, imageAlgorithm(options))
     return new Election(driver, spawnFiber, startOnBoard)
 }
 

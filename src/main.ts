@@ -1,25 +1,6 @@
-// Firmware entry: one program on the election API. The LED shows the role (solid when
-// coordinator, see src/firmware/led-scheme.ts); the BOOT button crashes the node and,
-// pressed again, recovers it.
-import { createElection } from "./election"
-import { bootButton } from "./firmware/button"
-import { StatusLed } from "./firmware/led"
-import { log } from "./firmware/log"
+// The firmware's program (src/demo.ts) with the algorithm its build provides: the virtual
+// lab compiles its configuration in before it. A board's image is one of src/images/,
+// which names its algorithm, so that the image carries that one only.
+import { runDemo } from "./demo"
 
-const election = await createElection()
-const led = new StatusLed()
-led.start()
-election.onChange((state) => {
-    led.roleChanged(state.role, state.coordinator, state.epoch)
-})
-const button = bootButton(election.driver.config.buttonPin, election.id)
-if (button) {
-    button.down.subscribe(async () => {
-        try {
-            await election.setCrashed(!election.crashed())
-        } catch (e) {
-            log("err", "where=button msg=" + e)
-        }
-    })
-}
-await election.start()
+await runDemo()

@@ -1,5 +1,6 @@
 // The election API in Node: fencing tokens, the APP frame kind, and a cluster of drivers in
 // memory (real timers, short timing) with the application API on each.
+import { descriptorOf } from "../src/core/algorithms"
 import { performance } from "node:perf_hooks"
 import { afterEach, describe, expect, test } from "vitest"
 import { Election } from "../src/api/election-api"
@@ -147,7 +148,7 @@ function cluster(ids: number[], key?: string): { net: MemoryNet; members: Map<nu
       topicPrefix: "t",
       authKey: key,
     }
-    const driver = new NodeDriver(config, configProblems(config), platform)
+    const driver = new NodeDriver(config, configProblems(config), platform, descriptorOf(config.algorithm))
     driver.transport = new MemoryTransport(net, id)
     net.drivers.push(driver)
     const spawn = (fn: () => Promise<void>): void => void fn().catch((e) => lines.push(`spawn threw ${e}`))

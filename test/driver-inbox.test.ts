@@ -4,6 +4,7 @@
 // holding its frames and replies while its sends waited for the bus, ran the board's 64 KB
 // heap out, and a send that never completed (a peer's role unbound) held back the timers and
 // role reports that came after it.
+import { descriptorOf } from "../src/core/algorithms"
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 import { encodeFrame } from "../src/core/codec"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
@@ -50,7 +51,7 @@ describe("the driver's inbox and outbox", () => {
 
   test("a burst is handled while the wire is blocked; frames beyond either bound are dropped and counted", async () => {
     let now = 0
-    const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} })
+    const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} }, descriptorOf(config(11).algorithm))
     const bus = new GatedTransport()
     driver.transport = bus
     await driver.start()
@@ -79,7 +80,7 @@ describe("the driver's inbox and outbox", () => {
 
   test("a wire that never takes a frame: the outbox is bounded, the rest is dropped and counted, the node goes on", async () => {
     let now = 0
-    const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} })
+    const driver = new NodeDriver(config(11), [], { now: () => now, print: () => {} }, descriptorOf(config(11).algorithm))
     const bus = new GatedTransport()
     driver.transport = bus
     await driver.start()
@@ -106,7 +107,7 @@ describe("timers set after frames", () => {
   test("a timeout counts from when the frames sent before it have left", async () => {
     const now = 0
     // improved bully: board 1 finds coordinator 12 gone, asks 11, and after T without an OK asks 10
-    const driver = new NodeDriver(config(1), [], { now: () => now, print: () => {} })
+    const driver = new NodeDriver(config(1), [], { now: () => now, print: () => {} }, descriptorOf(config(1).algorithm))
     const bus = new GatedTransport()
     driver.transport = bus
     await driver.start()

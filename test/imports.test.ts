@@ -127,7 +127,7 @@ function graphOf(imports: Map<string, Import[]>): Map<string, string[]> {
 
 const show = (cycles: string[][]) => cycles.map((c) => c.join(" -> "))
 
-const files = [...walk("src"), ...walk("sim")]
+const files = [...walk("src"), ...walk("sim"), ...walk("examples")]
 const imports = new Map(files.map((f) => [f, importsOf(f, readFileSync(join(root, f), "utf8"))]))
 const inSim = (f: string) => f.startsWith("sim/")
 
@@ -192,6 +192,28 @@ describe("imports", () => {
     const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
     for (const file of nodeParts) expect(files).toContain(file)
     for (const start of ["src/core/engine.ts", ...nodeParts]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
+  })
+
+  test("a board image reaches one algorithm: each entry of src/images/ its own, the programs none, and never the registry", () => {
+    const graph = graphOf(imports)
+    const reached = (start: string) => {
+      const seen = new Set([start])
+      const queue = [start]
+      for (let i = 0; i < queue.length; i++)
+        for (const w of graph.get(queue[i]) ?? [])
+          if (!seen.has(w)) {
+            seen.add(w)
+            queue.push(w)
+          }
+      return seen
+    }
+    const algorithms = ["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo"]
+    const images = files.filter((f) => f.startsWith("src/images/"))
+    expect(images.sort()).toEqual(algorithms.map((a) => `src/images/${a}.ts`).sort())
+    const algorithmsReached = (start: string) =>
+      [...reached(start)].filter((f) => f === "src/core/algorithms.ts" || algorithms.some((a) => f === `src/core/${a}.ts`))
+    for (const a of algorithms) expect(algorithmsReached(`src/images/${a}.ts`), a).toEqual([`src/core/${a}.ts`])
+    for (const program of ["src/main.ts", "src/election.ts", "src/demo.ts", "examples/sensor-summary/main.ts"]) expect(algorithmsReached(program), program).toEqual([])
   })
 
   test("the checks catch what they are for", () => {

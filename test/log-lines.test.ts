@@ -2,6 +2,7 @@
 // the lab's parser reads them. This drives a real driver through a boot, frames in and out,
 // a malformed frame, an election and a misconfiguration, and reads every line it printed as
 // the lab does: each must parse, and each typed event must say what the driver did.
+import { descriptorOf } from "../src/core/algorithms"
 import { afterEach, beforeEach, expect, test, vi } from "vitest"
 import { encodeFrame } from "../src/core/codec"
 import { Role } from "../src/core/contract"
@@ -22,7 +23,7 @@ const quietBus: FrameTransport = { unicast: async () => {}, broadcast: async () 
 function loggedDriver(c: FirmwareConfig, problems: string[] = []) {
   const lines: string[] = []
   let now = 0
-  const driver = new NodeDriver(c, problems, { now: () => now, print: (line) => lines.push(line) })
+  const driver = new NodeDriver(c, problems, { now: () => now, print: (line) => lines.push(line) }, descriptorOf(c.algorithm))
   driver.transport = quietBus
   const events = (): BoardEvent[] =>
     lines.map((line) => {

@@ -1,7 +1,10 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { readManifest } from "../sim/manifest"
-import { boardSettings, envText, previewText } from "../sim/settings"
+import { existsSync, readFileSync } from "node:fs"
+import { ALGORITHMS } from "../src/core/algorithms"
+import { descriptorImport } from "../sim/lab/firmware-image"
+import { boardSettings, bundleCommand, envText, previewText } from "../sim/settings"
 
 const manifest = readManifest(join(import.meta.dirname, "..", "devicescript.json"))
 
@@ -61,5 +64,19 @@ describe("electlab settings", () => {
 
   test("env text", () => {
     expect(envText({ A: "1", B: "x" }, "h")).toBe("# h\nA=1\nB=x\n")
+  })
+
+  test("each algorithm has a board image of its own, which imports that algorithm's module alone", () => {
+    for (const d of ALGORITHMS) {
+      const command = bundleCommand({ ...manifest, algorithm: d.name }, "c3-supermini-b")
+      expect(command).toBe(`npx devs bundle src/images/${d.name}.ts --board electlab_esp32c3_supermini`)
+      const entry = join(import.meta.dirname, "..", "src", "images", `${d.name}.ts`)
+      expect(existsSync(entry)).toBe(true)
+      const text = readFileSync(entry, "utf8")
+      const { module, name } = descriptorImport(d.algorithm)
+      expect(text).toContain(`import { ${name} } from "../core/${d.name}"`)
+      expect(module).toBe(`src/core/${d.name}`)
+      for (const other of ALGORITHMS.filter((o) => o !== d)) expect(text).not.toContain(`core/${other.name}"`)
+    }
   })
 })

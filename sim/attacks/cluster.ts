@@ -9,7 +9,8 @@ import { Algorithm, BROADCAST, FRAME_HEADER_BYTES } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
-import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
+import { type FrameTransport, type NodeDriver, type Platform } from "../../src/firmware/driver"
+import { hostDriver } from "../node/host-node"
 import { nodeMac } from "../auth/keys"
 
 /** One frame on the wire, as the attacker records it. */
@@ -117,7 +118,7 @@ export class Cluster {
       makeMac: nodeMac,
       random32: randomFrom(label),
     }
-    const driver: NodeDriver = new NodeDriver(this.config(id), [], platform)
+    const driver: NodeDriver = hostDriver(this.config(id), platform, [])
     const transport: FrameTransport = {
       unicast: async (dst, bytes) => {
         if (board.driver === driver) this.send({ at: this.now(), from: id, to: dst, bytes: [...bytes] })

@@ -11,6 +11,7 @@ import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmwa
 import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32 } from "../auth/keys"
 import { FRAME_HEADER_BYTES, Kind } from "../../src/core/frame"
+import { descriptorOf } from "../../src/core/algorithms"
 
 export interface HostNodeOptions {
   config: FirmwareConfig
@@ -75,12 +76,17 @@ export interface HostNode {
   stop(): Promise<void>
 }
 
+/** A node driver on the host: it runs whichever algorithm the config names (the host has all six). */
+export function hostDriver(config: FirmwareConfig, platform: Platform, problems = configProblems(config)): NodeDriver {
+  return new NodeDriver(config, problems, platform, descriptorOf(config.algorithm))
+}
+
 export async function startHostNode(options: HostNodeOptions): Promise<HostNode> {
   const config = { ...options.config, transport: TRANSPORT_MQTT }
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
   const t0 = performance.now()
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
-  const driver = options.driver ?? new NodeDriver(config, configProblems(config), platform)
+  const driver = options.driver ?? hostDriver(config, platform)
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,

@@ -15,7 +15,7 @@ import { NodeDriver, type Platform } from "../../src/firmware/driver"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32, readKeyFile } from "../auth/keys"
 import { checkBroker } from "./command"
-import { type HostNode, startHostNode } from "./host-node"
+import { type HostNode, hostDriver, startHostNode } from "./host-node"
 
 export { Duty, Election } from "../../src/api/election-api"
 export type { AppCounters, AppMessage, ElectionState } from "../../src/api/election-api"
@@ -108,7 +108,7 @@ export function createElection(options: JoinOptions): HostElection {
   const print = options.print ?? (() => {})
   const t0 = performance.now()
   const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
-  const driver = new NodeDriver(config, configProblems(config), platform)
+  const driver = hostDriver(config, platform)
   const spawn = (fn: () => Promise<void>): void =>
     void fn().catch((e: unknown) => driver.log("err", `where=app msg=${String(e).replace(/\s+/g, "_")}`))
   let election: HostElection

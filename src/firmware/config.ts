@@ -86,7 +86,6 @@ export function configProblems(config: FirmwareConfig): string[] {
     if (config.ids.length < 2) problems.push("NODE_IDS lists fewer than two processes")
     if (config.ids.indexOf(config.nodeId) < 0)
         problems.push("node " + config.nodeId + " is not in NODE_IDS")
-    if (config.algorithm < 1 || config.algorithm > 6) problems.push("unknown algorithm")
     if (!(config.timing.answerTimeout > 0)) problems.push("ANSWER_MS must be positive")
     if (!(config.timing.coordinatorTimeout > config.timing.answerTimeout))
         problems.push("COORD_MS must exceed ANSWER_MS")

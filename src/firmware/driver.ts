@@ -3,10 +3,10 @@
 // may stop a board. Portable: the clock and the log come in as a Platform, so the same
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
-import { algorithmName, createNode } from "../core/algorithms"
 import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
 import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
+import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
 import { sum } from "../core/portable"
@@ -69,8 +69,11 @@ export const INBOX_LIMIT = 16
 export const OUTBOX_LIMIT = 32
 
 export class NodeDriver {
-    readonly node: ElectionNode
+    /** Null when the board refuses to run (see `problems`). */
+    readonly node: ElectionNode = null
     readonly config: FirmwareConfig
+    /** The name of the algorithm this image runs. */
+    readonly algorithmName: string
     transport: FrameTransport = null
     observer: DriverObserver = null
     /** More observers of role changes (the application API), told after `observer`. */
@@ -124,19 +127,27 @@ export class NodeDriver {
 
     readonly platform: Platform
 
-    constructor(config: FirmwareConfig, problems: string[], platform: Platform) {
+    /**
+     * `algorithm` is the one this image runs, handed in as its module's descriptor (an image
+     * carries no other). A configuration that asks for another makes the board refuse.
+     */
+    constructor(config: FirmwareConfig, problems: string[], platform: Platform, algorithm: AlgorithmDescriptor) {
         this.config = config
         this.problems = problems
         this.platform = platform
-        this.node = createNode(config.algorithm, {
-            id: config.nodeId,
-            ids: config.ids,
-            group: config.group,
-            timing: config.timing,
-            suitability: config.suitability,
-            // the re-election jitter differs per board and per boot
-            seed: platform.random32 ? platform.random32() : config.nodeId,
-        })
+        this.algorithmName = algorithm ? algorithm.name : "none"
+        if (!algorithm) problems.push("this image runs no algorithm: hand one to createElection")
+        else if (config.algorithm !== algorithm.algorithm) problems.push("the configured algorithm (" + config.algorithm + ") is not this image's " + algorithm.name)
+        else
+            this.node = algorithm.create({
+                id: config.nodeId,
+                ids: config.ids,
+                group: config.group,
+                timing: config.timing,
+                suitability: config.suitability,
+                // the re-election jitter differs per board and per boot
+                seed: platform.random32 ? platform.random32() : config.nodeId,
+            })
         for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) {
             this.refusalsLogged.push(0)
@@ -173,7 +184,7 @@ export class NodeDriver {
     async start() {
         this.log(
             "boot",
-            "alg=" + algorithmName(this.config.algorithm) +
+            "alg=" + this.algorithmName +
                 " ids=" + this.config.ids.join(",") + " group=" + this.config.group
         )
         if (this.problems.length > 0 || !this.node) {
@@ -486,7 +497,7 @@ export class NodeDriver {
     }
 
     async toggleCrashed() {
-        await this.setCrashed(!this.node.crashed)
+        if (this.node) await this.setCrashed(!this.node.crashed)
     }
 
     private async fire(timer: number, gen: number) {

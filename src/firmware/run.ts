@@ -1,6 +1,7 @@
 // Wires a board together: driver, transport, LED, button.
 
 import * as ds from "@devicescript/core"
+import { AlgorithmDescriptor } from "../core/descriptor"
 import { BusTransport } from "./bus"
 import { startCrashButton } from "./button"
 import { configProblems, FirmwareConfig, TRANSPORT_MQTT } from "./config"
@@ -12,8 +13,8 @@ import { MqttTransport } from "./mqtt"
 /** Longest wait at boot for the other boards (bus) or the broker (WiFi). */
 export const BOOT_WAIT_MS = 3000
 
-export async function runFirmware(config: FirmwareConfig) {
-    const driver = new NodeDriver(config, configProblems(config), boardPlatform)
+export async function runFirmware(config: FirmwareConfig, algorithm: AlgorithmDescriptor) {
+    const driver = new NodeDriver(config, configProblems(config), boardPlatform, algorithm)
     const led = new StatusLed()
     driver.observer = led
     led.start()

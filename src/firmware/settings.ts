@@ -3,8 +3,7 @@
 
 import * as ds from "@devicescript/core"
 import { readSetting } from "@devicescript/settings"
-import { parseAlgorithm } from "../core/algorithms"
-import { Algorithm } from "../core/frame"
+import { AlgorithmDescriptor } from "../core/descriptor"
 import { defaultTiming } from "../core/timing"
 import { FirmwareConfig, nodeIdFromDeviceId, parseIdList, parseWholeNumber, TRANSPORT_BUS, TRANSPORT_MQTT } from "./config"
 import { DEFAULT_TOPIC_PREFIX } from "./topics"
@@ -15,19 +14,24 @@ async function numberSetting(key: string, fallback: number): Promise<number> {
     return n < 0 ? fallback : n
 }
 
-export async function readFirmwareConfig(): Promise<FirmwareConfig> {
+/**
+ * The board's settings, for an image that runs `image` (null: none). An ALGORITHM setting
+ * that names another algorithm is a problem in `problems`: the board refuses to run.
+ */
+export async function readFirmwareConfig(image: AlgorithmDescriptor, problems: string[]): Promise<FirmwareConfig> {
     const nodeSetting = await numberSetting("NODE_ID", -1)
     const nodeId = nodeSetting >= 0 ? nodeSetting : nodeIdFromDeviceId(ds.deviceIdentifier("self"))
     const ids = parseIdList("" + (await readSetting<string>("NODE_IDS", "")))
-    // no setting: the default algorithm, by its number (its name lives in its module)
+    // the image decides the algorithm; the setting only says which one the lab expects
     const named = "" + (await readSetting<string>("ALGORITHM", ""))
-    const algorithm = named === "" ? Algorithm.ImprovedBully : parseAlgorithm(named)
+    if (image && named !== "" && named !== image.name)
+        problems.push("ALGORITHM is " + named + " but this image runs " + image.name + ": flash the image for " + named)
     const transport = ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
     const defaults = defaultTiming(transport === TRANSPORT_MQTT ? "wifi" : "bus")
     return {
         nodeId: nodeId,
         ids: ids,
-        algorithm: algorithm,
+        algorithm: image ? image.algorithm : 0,
         group: await numberSetting("GROUP", 1),
         timing: {
             answerTimeout: await numberSetting("ANSWER_MS", defaults.answerTimeout),

@@ -13,6 +13,7 @@ import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
+import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
 
 const WRONG_KEY = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -98,7 +99,7 @@ describe("drivers with a key", () => {
     test("three boards fail over; a wrong-key board and replays change nothing", async () => {
         const bus = new MemoryBus()
         for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform)
+            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
             d.transport = new MemoryTransport(bus, id)
             bus.drivers.push(d)
         }
@@ -130,7 +131,7 @@ describe("drivers with a key", () => {
     })
 
     test("a key that is not 64 hex digits makes the board misconfigured", async () => {
-        const d = new NodeDriver(threeBoardConfig(1, "abc"), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1, "abc"), [], boardPlatform, improvedBullyDescriptor)
         await d.start()
         expect(d.role()).toBe(Role.Misconfigured)
     })

@@ -13,6 +13,8 @@ import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
 import { ledColorAt, ledLook } from "../../src/firmware/led-scheme"
 import { readFirmwareConfig } from "../../src/firmware/settings"
+import { bullyDescriptor } from "../../src/core/bully"
+import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
 import { randomBuffer } from "@devicescript/crypto"
 import { MqttLink, mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
@@ -74,7 +76,9 @@ describe("settings", () => {
         await writeSetting("HEARTBEAT_MS", "300")
         await writeSetting("FAIL_MS", 900)
         await writeSetting("BUTTON_PIN", "9")
-        const c = await readFirmwareConfig()
+        const problems: string[] = []
+        const c = await readFirmwareConfig(bullyDescriptor, problems)
+        expect(problems.length).toBe(0)
         expect(c.nodeId).toBe(4)
         expect(c.ids.length).toBe(5)
         expect(c.ids[4]).toBe(5)
@@ -85,8 +89,14 @@ describe("settings", () => {
         expect(c.timing.answerTimeout).toBe(200)
         expect(c.buttonPin).toBe(9)
         expect(configProblems(c).length).toBe(0)
+        // an image of another algorithm refuses, and says which one it runs
+        const mismatch: string[] = []
+        const other = await readFirmwareConfig(improvedBullyDescriptor, mismatch)
+        expect(other.algorithm).toBe(Algorithm.ImprovedBully)
+        expect(mismatch.length).toBe(1)
+        expect(mismatch[0]).toBe("ALGORITHM is bully but this image runs improved-bully: flash the image for bully")
         await deleteSetting("NODE_ID")
-        const fallback = await readFirmwareConfig()
+        const fallback = await readFirmwareConfig(improvedBullyDescriptor, [])
         // test mode fixes the device id to 12abdd2289421234: its last four hex digits
         expect(fallback.nodeId).toBe(0x1234)
     })
@@ -107,7 +117,7 @@ describe("driver", () => {
     test("three drivers with real timers fail over when the coordinator crashes", async () => {
         const bus = new MemoryBus()
         for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(threeBoardConfig(id), [], boardPlatform)
+            const d = new NodeDriver(threeBoardConfig(id), [], boardPlatform, improvedBullyDescriptor)
             d.transport = new MemoryTransport(bus, id)
             bus.drivers.push(d)
         }
@@ -133,7 +143,7 @@ describe("driver", () => {
     })
 
     test("a malformed frame is dropped and counted, and the board carries on", async () => {
-        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform, improvedBullyDescriptor)
         await d.start()
         await d.receive(Buffer.from([1, 2, 3]))
         await d.receive(Buffer.from([9, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0]))
@@ -148,13 +158,20 @@ describe("driver", () => {
 
     test("a misconfigured board refuses to run and says so", async () => {
         const bad = threeBoardConfig(7)
-        const d = new NodeDriver(bad, configProblems(bad), boardPlatform)
+        const d = new NodeDriver(bad, configProblems(bad), boardPlatform, improvedBullyDescriptor)
         await d.start()
         expect(d.role()).toBe(Role.Misconfigured)
     })
 
+    test("a board whose configuration names another algorithm than its image's refuses", async () => {
+        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform, bullyDescriptor)
+        await d.start()
+        expect(d.role()).toBe(Role.Misconfigured)
+        expect(d.node).toBe(null)
+    })
+
     test("a duplicate node id seen at run time stops the node", async () => {
-        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform)
+        const d = new NodeDriver(threeBoardConfig(1), [], boardPlatform, improvedBullyDescriptor)
         await d.start()
         d.flagProblem("another board on the bus has node id 1")
         expect(d.role()).toBe(Role.Misconfigured)
