@@ -19,6 +19,7 @@ import {
 import { Cluster } from "./descriptor"
 import { ElectionNode } from "./node"
 import { EventQueue } from "./event-queue"
+import { StepBefore, stepBefore, stepProblems } from "./self-check"
 import { TimerGenerations } from "./timer-generations"
 import { Episode } from "./episode"
 import { digestRecord, timerName, TraceRecord, TraceType } from "./trace"
@@ -138,7 +139,9 @@ export class Engine {
     start() {
         for (let i = 0; i < this.nodes.length; i++) {
             const out = this.takeOut()
+            const before = stepBefore(this.nodes[i])
             this.nodes[i].start(this.now, out)
+            this.selfCheck(this.nodes[i], before, out, true)
             this.apply(i, out)
         }
         this.resetStats()
@@ -341,6 +344,7 @@ export class Engine {
         const node = this.nodes[i]
         const out = this.takeOut()
         const now = this.now
+        const before = stepBefore(node)
         try {
             if (type === EV_DELIVER) node.receive(frame, now, out)
             else if (type === EV_TIMER) node.timer(arg, now, out)
@@ -352,6 +356,7 @@ export class Engine {
             while (out.length > 0) out.pop()
             return
         }
+        this.selfCheck(node, before, out, false)
         this.apply(i, out)
     }
 
@@ -368,6 +373,12 @@ export class Engine {
             return
         }
         this.invoke(i, EV_DELIVER, 0, frame)
+    }
+
+    /** The node's own invariants after a step (self-check.ts): each broken one is a violation. */
+    private selfCheck(node: ElectionNode, before: StepBefore, out: Action[], fromStart: boolean) {
+        const problems = stepProblems(node, before, out, fromStart)
+        for (let p = 0; p < problems.length; p++) this.episode.errors.push(problems[p] + " at t=" + this.now)
     }
 
     /** Carries out the actions node `i` returned. */
