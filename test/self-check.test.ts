@@ -74,4 +74,20 @@ describe("a node's own invariants", () => {
     engine.runUntil(100)
     expect(summarize(engine).violations.join("\n")).toContain("node 2: its last RoleChange is not its state")
   })
+
+  test("the engine reports a node left electing with no timer to end it", () => {
+    const engine = startEngine(Algorithm.Bully, [1, 2, 3])
+    const stuck = engine.node(2)!
+    const suspect = stuck.suspect.bind(stuck)
+    // an election that forgets its timers: nothing would ever end it
+    stuck.suspect = (now, out) => {
+      suspect(now, out)
+      for (let i = out.length - 1; i >= 0; i--) if (out[i].type === ActionType.SetTimer) out.splice(i, 1)
+    }
+    engine.crash(3)
+    engine.crash(1)
+    engine.detect(2)
+    engine.runUntil(100)
+    expect(summarize(engine).violations.join("\n")).toContain("node 2: a dead end, electing with no timer armed")
+  })
 })

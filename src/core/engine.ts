@@ -14,6 +14,9 @@ import {
     ClusterOptions,
     indexOfSorted,
     MAX_TIMERS,
+    NO_NODE,
+    Role,
+    roleName,
     sortedIds,
 } from "./contract"
 import { Cluster } from "./descriptor"
@@ -107,6 +110,8 @@ export class Engine {
     private timerLabels: string[]
     private queue = new EventQueue()
     private timers: TimerGenerations
+    /** Which timer slots have a firing pending: a node electing with none is at a dead end. */
+    private armed: boolean[] = []
 
     /** The cluster: one node per process of `options.ids`, by ascending id (createCluster in algorithms.ts). */
     constructor(options: EngineOptions, cluster: Cluster) {
@@ -122,6 +127,7 @@ export class Engine {
         }
         this.episode = new Episode(this.ids.length)
         this.timers = new TimerGenerations(this.ids.length * MAX_TIMERS)
+        for (let t = 0; t < this.ids.length * MAX_TIMERS; t++) this.armed.push(false)
         this.resetStats()
     }
 
@@ -318,6 +324,7 @@ export class Engine {
         if (type === EV_TIMER) {
             if (!this.timers.isCurrent(i * MAX_TIMERS + arg, gen)) return
             this.timers.cancel(i * MAX_TIMERS + arg)
+            this.armed[i * MAX_TIMERS + arg] = false
             if (node.crashed) return
             if (this.tracing()) this.emit({ type: TraceType.Timeout, time: now, node: node.id, timer: timerName(this.timerLabels, arg) })
         } else if (type === EV_CRASH) {
@@ -391,9 +398,11 @@ export class Engine {
                 this.transmit(node.id, action.to, action.frame)
             } else if (action.type === ActionType.SetTimer) {
                 const gen = this.timers.arm(i * MAX_TIMERS + action.timer)
+                this.armed[i * MAX_TIMERS + action.timer] = true
                 this.queue.push(now + action.delay, EV_TIMER, i, null, action.timer, gen, null)
             } else if (action.type === ActionType.CancelTimer) {
                 this.timers.cancel(i * MAX_TIMERS + action.timer)
+                this.armed[i * MAX_TIMERS + action.timer] = false
             } else if (action.type === ActionType.RoleChange) {
                 this.episode.roleChanged(i, node, action.role, action.coordinator, now)
                 if (this.roleObserver) this.roleObserver(node.id, action.role, action.coordinator, action.epoch)
@@ -409,6 +418,15 @@ export class Engine {
             }
         }
         while (out.length > 0) out.pop()
+        if (this.deadEnd(i)) this.episode.errors.push("node " + node.id + ": a dead end, " + roleName(node.role) + " with no timer armed at t=" + now)
+    }
+
+    /** Node `i` waits for something no timer of its own will end: electing, or following nobody. */
+    private deadEnd(i: number): boolean {
+        const node = this.nodes[i]
+        if (node.crashed || !(node.role === Role.Electing || (node.role === Role.Follower && node.coordinator === NO_NODE))) return false
+        for (let t = 0; t < MAX_TIMERS; t++) if (this.armed[i * MAX_TIMERS + t]) return false
+        return true
     }
 
     private transmit(src: number, to: number[], frame: Frame) {
