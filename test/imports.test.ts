@@ -127,6 +127,21 @@ function graphOf(imports: Map<string, Import[]>): Map<string, string[]> {
 
 const show = (cycles: string[][]) => cycles.map((c) => c.join(" -> "))
 
+/** The names `file` imports from `specifier`, as written ("*" for a namespace, "default"). */
+function namesImported(file: string, specifier: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const names: string[] = []
+  for (const node of source.statements) {
+    if (!ts.isImportDeclaration(node) || !ts.isStringLiteral(node.moduleSpecifier) || node.moduleSpecifier.text !== specifier) continue
+    const clause = node.importClause
+    if (clause?.name) names.push("default")
+    const bindings = clause?.namedBindings
+    if (bindings && ts.isNamespaceImport(bindings)) names.push("*")
+    else if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) names.push((e.propertyName ?? e.name).text)
+  }
+  return names
+}
+
 const files = [...walk("src"), ...walk("sim"), ...walk("examples")]
 const imports = new Map(files.map((f) => [f, importsOf(f, readFileSync(join(root, f), "utf8"))]))
 const inSim = (f: string) => f.startsWith("sim/")
@@ -214,6 +229,21 @@ describe("imports", () => {
       [...reached(start)].filter((f) => f === "src/core/algorithms.ts" || algorithms.some((a) => f === `src/core/${a}.ts`))
     for (const a of algorithms) expect(algorithmsReached(`src/images/${a}.ts`), a).toEqual([`src/core/${a}.ts`])
     for (const program of ["src/main.ts", "src/election.ts", "src/demo.ts", "examples/sensor-summary/main.ts"]) expect(algorithmsReached(program), program).toEqual([])
+  })
+
+  test("the exhaustive check names no algorithm: an algorithm's own fields come from its module's hints, through the registry", () => {
+    const algorithmModules = ["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo", "ring-base"].map((m) => `src/core/${m}.ts`)
+    for (const file of algorithmModules) expect(files).toContain(file)
+    const checkFiles = files.filter((f) => f.startsWith("sim/check/"))
+    expect(checkFiles).toEqual(expect.arrayContaining(["sim/check/model.ts", "sim/check/abstraction.ts", "sim/check/hints.ts"]))
+    const found = checkFiles.flatMap((from) =>
+      imports
+        .get(from)!
+        .filter((i) => algorithmModules.includes(i.file ?? ""))
+        .map((i) => `${from} -> ${i.file} ${namesImported(from, i.specifier).join(",")}`),
+    )
+    // the ring abstraction reads the ring's tag layout and buffer size, not its class
+    expect(found).toEqual(["sim/check/abstraction.ts -> src/core/ring-base.ts SEEN_MESSAGES,seqOfAckTag"])
   })
 
   test("the checks catch what they are for", () => {

@@ -16,10 +16,11 @@
 // - An acknowledged link's deadlines are written relative to the node's clock, one already
 //   reached as 0 (the link only ever asks whether a deadline has come).
 
+import type { AckLink } from "../../src/core/ack-link"
 import type { ElectionNode } from "../../src/core/node"
-import { RingBaseNode, SEEN_MESSAGES, seqOfAckTag } from "../../src/core/ring-base"
+import { SEEN_MESSAGES, seqOfAckTag } from "../../src/core/ring-base"
 import { type Frame, Kind } from "../../src/core/frame"
-import { fieldsOf } from "./fields"
+import { hintsOf } from "./hints"
 import { keyNumber, keyWord, TAG_NULL } from "./key"
 
 /** What the text of one state depends on besides each node's own fields. */
@@ -35,12 +36,20 @@ export interface TextContext {
   seenNearlyFull: boolean
 }
 
-function ringFields(node: ElectionNode): RingBaseNode | null {
-  return node instanceof RingBaseNode ? node : null
+/** A ring node's fields this module writes: its last seq, its link, its seen tags. */
+interface RingFields {
+  lastSeq: number
+  link: AckLink
+  seen: number[]
 }
 
-/** The ring fields this module writes, by name as the node's keys list them (fields.ts). */
-const [LAST_SEQ, LINK, SEEN] = fieldsOf<RingBaseNode>((r) => [r.lastSeq, r.link, r.seen])
+/** The fields of a node whose algorithm's hints name them (`seqs`, hints.ts), or null: not a ring node. */
+function ringFields(node: ElectionNode): RingFields | null {
+  const read = hintsOf(node.algorithm).seqsOf
+  if (!read) return null
+  const [lastSeq, link, seen] = read(node)
+  return { lastSeq, link, seen }
+}
 
 /** A ring node remembers half of its buffer or more (leaving seqs out may then not be exact). */
 export function seenNearlyFull(node: ElectionNode): boolean {
@@ -58,13 +67,13 @@ export function firstSeqs(nodes: ElectionNode[]): number[] {
 
 export function textContext(nodes: ElectionNode[], firstSeq: number[], messages: readonly { frame: Frame }[]): TextContext | null {
   // every node runs one algorithm: a state without ring nodes has no context
-  if (nodes.length === 0 || !ringFields(nodes[0])) return null
-  const lastSeq = nodes.map((n) => ringFields(n)?.lastSeq ?? -1)
+  if (nodes.length === 0 || !hintsOf(nodes[0].algorithm).seqsOf) return null
+  const rings = nodes.map(ringFields)
+  const lastSeq = rings.map((r) => r?.lastSeq ?? -1)
   const live = new Set<number>()
   let seenNearlyFull = false
   for (const m of messages) if (keyedSeq(m.frame) !== 0) live.add(m.frame.seq)
-  for (const n of nodes) {
-    const r = ringFields(n)
+  for (const r of rings) {
     if (!r) continue
     if (2 * r.seen.length >= SEEN_MESSAGES) seenNearlyFull = true
     for (const f of r.link.frames) if (f && f.seq !== 0) live.add(f.seq)
@@ -101,6 +110,7 @@ export function frameTextNamed(f: Frame, ctx: TextContext | null): string {
 export function ringFieldText(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): string | null {
   const r = ringFields(node)
   if (!r || !ctx) return null
+  const [LAST_SEQ, LINK, SEEN] = hintsOf(node.algorithm).seqs
   if (key === LAST_SEQ) return "" // always its own age 0; the others' ranges come with the seqs
   if (key === LINK) {
     const l = r.link
@@ -162,6 +172,7 @@ export function keyFrame(f: Frame, ctx: TextContext | null) {
 export function keyRingField(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): boolean {
   const r = ringFields(node)
   if (!r || !ctx) return false
+  const [LAST_SEQ, LINK, SEEN] = hintsOf(node.algorithm).seqs
   if (key === LAST_SEQ) return true
   if (key === LINK) {
     const l = r.link

@@ -29,16 +29,13 @@
 // are messages like any other: they may be lost, and they interleave with the election.
 
 import { createCluster, descriptorOf } from "../../src/core/algorithms"
-import type { BidRingNode } from "../../src/core/bid-ring"
-import type { EchoNode } from "../../src/core/echo"
-import type { ImprovedBullyNode } from "../../src/core/improved-bully"
-import { RingBaseNode } from "../../src/core/ring-base"
 import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
 import { cloneFenceState, type FenceState, fenceText, keyFence, maxTokenEpoch, newFenceState, settleTokens, type TokenRule } from "./fence"
 import { keyEnd, keyNumber, keyStart, keyString, keyWord, TAG_ARRAY, TAG_END, TAG_FALSE, TAG_FLOAT, TAG_NONE, TAG_NULL, TAG_OBJECT, TAG_STRING, TAG_TRUE } from "./key"
 import { fieldOf, fieldsOf } from "./fields"
+import { hintsOf } from "./hints"
 import { checkCluster, type ProcessView, viewOf } from "../../src/core/checker"
 import { BROADCAST, type Frame, Kind, makeFrame } from "../../src/core/frame"
 import {
@@ -178,7 +175,8 @@ export interface StepRecord {
 
 // The core's node fields the search treats specially, each list read from a typed accessor
 // (fields.ts): a field renamed in the core is renamed here or breaks the build, instead of
-// silently changing what the search hashes.
+// silently changing what the search hashes. Here the fields every node has; an algorithm's
+// own come from its module's hints (hints.ts).
 
 /**
  * Fields of a class a node holds that hold deadlines: hashed relative to the node's clock,
@@ -204,16 +202,6 @@ const NODE_SKIPPED = fieldsOf<ElectionNode>((n) => [
   // set on every frame before it is read (node.ts receive, fencing)
   n.epochBeforeFrame,
 ])
-const RING_SKIPPED = fieldsOf<RingBaseNode>((r) => [r.ringPos])
-/**
- * Since when a ring process believes each process down: read only with heartbeats on (a
- * process is probed again one round trip R after it was marked down, ring-base.ts
- * believedDown). Without heartbeats left out; with them hashed per process as the age of a
- * down mark, capped at R (older is as old), and nothing for a process not marked down.
- */
-const RING_DOWN_SINCE = fieldsOf<RingBaseNode>((r) => [r.downAt])
-const ECHO_SKIPPED = fieldsOf<EchoNode>((e) => [e.neighbors])
-const BID_SKIPPED = fieldsOf<BidRingNode>((b) => [b.suitability, b.bid])
 /**
  * When the coordinator was last heard: read only by the heartbeat watch. Without heartbeats
  * left out; with them hashed as its age, capped at the failure timeout (older is as old:
@@ -222,29 +210,58 @@ const BID_SKIPPED = fieldsOf<BidRingNode>((b) => [b.suitability, b.bid])
 const NODE_HEARD = fieldsOf<ElectionNode>((n) => [n.lastHeardFromCoordinator])
 /** A time the watch waits until: hashed as the time left, 0 once past (past is past). */
 const NODE_UNTIL = fieldsOf<ElectionNode>((n) => [n.claimedUntil])
-/** Times only ever compared for equality with a later event's time: hashed as now or past (or none). */
-const IMPROVED_BULLY_INSTANTS = fieldsOf<ImprovedBullyNode>((n) => [n.wonAt])
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
 const NODE_CAPPED: Record<string, number> = { [fieldOf<ElectionNode>((n) => n.restarts)]: 2 }
-/** Ring fields the abstraction writes (abstraction.ts). */
-const RING_ABSTRACTED = fieldsOf<RingBaseNode>((r) => [r.lastSeq, r.link, r.seen])
 /** Fields every node of a cluster shares: a clone keeps the original's. */
 const NODE_SHARED = fieldsOf<ElectionNode>((n) => [n.ids, n.ringOrder, n.timing])
 
-const SKIPPED_FIELDS = new Set<string>([...NODE_SKIPPED, ...RING_SKIPPED, ...ECHO_SKIPPED, ...BID_SKIPPED])
-const INSTANT_FIELDS = new Set<string>(IMPROVED_BULLY_INSTANTS)
-const CAPPED_FIELDS: Record<string, number> = NODE_CAPPED
 const HEARD_FIELDS = new Set<string>(NODE_HEARD)
-const DOWN_SINCE_FIELDS = new Set<string>(RING_DOWN_SINCE)
-
-/** A ring process's down marks' ages as hashed (RING_DOWN_SINCE), or null: left out (heartbeats off). */
-function downAges(node: ElectionNode, clock: number): number[] | null {
-  if (node.timing.heartbeatInterval <= 0 || !(node instanceof RingBaseNode)) return null
-  const cap = node.roundTrip()
-  return node.down.map((d, i) => (d ? Math.min(timeValue(clock - node.downAt[i]), cap) : -1))
-}
 const UNTIL_FIELDS = new Set<string>(NODE_UNTIL)
-const SHARED_FIELDS = new Set<string>([...NODE_SHARED, ...ECHO_SKIPPED])
+
+/** The fields one algorithm's nodes have treated apart: every node's and its own hints'. */
+interface FieldSets {
+  skipped: Set<string>
+  /** Fields a clone keeps the original's of. */
+  shared: Set<string>
+  /** Times only ever compared for equality with a later event's time: hashed as now or past (or none). */
+  instants: Set<string>
+  capped: Record<string, number>
+  /**
+   * Since when a process believes each process down: read only with heartbeats on (a ring
+   * process probes one again a round trip R after it marked it down, ring-base.ts
+   * believedDown). Without heartbeats left out; with them hashed per process as the age of
+   * a down mark, capped (the ring: at R; older is as old), nothing for a process not marked.
+   */
+  downSince: Set<string>
+  /** Fields the ring abstraction writes (abstraction.ts). */
+  rewritten: Set<string>
+}
+const fieldSetsByAlgorithm: FieldSets[] = []
+
+function fieldSetsOf(node: ElectionNode): FieldSets {
+  let f = fieldSetsByAlgorithm[node.algorithm]
+  if (f) return f
+  const h = hintsOf(node.algorithm)
+  f = {
+    skipped: new Set<string>([...NODE_SKIPPED, ...h.skipped]),
+    shared: new Set<string>([...NODE_SHARED, ...h.shared]),
+    instants: new Set<string>(h.instants),
+    capped: { ...NODE_CAPPED, ...h.capped },
+    downSince: new Set<string>(h.downSince.slice(0, 1)),
+    rewritten: new Set<string>(h.seqs),
+  }
+  fieldSetsByAlgorithm[node.algorithm] = f
+  return f
+}
+
+/** A process's down marks' ages as hashed (FieldSets.downSince), or null: left out (heartbeats off). */
+function downAges(node: ElectionNode, clock: number): number[] | null {
+  const h = hintsOf(node.algorithm)
+  if (node.timing.heartbeatInterval <= 0 || !h.downSinceOf || !h.downCap) return null
+  const [since, down] = h.downSinceOf(node)
+  const cap = h.downCap(node)
+  return down.map((d, i) => (d ? Math.min(timeValue(clock - since[i]), cap) : -1))
+}
 /** Time fields of the classes a node holds, by prototype (the ring's link has its own key, abstraction.ts). */
 const NESTED_TIMES = new Map<object, Set<string>>([[AckLink.prototype, new Set<string>(ACK_LINK_TIMES)]])
 
@@ -342,9 +359,10 @@ function clonerFor(node: object, top: boolean): Cloner {
   let cloner = cloners.get(proto)
   if (cloner) return cloner
   const lines = ["const c = Object.create(proto)"]
+  const shared = top ? fieldSetsOf(node as ElectionNode).shared : new Set<string>()
   for (const k of Object.keys(node)) {
     const f = JSON.stringify(k)
-    if (top && SHARED_FIELDS.has(k)) lines.push(`c[${f}] = s[${f}]`)
+    if (top && shared.has(k)) lines.push(`c[${f}] = s[${f}]`)
     else lines.push(`{ const v = s[${f}]; c[${f}] = v === null || typeof v !== "object" ? v : deep(v) }`)
   }
   lines.push("return c")
@@ -420,9 +438,10 @@ export function nodeText(node: ElectionNode, clock: number, ctx: TextContext | n
 
 function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | null): string {
   const o = node as unknown as Record<string, unknown>
+  const f = fieldSetsOf(node)
   let s = ""
   for (const k of Object.keys(o)) {
-    if (SKIPPED_FIELDS.has(k)) continue
+    if (f.skipped.has(k)) continue
     const special = ringFieldText(node, k, clock, ctx)
     if (special !== null) {
       s += special + "|"
@@ -434,7 +453,7 @@ function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | n
       if (age !== null) s += "h" + age + "|"
       continue
     }
-    if (DOWN_SINCE_FIELDS.has(k)) {
+    if (f.downSince.has(k)) {
       const ages = downAges(node, clock)
       if (ages !== null) s += "d" + ages.join(",") + "|"
       continue
@@ -443,11 +462,11 @@ function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | n
       s += "u" + timeLeft(v as number, clock) + "|"
       continue
     }
-    if (INSTANT_FIELDS.has(k)) {
+    if (f.instants.has(k)) {
       s += "i" + instantKey(v as number, clock) + "|"
       continue
     }
-    const cap = CAPPED_FIELDS[k]
+    const cap = f.capped[k]
     if (cap !== undefined && typeof v === "number" && v > cap) v = cap
     s += valueText(v, clock, false) + "|"
   }
@@ -555,20 +574,20 @@ interface FieldPlan {
   caps: number[]
 }
 const plans = new Map<object, FieldPlan>()
-const RING_FIELDS = new Set<string>(RING_ABSTRACTED)
 
 function planFor(node: ElectionNode): FieldPlan {
   const proto = Object.getPrototypeOf(node) as object
   let plan = plans.get(proto)
   if (plan) return plan
   plan = { names: [], kinds: [], caps: [] }
+  const f = fieldSetsOf(node)
   for (const k of Object.keys(node)) {
-    if (SKIPPED_FIELDS.has(k)) continue
+    if (f.skipped.has(k)) continue
     plan.names.push(k)
     plan.kinds.push(
-      DOWN_SINCE_FIELDS.has(k) ? 6 : INSTANT_FIELDS.has(k) ? 1 : CAPPED_FIELDS[k] !== undefined ? 2 : RING_FIELDS.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
+      f.downSince.has(k) ? 6 : f.instants.has(k) ? 1 : f.capped[k] !== undefined ? 2 : f.rewritten.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
     )
-    plan.caps.push(CAPPED_FIELDS[k] ?? 0)
+    plan.caps.push(f.capped[k] ?? 0)
   }
   plans.set(proto, plan)
   return plan

@@ -12,12 +12,12 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`active-list-ring`", "The ring family" and, for the epochs, "Converging under faults".
 
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode } from "./ring-base"
+import { RingBaseNode, ringBaseCheckHints } from "./ring-base"
 
 export class ActiveListRingNode extends RingBaseNode {
     /** Seen or sent an elect message in the current election. */
@@ -209,4 +209,9 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     usesGraph: false,
     usesSuitability: false,
     needsFifoLinks: true,
+}
+
+/** The exhaustive check's hints (descriptor.ts): the ring's. */
+export function activeListRingCheckHints(): CheckHints {
+    return ringBaseCheckHints()
 }

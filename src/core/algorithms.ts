@@ -1,17 +1,18 @@
 // The registry: every algorithm's descriptor, listed once. Adding an algorithm means its
-// own module (state machine and descriptor) and one line here.
+// own module (state machine and descriptor) and one line here, two when it gives the
+// exhaustive check hints (checkHintsOf).
 
-import { activeListRingDescriptor } from "./active-list-ring"
-import { bidRingDescriptor } from "./bid-ring"
+import { activeListRingCheckHints, activeListRingDescriptor } from "./active-list-ring"
+import { bidRingCheckHints, bidRingDescriptor } from "./bid-ring"
 import { bullyDescriptor } from "./bully"
 import { ClusterOptions, NodeConfig, sortedIds } from "./contract"
-import { AlgorithmDescriptor, Cluster } from "./descriptor"
-import { echoDescriptor } from "./echo"
-import { Frame } from "./frame"
-import { improvedBullyDescriptor } from "./improved-bully"
+import { AlgorithmDescriptor, CheckHints, Cluster } from "./descriptor"
+import { echoCheckHints, echoDescriptor } from "./echo"
+import { Algorithm, Frame } from "./frame"
+import { improvedBullyCheckHints, improvedBullyDescriptor } from "./improved-bully"
 import { ElectionNode } from "./node"
 import { mod } from "./portable"
-import { ringDescriptor } from "./ring"
+import { ringCheckHints, ringDescriptor } from "./ring"
 
 export const ALGORITHMS: AlgorithmDescriptor[] = [
     bullyDescriptor,
@@ -21,6 +22,20 @@ export const ALGORITHMS: AlgorithmDescriptor[] = [
     bidRingDescriptor,
     echoDescriptor,
 ]
+
+/**
+ * The exhaustive check's hints for wire algorithm number `algorithm` (descriptor.ts), each
+ * from its module; none for an algorithm with no fields of its own to hint. No board calls
+ * this, so no board image holds the hints.
+ */
+export function checkHintsOf(algorithm: number): CheckHints {
+    if (algorithm === Algorithm.ImprovedBully) return improvedBullyCheckHints()
+    if (algorithm === Algorithm.Ring) return ringCheckHints()
+    if (algorithm === Algorithm.ActiveListRing) return activeListRingCheckHints()
+    if (algorithm === Algorithm.BidRing) return bidRingCheckHints()
+    if (algorithm === Algorithm.Echo) return echoCheckHints()
+    return {}
+}
 
 /** The descriptor of wire algorithm number `algorithm`, or null. */
 export function descriptorOf(algorithm: number): AlgorithmDescriptor {

@@ -13,12 +13,12 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`bid-ring`" and "The ring family".
 
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NO_NODE, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
-import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
 const TIMER_RESULT = TIMER_RING_FREE + 1
@@ -236,4 +236,11 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     usesGraph: false,
     usesSuitability: true,
     needsFifoLinks: false,
+}
+
+/** The exhaustive check's hints (descriptor.ts): the ring's, and the bid, fixed at construction. */
+export function bidRingCheckHints(): CheckHints {
+    const hints = ringBaseCheckHints()
+    hints.skipped = (n: BidRingNode) => [n.ringPos, n.suitability, n.bid]
+    return hints
 }

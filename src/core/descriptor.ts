@@ -2,9 +2,39 @@
 // algorithm, listed once in the registry (algorithms.ts). Adding an algorithm touches its
 // own file and the registry.
 
+import { AckLink } from "./ack-link"
 import { NodeConfig, Timing } from "./contract"
 import { Algorithm } from "./frame"
 import { ElectionNode } from "./node"
+
+/**
+ * What the exhaustive check (`electlab check`) must know of an algorithm's own node fields,
+ * beyond those every node has. Accessors: the check learns which fields each one reads by
+ * calling it on a recorder, so renaming a field renames its hint or breaks the build; it
+ * calls downSince, downCap and seqs on real nodes too. Each algorithm module declares its
+ * hints beside its descriptor, in a function the registry's checkHintsOf calls; not in the
+ * descriptor itself: the boards carry every descriptor, and their code space is full,
+ * while a function that nothing on a board calls is left out of its image. Methods, not
+ * function fields, so that a hint may take the algorithm's own node class.
+ */
+export interface CheckHints {
+    /** Fields that never change after construction: left out of a state. */
+    skipped?(n: ElectionNode): unknown[]
+    /** Fields a node's copies may share (never changed in place). */
+    shared?(n: ElectionNode): unknown[]
+    /** Times only ever compared for equality with a later event's time: hashed as now or past. */
+    instants?(n: ElectionNode): unknown[]
+    /** Counters only compared below a bound, each followed by its bound: hashed capped. */
+    capped?(n: ElectionNode): unknown[]
+    /**
+     * Per process: since when this node believes it down, and whether it does. Read only
+     * with heartbeats: hashed as each down mark's age capped at `downCap`, else left out.
+     */
+    downSince?(n: ElectionNode): [number[], boolean[]]
+    downCap?(n: ElectionNode): number
+    /** A ring's seqs, renamed by who gave them: the last seq given, the acknowledged link, the seen tags. */
+    seqs?(n: ElectionNode): [number, AckLink, number[]]
+}
 
 export interface AlgorithmDescriptor {
     algorithm: Algorithm

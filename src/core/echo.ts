@@ -15,7 +15,7 @@
 // "`echo`" and, for a wave stalled by a crash, "Converging under faults".
 
 import { AckLink } from "./ack-link"
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./contract"
 import { ElectionNode } from "./node"
@@ -271,4 +271,9 @@ export const echoDescriptor: AlgorithmDescriptor = {
     usesGraph: true,
     usesSuitability: false,
     needsFifoLinks: false,
+}
+
+/** The exhaustive check's hints (descriptor.ts): a node's neighbours are fixed at construction. */
+export function echoCheckHints(): CheckHints {
+    return { skipped: (n: EchoNode) => [n.neighbors], shared: (n: EchoNode) => [n.neighbors] }
 }

@@ -12,7 +12,7 @@
 // Why, the choices the paper leaves open, and the message counts: docs/algorithms.md,
 // "`improved-bully`" and "Seed 004's example".
 
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
@@ -291,4 +291,9 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     usesGraph: false,
     usesSuitability: false,
     needsFifoLinks: false,
+}
+
+/** The exhaustive check's hints (descriptor.ts): the win's time is only compared with a later event's. */
+export function improvedBullyCheckHints(): CheckHints {
+    return { instants: (n: ImprovedBullyNode) => [n.wonAt] }
 }

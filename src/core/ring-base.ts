@@ -11,6 +11,7 @@
 import { AckLink } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
+import { CheckHints } from "./descriptor"
 import { ElectionNode } from "./node"
 import { ringElectionBound, ringRoundTrip } from "./bounds"
 
@@ -42,7 +43,7 @@ export abstract class RingBaseNode extends ElectionNode {
     /** Position of this process in `ringOrder`. */
     readonly ringPos: number
     // down, downAt, link, lastSeq and seen are public: the exhaustive check writes them into
-    // a state's key in its own way (times as ages, seqs by who gave them)
+    // a state's key in its own way (times as ages, seqs by who gave them: ringBaseCheckHints)
     /** down[i]: this process believes ids[i] is down, since downAt[i]. */
     down: boolean[] = []
     downAt: number[] = []
@@ -307,4 +308,15 @@ function ackTag(kind: number, initiator: number, seq: number): number {
 /** The seq an ACK tag names (`electlab check` renames seqs: sim/check/abstraction.ts). */
 export function seqOfAckTag(tag: number): number {
     return tag % 65536
+}
+
+/** The exhaustive check's hints for a ring node (descriptor.ts), which each ring algorithm's own hints start from. */
+export function ringBaseCheckHints(): CheckHints {
+    return {
+        skipped: (n: RingBaseNode) => [n.ringPos],
+        downSince: (n: RingBaseNode) => [n.downAt, n.down],
+        // a process is probed again one round trip after it was marked down (believedDown)
+        downCap: (n: RingBaseNode) => n.roundTrip(),
+        seqs: (n: RingBaseNode) => [n.lastSeq, n.link, n.seen],
+    }
 }

@@ -12,12 +12,12 @@
 // Why, the choices the seeds leave open, and the message counts: docs/algorithms.md,
 // "`ring`" and "The ring family".
 
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
 const TIMER_RESULT = TIMER_RING_FREE
@@ -162,4 +162,9 @@ export const ringDescriptor: AlgorithmDescriptor = {
     usesGraph: false,
     usesSuitability: false,
     needsFifoLinks: false,
+}
+
+/** The exhaustive check's hints (descriptor.ts): the ring's. */
+export function ringCheckHints(): CheckHints {
+    return ringBaseCheckHints()
 }
