@@ -28,6 +28,7 @@
 
 import { type Action, ActionType, indexOfSorted, MAX_TIMERS, NO_NODE, Role } from "../../src/core/contract"
 import type { ElectionNode } from "../../src/core/node"
+import { stepBefore, stepProblems } from "../../src/core/self-check"
 import { seenNearlyFull } from "./abstraction"
 import { keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
 import {
@@ -226,11 +227,14 @@ function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): 
       next.node = node
       next.owned = false
       const out: Action[] = []
+      const was = stepBefore(node)
       try {
         act(node, out)
       } catch {
         return null
       }
+      // a step that breaks the node's own invariants errs: the search's exact step records it
+      if (stepProblems(node, was, out, false).length > 0) return null
       if (rules.roles && (before.crashed !== node.crashed || (before.role === Role.Coordinator) !== (node.role === Role.Coordinator))) return null
       if (node.coordinator !== before.coordinator && node.coordinator !== NO_NODE && indexOfSorted(node.ids, node.coordinator) < 0) return null
       for (const a of out) {

@@ -49,6 +49,7 @@ import {
 } from "../../src/core/contract"
 import type { ElectionNode } from "../../src/core/node"
 import { timerName } from "../../src/core/trace"
+import { stepBefore, stepProblems } from "../../src/core/self-check"
 
 export const TIMING_MODELS = ["arbitrary", "bounded", "ideal"] as const
 export type TimingModel = (typeof TIMING_MODELS)[number]
@@ -320,7 +321,9 @@ export function initialState(config: ModelConfig): State {
   state.firstSeq = firstSeqs(state.nodes)
   for (let i = 0; i < state.nodes.length; i++) {
     const out: Action[] = []
+    const before = stepBefore(state.nodes[i])
     state.nodes[i].start(0, out)
+    for (const problem of stepProblems(state.nodes[i], before, out, true)) state.errors.push(problem)
     applyActions(state, i, out, null)
   }
   if (detectionOf(config) === "timed") updateAbsence(state)
@@ -983,12 +986,15 @@ function invoke(s: State, i: number, what: (node: ElectionNode, now: number, out
     s.nodes[i] = cloneNode(s.nodes[i])
     s.owned[i] = true
   }
+  const before = stepBefore(s.nodes[i])
   try {
     what(s.nodes[i], s.clocks[i], out)
   } catch (e) {
     s.errors.push(`node ${s.nodes[i].id} threw: ${e}`)
     return
   }
+  // the node's own invariants (self-check.ts), as the engine checks them
+  for (const problem of stepProblems(s.nodes[i], before, out, false)) s.errors.push(problem)
   applyActions(s, i, out, rec)
 }
 
