@@ -1,6 +1,7 @@
 // Integration: the virtual lab with the real compiled firmware in DeviceScript VMs on one
 // local bus, over the Jacdac bus and over MQTT. Slow (VM boots take seconds); the file owns
-// port 8082 while it runs, so every lab test lives here and runs in sequence.
+// port 8082 while it runs, so its lab tests run in sequence (`npm run test:ci`; `npm test`'s
+// two failovers are test/lab-failover.test.ts, which never runs beside it).
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
