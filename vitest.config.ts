@@ -1,6 +1,25 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
-// test/ci/ holds the long lab runs: `npm run test:ci`.
+// The test tiers (docs/benchmarks.md, "Test tiers"); each test runs in exactly one:
+//   fast    `npm run test:fast`: core, codec, auth, API and host logic; no VM, no devs build,
+//           no broker, no browser, no search past a few thousand states
+//   medium  with fast in `npm test`: firmware builds, CLI processes, the check at N = 3, a small
+//           campaign, and one five-board failover on the bus and one over MQTT ("lab-failover")
+//   slow    `npm run test:ci`: the longer searches and campaigns ("slow"), every other lab,
+//           broker and browser test ("labs"), then test/ci/ (vitest.ci.config.ts)
+// A file that spans tiers (SPLIT) runs in each tier's project; test/tiers.ts skips there the
+// tests of the other tiers.
+
+/** Whole files of the medium tier. */
+const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts"]
+/** Files with tests in more than one tier: those that import test/tiers.ts (none is left out by hand). */
+const SPLIT = readdirSync(join(import.meta.dirname, "test"))
+  .filter((f) => f.endsWith(".test.ts") && /from "\.\/tiers"/.test(readFileSync(join(import.meta.dirname, "test", f), "utf8")))
+  .map((f) => `test/${f}`)
+/** `npm test`'s VMs: one failover on each transport. */
+const LAB_FAILOVER = ["test/lab-failover.test.ts"]
 // Files that run the virtual lab, a broker or a browser are timing-sensitive (a loaded core
 // makes a VM answer late) and some own a fixed port: they run one at a time, after the rest,
 // which share every core (vitest's default leaves one idle: on two cores, one worker).
@@ -21,14 +40,26 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: "core and host",
+          name: "fast",
           include: ["test/**/*.test.ts"],
-          exclude: [...LABS, "test/ci/**", "**/node_modules/**"],
+          exclude: [...MEDIUM, ...LAB_FAILOVER, ...LABS, "test/ci/**", "**/node_modules/**"],
+          env: { ELECTLAB_TIER: "fast" },
           maxWorkers: "100%",
+          // a worker's files share its modules (a fifth faster here): a test restores what it fakes
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: "labs", include: LABS, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: "medium", include: [...MEDIUM, ...SPLIT], env: { ELECTLAB_TIER: "medium" }, maxWorkers: "100%", sequence: { groupOrder: 0 } },
+      },
+      { extends: true, test: { name: "lab-failover", include: LAB_FAILOVER, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: "slow", include: SPLIT, env: { ELECTLAB_TIER: "slow" }, maxWorkers: "100%", sequence: { groupOrder: 0 } },
+      },
+      { extends: true, test: { name: "labs", include: LABS, fileParallelism: false, sequence: { groupOrder: 2 } } },
     ],
   },
 })

@@ -57,6 +57,18 @@ const tookOver = (lab: Lab, mark: number, node: number) =>
 
 const total = (boards: BoardState[], why: string) => boards.reduce((n, b) => n + (b.refusedWhy[why] ?? 0), 0)
 
+/**
+ * Waits until `ok` holds: a VM on a busy host refuses a frame late, and a test that judged it
+ * after a fixed sleep failed for the host, not the election. Throws `what` past 30 s.
+ */
+async function until(what: () => string, ok: () => boolean) {
+  const t0 = Date.now()
+  while (!ok()) {
+    if (Date.now() - t0 > 30_000) throw new Error(`not within 30 s: ${what()}`)
+    await sleep(50)
+  }
+}
+
 export function authLabSuites() {
   describe("bus lab with a group key: a rogue VM (id 99, wrong key) and a wrong-key board", () => {
     const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
@@ -85,9 +97,13 @@ export function authLabSuites() {
       expect(lab.coordinator()).toBe(4)
       expect(lab.boards.get(5)!.role).toBe(Role.Misconfigured)
       expect(lab.boards.get(5)!.refusedWhy["bad-tag"]).toBeGreaterThanOrEqual(8)
-      // the rogue keeps forging: give it a few rounds
+      // the rogue keeps forging: give it a few rounds, and every board time to refuse them
       const before = members().map((b) => b.refused)
       await sleep(2000)
+      await until(
+        () => `refusals went from ${before.join("/")} to ${members().map((b) => b.refused).join("/")}: ${lab.describeBoards()}`,
+        () => members().every((b, i) => b.refused > before[i] && b.refusedWhy["bad-tag"] > 0 && b.refusedWhy["unsigned"] > 0),
+      )
       for (const [i, b] of members().entries()) {
         expect(b.refused).toBeGreaterThan(before[i])
         expect(b.refusedWhy["bad-tag"]).toBeGreaterThan(0)
@@ -98,7 +114,7 @@ export function authLabSuites() {
       }
       // no transition happened at all: the rogue and board 5 moved nobody
       expect(lab.failovers).toEqual([])
-    }, 120_000)
+    }, 180_000)
 
     // 4's REQUEST, COORDINATOR and heartbeats as it takes over again, then 3's as 4 crashes
     let recorded: Buffer[] = []
@@ -121,12 +137,16 @@ export function authLabSuites() {
       const mark = lab.log.length
       await tap.replay(recorded)
       await sleep(1500)
+      await until(
+        () => `no replay or stale frame refused: ${lab.describeBoards()}`,
+        () => total(members(), "replay") + total(members(), "stale") > replaysBefore,
+      )
       expect(total(members(), "replay") + total(members(), "stale")).toBeGreaterThan(replaysBefore)
       expect(tookOver(lab, mark, 4)).toEqual([])
       expect(lab.coordinator()).toBe(3)
       expect(lab.failovers.length).toBe(transitions)
       for (const n of [1, 2, 3]) expect(lab.boards.get(n)!.coordinator).toBe(3)
-    }, 120_000)
+    }, 180_000)
 
     // 2 reboots and knows nobody; the recorded frames of 3 (alive, so it answers 2's challenge)
     // were sent more than FRESH_MS before its proof, and 4 (crashed) proves nothing
@@ -182,8 +202,10 @@ export function authLabSuites() {
     test("forged frames (wrong key, no tag, a copied tag) move nobody", async () => {
       await lab.waitForAgreement(90_000)
       expect(lab.coordinator()).toBe(6)
+      // a second of the boards' frames, and one to all among them (a busy host sends them late)
       recording = true
       await sleep(1000)
+      await until(() => `no frame to all recorded: ${lab.describeBoards()}`, () => recorded.some((r) => r.topic.endsWith("/all/frame")))
       recording = false
       const wrong = new FrameAuth(99, 1, nodeMac(parseKeyHex(newKeyHex())!), nodeRandom32)
       for (let round = 0; round < 5; round++) {
@@ -202,7 +224,12 @@ export function authLabSuites() {
         }
       }
       await sleep(1000)
-      // a VM under load may miss some of a burst: each board refused some, all kinds were seen
+      // a VM under load may miss some of a burst, and refuse the rest late: each board refused
+      // some, all kinds were seen
+      await until(
+        () => `refusals: ${boards().map((b) => `${b.node}: ${JSON.stringify(b.refusedWhy)}`).join("; ")}`,
+        () => total(boards(), "bad-tag") > 0 && total(boards(), "unsigned") > 0 && boards().every((b) => b.refused > 0),
+      )
       expect(total(boards(), "bad-tag")).toBeGreaterThan(0)
       expect(total(boards(), "unsigned")).toBeGreaterThan(0)
       for (const b of boards()) {
@@ -211,7 +238,7 @@ export function authLabSuites() {
         expect(b.epoch).toBeLessThan(1000000)
       }
       expect(lab.failovers).toEqual([])
-    }, 120_000)
+    }, 180_000)
 
     // Once a hole (docs/security.md, "Replays"): under load a VM misses some of the crashed
     // coordinator's last frames; replayed later they were newer than any it got, so they counted
@@ -227,11 +254,13 @@ export function authLabSuites() {
       await lab.recover(6)
       await lab.waitForAgreement(30_000)
       expect(lab.coordinator()).toBe(6)
+      // election frames of 6 (src at byte 8): its claim and heartbeats, however late they come
+      const of6 = () => recorded.filter((r) => r.payload[0] === FRAME_VERSION && r.payload.readUInt16BE(8) === 6).length
       await sleep(1000)
+      await until(() => `${of6()} frames of 6 recorded: ${lab.describeBoards()}`, () => of6() > 3)
       recording = false
       const recordedAt = Date.now()
-      // election frames of 6 (src at byte 8)
-      expect(recorded.filter((r) => r.payload[0] === FRAME_VERSION && r.payload.readUInt16BE(8) === 6).length).toBeGreaterThan(3)
+      expect(of6()).toBeGreaterThan(3)
       await lab.crash(6)
       await lab.waitForAgreement(30_000)
       expect(lab.coordinator()).toBe(5)
@@ -248,6 +277,6 @@ export function authLabSuites() {
       await lab.waitForAgreement(30_000)
       expect(lab.coordinator()).toBe(5)
       for (const n of vms) expect(lab.boards.get(n)!.coordinator).toBe(5)
-    }, 90_000)
+    }, 180_000)
   })
 }

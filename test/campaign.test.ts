@@ -1,10 +1,11 @@
 // The fault campaign: the CI run (300 seeds per algorithm and family, every cell must pass),
-// and the campaign's own machinery: determinism, replay files, shrinking.
+// and the campaign's own machinery: determinism, replay files, shrinking. The file spans the
+// tiers (test/tiers.ts): a small campaign and the command in `npm test`, the CI run in CI.
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { Algorithm } from "../src/core/frame"
 import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
@@ -13,6 +14,7 @@ import { MAX_BOARDS } from "../src/firmware/bus-limits"
 import { CAMPAIGN_FAMILIES, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
 import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { mediumTest, slowTest, test } from "./tiers"
 
 const CI_SEEDS = 300
 
@@ -38,7 +40,7 @@ describe("campaign machinery", () => {
     expect(runPlan(a)).toEqual(runPlan(makePlan(42, Algorithm.Ring, "mixed")))
   })
 
-  test("the table does not depend on the number of workers", async () => {
+  mediumTest("the table does not depend on the number of workers", async () => {
     const algorithms = [Algorithm.Ring, Algorithm.BidRing]
     const families = ["link-faults", "partitions"] as const
     const one = await runCampaign(algorithms, [...families], 1, 30, 1)
@@ -85,14 +87,14 @@ describe("electlab campaign: the command", () => {
   const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
   const electlab = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" })
 
-  test("bad flags name the problem and exit 2", () => {
+  mediumTest("bad flags name the problem and exit 2", () => {
     const r = electlab(["campaign", "--families", "crashes,floods"])
     expect(r.status).toBe(2)
     expect(r.stderr).toContain("--families: unknown family 'floods'; known: coordinator-crash, false-suspicion")
     expect(electlab(["campaign", "--replay", "5"]).stderr).toContain("--replay needs --algorithm NAME and --family NAME")
   })
 
-  test("--replay prints the schedule and the chart; --write makes a file sim replays to the same verdict", () => {
+  mediumTest("--replay prints the schedule and the chart; --write makes a file sim replays to the same verdict", () => {
     const args = ["campaign", "--replay", "7", "--algorithm", "bully", "--family", "crashes"]
     const r = electlab(args)
     const plan = makePlan(7, Algorithm.Bully, "crashes")
@@ -111,7 +113,7 @@ describe("electlab campaign: the command", () => {
 })
 
 describe(`CI campaign: ${CI_SEEDS} seeds per algorithm and family`, () => {
-  test("every algorithm converges under every fault family", async () => {
+  slowTest("every algorithm converges under every fault family", async () => {
     const report = await runCampaign(ALGORITHMS.map((d) => d.algorithm), [...CAMPAIGN_FAMILIES], 1, CI_SEEDS)
     const table = formatCampaign(report)
     console.log(table)
@@ -120,7 +122,7 @@ describe(`CI campaign: ${CI_SEEDS} seeds per algorithm and family`, () => {
     expect(failing, table).toEqual([])
   }, 600_000)
 
-  test("with the adaptive failure detector too (100 seeds per cell)", async () => {
+  slowTest("with the adaptive failure detector too (100 seeds per cell)", async () => {
     const report = await runCampaign(ALGORITHMS.map((d) => d.algorithm), [...CAMPAIGN_FAMILIES], 1, 100, undefined, "adaptive")
     const table = formatCampaign(report)
     expect(report.runs).toBe(ALGORITHMS.length * CAMPAIGN_FAMILIES.length * 100)

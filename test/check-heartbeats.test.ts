@@ -3,7 +3,7 @@
 // fenced`). Each cell of the docs' tables for them is a test here or, for the longer
 // searches, in test/ci/check-large.test.ts.
 
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { parseAlgorithm } from "../src/core/algorithms"
 import { MAX_TIMERS, TIMER_HEARTBEAT, TIMER_WATCH } from "../src/core/contract"
 import { Kind } from "../src/core/frame"
@@ -23,6 +23,8 @@ import {
 import { counterexampleScenario } from "../sim/check/replay"
 import { defaultOptions, type Property, promisedProperties, search } from "../sim/check/search"
 import { settleTokens, type TokenRule } from "../sim/check/fence"
+// this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
+import { mediumTest, test } from "./tiers"
 
 function heartbeats(algorithm: string, crashes: number, recoveries: number, losses: number, nodes = 3): ModelConfig {
   return { algorithm: parseAlgorithm(algorithm), nodes, timing: "ideal", crashes, recoveries, losses, duplicates: 0, detection: "heartbeats" }
@@ -111,7 +113,7 @@ describe("the model with heartbeats", () => {
     expect(keyOf(c, marked(1))).not.toBe(keyOf(c, marked(2)))
   })
 
-  test("the search's key tells states apart exactly as their text does, heartbeats and tokens included", () => {
+  mediumTest("the search's key tells states apart exactly as their text does, heartbeats and tokens included", () => {
     for (const [algorithm, tokens] of [["bully", "issued"], ["echo", undefined], ["ring", "raw"]] as [string, TokenRule | undefined][]) {
       const c = { ...heartbeats(algorithm, 1, 1, 1), tokens }
       const textOf = new Map<string, string>()
@@ -138,8 +140,9 @@ describe("the model with heartbeats", () => {
     expect(promisedProperties({ ...heartbeats("bully", 1, 1, 0), detection: "timed" })).not.toContain("unique-coordinator")
   })
 
-  // one crash and one recovery, N = 3: every algorithm keeps one coordinator
-  test.each([
+  // one crash and one recovery, N = 3: every algorithm keeps one coordinator (seconds each:
+  // a state with heartbeats costs several of the ideal model's)
+  mediumTest.each([
     ["bully", 1359],
     ["improved-bully", 1238],
     ["ring", 2205],
@@ -173,7 +176,7 @@ describe("the model with heartbeats", () => {
 
   // a crash, a recovery and a loss together: improved-bully, bid-ring and echo still keep
   // one coordinator; ring's lost ELECTION makes a second, as bully's and active-list-ring's do
-  test.each([
+  mediumTest.each([
     ["bully", 11],
     ["ring", 40],
     ["active-list-ring", 21],
@@ -181,7 +184,7 @@ describe("the model with heartbeats", () => {
     const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])
     expect(r.violations.map((v) => [v.property, v.steps.length])).toEqual([["unique-coordinator", length]])
   })
-  test.each([
+  mediumTest.each([
     ["improved-bully", 7182],
     ["bid-ring", 19909],
     ["echo", 22015],
@@ -191,7 +194,7 @@ describe("the model with heartbeats", () => {
   })
 
   // one crash, one recovery, one loss, N = 3 (the rest, and N = 4: test/ci/check-large.test.ts)
-  test.each([
+  mediumTest.each([
     ["bully", 8244],
     ["improved-bully", 6738],
   ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: %i states, eventual agreement and valid coordinators", (algorithm, states) => {
@@ -222,7 +225,7 @@ describe("the model with heartbeats", () => {
 describe("the fenced property: the election API's tokens on every state", () => {
   // one crash, one recovery, one loss, N = 3: the API's tokens keep every rule, with and
   // without heartbeats (the other four, and N = 4: test/ci/check-large.test.ts)
-  test.each([
+  mediumTest.each([
     ["bully", 825, 15564],
     ["improved-bully", 369, 9814],
   ] as [string, number, number][])("%s: timed %i states, heartbeats %i, no violation", (algorithm, timed, beats) => {
@@ -249,7 +252,7 @@ describe("the fenced property: the election API's tokens on every state", () => 
     expect(r.violations[0].detail).toMatch(/refuses the orders of its coordinator/)
   })
 
-  test.each([
+  mediumTest.each([
     ["active-list-ring", 10749],
     ["echo", 10518],
   ] as [string, number][])("%s, raw tokens: every follower still takes its coordinator's orders (%i states)", (algorithm, states) => {

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnSync } from "node:child_process"
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { algorithmName, parseAlgorithm } from "../src/core/algorithms"
 import { MAX_TIMERS, Role } from "../src/core/contract"
 import { InputError } from "../sim/config/input"
@@ -36,10 +36,15 @@ import { defaultOptions, type Property, promisedProperties, search, type SearchR
 import { expand, judge } from "../sim/check/explore"
 import { SharedKeyTable } from "../sim/check/key"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
+// this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
+import { mediumTest, searchTier, slowTest, test, tierTest } from "./tiers"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 /** `npm run check` sets it: the searches too long for CI on this machine (tens of thousands of states). */
 const full = !!process.env.ELECTLAB_CHECK_FULL
+
+/** A search's test, in its tier by its size; the longest (`fullOnly`) only in `npm run check`. */
+const searchTest = (states: number, nodes = 3, fullOnly = false) => (fullOnly ? tierTest("slow", full) : tierTest(searchTier(states, nodes)))
 
 function config(algorithm: string, timing: TimingModel, crashes: number, recoveries: number, losses: number, nodes = 3): ModelConfig {
   return { algorithm: parseAlgorithm(algorithm), nodes, timing, crashes, recoveries, losses, duplicates: 0 }
@@ -184,7 +189,7 @@ describe("the state model", () => {
     expect(copy.nodes[2].crashed).toBe(true)
   })
 
-  test("the search's 64-bit key tells states apart exactly as their canonical text does", () => {
+  mediumTest("the search's 64-bit key tells states apart exactly as their canonical text does", () => {
     const cases: ModelConfig[] = [
       ...REDUCTION_CASES.map(([a, cr, rec, loss]) => config(a, "ideal", cr, rec, loss)),
       config("ring", "bounded", 1, 0, 0),
@@ -209,7 +214,7 @@ describe("the state model", () => {
     }
   })
 
-  test("depth first and breadth first visit the same states (instants taken step by step)", () => {
+  mediumTest("depth first and breadth first visit the same states (instants taken step by step)", () => {
     for (const [a, cr, rec, loss] of REDUCTION_CASES) {
       const c = config(a, "ideal", cr, rec, loss)
       const visited = (order: "depth" | "breadth") => {
@@ -373,7 +378,7 @@ describe("the table: complete searches without a violation of what each algorith
     ["bid-ring", 3342, false],
   ]
   for (const [algorithm, states, slow] of bounded)
-    test.skipIf(slow && !full)(`${algorithm}, bounded, 1 crash: ${states} states`, { timeout: 600_000 }, () => {
+    searchTest(states, 3, slow)(`${algorithm}, bounded, 1 crash: ${states} states`, { timeout: 600_000 }, () => {
       const c = config(algorithm, "bounded", 1, 0, 0)
       const r = check(c, promisedProperties(c), true)
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
@@ -386,7 +391,7 @@ describe("the table: complete searches without a violation of what each algorith
     ["improved-bully", 1232, false],
   ]
   for (const [algorithm, states, slow] of fourNodes)
-    test.skipIf(slow && !full)(`${algorithm}, N = 4, bounded, 1 crash: ${states} states, every property`, { timeout: 600_000 }, () => {
+    searchTest(states, 4, slow)(`${algorithm}, N = 4, bounded, 1 crash: ${states} states, every property`, { timeout: 600_000 }, () => {
       const c = config(algorithm, "bounded", 1, 0, 0, 4)
       const r = check(c, promisedProperties(c), true)
       expect(r.violations).toEqual([])
@@ -413,7 +418,7 @@ describe("the table: complete searches without a violation of what each algorith
     ["improved-bully", 3311, false],
   ]
   for (const [algorithm, states, slow] of withRecovery)
-    test.skipIf(slow && !full)(`${algorithm}, bounded, 1 crash, 1 recovery, 1 loss: ${states} states, eventual agreement and valid coordinators`, { timeout: 600_000 }, () => {
+    searchTest(states, 3, slow)(`${algorithm}, bounded, 1 crash, 1 recovery, 1 loss: ${states} states, eventual agreement and valid coordinators`, { timeout: 600_000 }, () => {
       const c = config(algorithm, "bounded", 1, 1, 1)
       expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
       const r = check(c, promisedProperties(c), true)
@@ -484,14 +489,14 @@ describe("the ideal model (the default: timed detection): every state", () => {
     ["echo", 3633, 0, true],
   ]
   for (const [algorithm, three, four, slow] of doneWhen) {
-    test(`${algorithm}, N = 3: ${three} states, eventual agreement and valid coordinators`, () => {
+    searchTest(three)(`${algorithm}, N = 3: ${three} states, eventual agreement and valid coordinators`, () => {
       const c = config(algorithm, "ideal", 1, 1, 1)
       expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
       const r = check(c, promisedProperties(c), true)
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
       expect(r).toMatchObject({ complete: true, reduced: true, detection: "timed", states: three })
     })
-    if (four) test.skipIf(slow && !full)(`${algorithm}, N = 4: ${four} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
+    if (four) searchTest(four, 4, slow)(`${algorithm}, N = 4: ${four} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
       const c = config(algorithm, "ideal", 1, 1, 1, 4)
       const options = defaultOptions(c, promisedProperties(c))
       options.all = true
@@ -552,28 +557,30 @@ describe("the ideal model (the default: timed detection): every state", () => {
   })
 
   // the aim: one crash and one loss, all six at N = 4 and 5
-  test.each([
+  const fourAndFive: [string, number, number][] = [
     ["bully", 101, 200],
     ["improved-bully", 49, 98],
     ["ring", 424, 845],
     ["active-list-ring", 305, 620],
     ["bid-ring", 318, 510],
     ["echo", 344, 6940],
-  ] as [string, number, number][])("%s, one crash, one loss: N = 4 %i states, N = 5 %i", (algorithm, four, five) => {
-    for (const [nodes, states] of [[4, four], [5, five]]) {
-      const c = config(algorithm, "ideal", 1, 0, 1, nodes)
-      expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
-      const r = check(c, promisedProperties(c), true)
-      expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
-      expect(r).toMatchObject({ complete: true, states })
-    }
-  }, 1_800_000)
+  ]
+  for (const [algorithm, four, five] of fourAndFive)
+    searchTest(five, 5)(`${algorithm}, one crash, one loss: N = 4 ${four} states, N = 5 ${five}`, () => {
+      for (const [nodes, states] of [[4, four], [5, five]]) {
+        const c = config(algorithm, "ideal", 1, 0, 1, nodes)
+        expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
+        const r = check(c, promisedProperties(c), true)
+        expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
+        expect(r).toMatchObject({ complete: true, states })
+      }
+    }, 1_800_000)
 
-  test("the reduction keeps what the properties read, and their verdicts, as the full search has them", () => {
+  mediumTest("the reduction keeps what the properties read, and their verdicts, as the full search has them", () => {
     for (const [algorithm, crashes, recoveries, losses] of REDUCTION_CASES) expectReductionKeepsVerdicts(config(algorithm, "ideal", crashes, recoveries, losses))
   })
 
-  test("instants taken node by node keep every end of an instant, and the verdicts, as the full search has them", () => {
+  mediumTest("instants taken node by node keep every end of an instant, and the verdicts, as the full search has them", () => {
     // without unique-coordinator a node's taking or leaving the role is not visible: its runs
     // are taken whole however its role changes on the way
     for (const [algorithm, crashes, recoveries, losses] of [...REDUCTION_CASES, ["echo", 1, 1, 1] as const])
@@ -585,7 +592,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     }
   })
 
-  test("an instant taken node by node ends where its steps, taken one after another, end", () => {
+  mediumTest("an instant taken node by node ends where its steps, taken one after another, end", () => {
     for (const [algorithm, crashes, recoveries, losses] of [...REDUCTION_CASES, ["echo", 1, 1, 1] as const]) {
       const c = config(algorithm, "ideal", crashes, recoveries, losses)
       const options = defaultOptions(c, ["valid-coordinator", "eventual-agreement"])
@@ -623,7 +630,7 @@ describe("the ideal model with detection at any point: every state", () => {
     ["echo", 28609, false],
   ]
   for (const [algorithm, states, slow] of three)
-    test.skipIf(slow && !full)(`${algorithm}, N = 3: ${states} states, eventual agreement and valid coordinators`, { timeout: 900_000 }, () => {
+    searchTest(states, 3, slow)(`${algorithm}, N = 3: ${states} states, eventual agreement and valid coordinators`, { timeout: 900_000 }, () => {
       const c = anyTime(algorithm, 1, 1, 1)
       expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
       const r = check(c, promisedProperties(c), true)
@@ -680,7 +687,7 @@ describe("the ideal model with detection at any point: every state", () => {
       expect(r.violations.map((v) => [v.property, v.steps.length])).toEqual([["unique-coordinator", length]])
     })
 
-  test("echo, N = 3: never two coordinators, even with a recovery (complete, 28790 states)", () => {
+  mediumTest("echo, N = 3: never two coordinators, even with a recovery (complete, 28790 states)", () => {
     const r = check(anyTime("echo", 1, 1, 1), ["unique-coordinator"])
     expect(r).toMatchObject({ complete: true, states: 28790, violations: [] })
   })
@@ -692,7 +699,7 @@ describe("the ideal model with detection at any point: every state", () => {
     ["bid-ring", 144199, true],
   ]
   for (const [algorithm, states, slow] of four)
-    test.skipIf(slow && !full)(`${algorithm}, N = 4: ${states} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
+    searchTest(states, 4, slow)(`${algorithm}, N = 4: ${states} states, eventual agreement and valid coordinators`, { timeout: 1_800_000 }, () => {
       const c = anyTime(algorithm, 1, 1, 1, 4)
       const r = check(c, promisedProperties(c), true)
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
@@ -700,20 +707,22 @@ describe("the ideal model with detection at any point: every state", () => {
     })
 
   // the aim: all six at N = 4 with a crash and a loss, in CI time
-  test.each([
+  const fourCrashLoss: [string, number][] = [
     ["bully", 3680],
     ["improved-bully", 830],
     ["ring", 26313],
     ["active-list-ring", 13930],
     ["bid-ring", 11917],
     ["echo", 25193],
-  ] as [string, number][])("%s, N = 4, one crash, one loss: %i states, eventual agreement and valid coordinators", (algorithm, states) => {
-    const c = anyTime(algorithm, 1, 0, 1, 4)
-    expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
-    const r = check(c, promisedProperties(c), true)
-    expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
-    expect(r).toMatchObject({ complete: true, states })
-  })
+  ]
+  for (const [algorithm, states] of fourCrashLoss)
+    searchTest(states, 4)(`${algorithm}, N = 4, one crash, one loss: ${states} states, eventual agreement and valid coordinators`, () => {
+      const c = anyTime(algorithm, 1, 0, 1, 4)
+      expect(promisedProperties(c)).toEqual(["eventual-agreement", "valid-coordinator"])
+      const r = check(c, promisedProperties(c), true)
+      expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
+      expect(r).toMatchObject({ complete: true, states })
+    })
 
   // N = 5, one crash, one loss (npm run check, but improved-bully); echo and ring do not finish in 12 minutes
   const five: [string, number, boolean][] = [
@@ -723,14 +732,14 @@ describe("the ideal model with detection at any point: every state", () => {
     ["bid-ring", 102279, true],
   ]
   for (const [algorithm, states, slow] of five)
-    test.skipIf(slow && !full)(`${algorithm}, N = 5, one crash, one loss: ${states} states`, { timeout: 1_800_000 }, () => {
+    searchTest(states, 5, slow)(`${algorithm}, N = 5, one crash, one loss: ${states} states`, { timeout: 1_800_000 }, () => {
       const c = anyTime(algorithm, 1, 0, 1, 5)
       const r = check(c, promisedProperties(c), true)
       expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
       expect(r).toMatchObject({ complete: true, states })
     })
 
-  test("the reduction keeps what the properties read, and their verdicts, as the full search has them", () => {
+  mediumTest("the reduction keeps what the properties read, and their verdicts, as the full search has them", () => {
     for (const [algorithm, crashes, recoveries, losses] of REDUCTION_CASES) expectReductionKeepsVerdicts(anyTime(algorithm, crashes, recoveries, losses))
   })
 })
@@ -752,7 +761,7 @@ describe("the search on several threads, and what it leaves unjudged", () => {
     expect(bigger.add(5, 9)).toBe(true)
   })
 
-  test("two and three threads visit exactly the states one thread does, the shared table growing on the way", () => {
+  slowTest("two and three threads visit exactly the states one thread does, the shared table growing on the way", () => {
     const c = config("active-list-ring", "ideal", 1, 1, 1, 4)
     const run = (threads: number) => {
       const options = defaultOptions(c, promisedProperties(c))
@@ -787,7 +796,7 @@ describe("the search on several threads, and what it leaves unjudged", () => {
     expect(two.violations.map((v) => v.trace)).toEqual(one.violations.map((v) => v.trace))
   })
 
-  test("every state's continuation passes the end of its instant, and the reduced search visits that end", () => {
+  mediumTest("every state's continuation passes the end of its instant, and the reduced search visits that end", () => {
     // the claim that lets the depth-first search judge eventual agreement only where an
     // instant ends: the continuation first finishes the instant (deliveries due, then timers
     // due), so a state with a step due has the verdict of that end, which the reduced search
@@ -852,7 +861,7 @@ describe("electlab check (CLI)", () => {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr }
   }
 
-  test("--json: the documented fields; a violation exits 3 and names its scenario file", () => {
+  mediumTest("--json: the documented fields; a violation exits 3 and names its scenario file", () => {
     const dir = mkdtempSync(join(tmpdir(), "electlab-check-cli-"))
     const file = join(dir, "bully.txt")
     const r = electlab(["check", "--algorithm", "bully", "--timing", "arbitrary", "--recoveries", "0", "--losses", "0", "--property", "unique-coordinator", "--write", file, "--json"])
@@ -865,7 +874,7 @@ describe("electlab check (CLI)", () => {
     expect(sim.stdout).toContain("check: live processes disagree on the coordinator; more than one coordinator: 1,2")
   })
 
-  test("bad flags are named", () => {
+  mediumTest("bad flags are named", () => {
     const r = electlab(["check", "--algorithm", "bully", "--timing", "sometimes"])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("--timing: unknown timing model 'sometimes'; known: arbitrary, bounded, ideal")

@@ -2,12 +2,14 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { writeFileSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
 import { readScenario, ScenarioRunner, parseScenario } from "../sim/scenario"
 import { parseAlgorithm } from "../src/core/algorithms"
 import { clusterOf } from "./commands"
+// this file spans the tiers: `test` is the fast tier's; a test that starts the CLI is slower (test/tiers.ts)
+import { mediumTest, test } from "./tiers"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 
@@ -24,7 +26,7 @@ function rejects(flags: Record<string, unknown>, message: RegExp) {
 }
 
 describe("electlab sim: the contract", () => {
-  test("--json prints every field of the contract for bully (seed 004's case)", () => {
+  mediumTest("--json prints every field of the contract for bully (seed 004's case)", () => {
     const r = electlab(["sim", "--algorithm", "bully", "--nodes", "10", "--crash", "10", "--detect", "4", "--json"])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
@@ -42,7 +44,7 @@ describe("electlab sim: the contract", () => {
     })
   })
 
-  test("--json for improved-bully gives the paper's 10 messages", () => {
+  mediumTest("--json for improved-bully gives the paper's 10 messages", () => {
     const r = electlab(["sim", "--algorithm", "improved-bully", "--nodes", "10", "--crash", "10", "--detect", "4", "--json"])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
@@ -51,7 +53,7 @@ describe("electlab sim: the contract", () => {
     expect(out.frames).toBe(3)
   })
 
-  test("without --json it prints the chart and the summary", () => {
+  mediumTest("without --json it prints the chart and the summary", () => {
     const r = electlab(["sim", "--ids", "0..7", "--crash", "7", "--detect", "4"])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("t=0 4 -> 5,6,7 ELECTION")
@@ -59,32 +61,32 @@ describe("electlab sim: the contract", () => {
     expect(r.stdout.trim().split("\n").at(-1)).toMatch(/^coordinator 6 · agreement yes · messages 15 /)
   })
 
-  test("a bad flag names the problem, exits non-zero and prints nothing on stdout", () => {
+  mediumTest("a bad flag names the problem, exits non-zero and prints nothing on stdout", () => {
     const r = electlab(["sim", "--algorithm", "raft", "--nodes", "5"])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe("")
     expect(r.stderr).toContain("--algorithm: unknown algorithm 'raft'; known: bully, improved-bully")
   })
 
-  test("an unknown option is refused by the parser", () => {
+  mediumTest("an unknown option is refused by the parser", () => {
     const r = electlab(["sim", "--nodez", "5"])
     expect(r.code).not.toBe(0)
     expect(r.stderr).toContain("unknown option '--nodez'")
   })
 
-  test("--help lists the flags", () => {
+  mediumTest("--help lists the flags", () => {
     const out = execFileSync(process.execPath, [bin, "sim", "--help"], { encoding: "utf8" })
     for (const flag of ["--algorithm", "--nodes", "--ids", "--crash", "--detect", "--topology", "--network", "--seed", "--scenario", "--json"])
       expect(out).toContain(flag)
   })
 
-  test("a run that breaks an invariant exits 3 (nobody notices the crashed coordinator)", () => {
+  mediumTest("a run that breaks an invariant exits 3 (nobody notices the crashed coordinator)", () => {
     const r = electlab(["sim", "--nodes", "4", "--crash", "4", "--json"])
     expect(r.code).toBe(3)
     expect(JSON.parse(r.stdout).violations).toEqual(["the agreed coordinator 4 is crashed"])
   })
 
-  test("the failure detector finds a crashed coordinator by itself", () => {
+  mediumTest("the failure detector finds a crashed coordinator by itself", () => {
     const r = electlab(["sim", "--algorithm", "improved-bully", "--nodes", "5", "--crash", "5", "--detector", "--json"])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
@@ -145,7 +147,7 @@ describe("scenario files: errors name the file and line", () => {
 })
 
 describe("electlab bench", () => {
-  test("--quick --json runs the benchmark elections and reports their exact message counts", () => {
+  mediumTest("--quick --json runs the benchmark elections and reports their exact message counts", () => {
     const r = electlab(["bench", "--quick", "--json"])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)

@@ -4,10 +4,12 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { allAlgorithms, formatCsv, formatSvg, runCompare, runOne } from "../sim/compare"
 import { parseTopology } from "../sim/topology"
+// this file spans the tiers: `test` is the fast tier's; a test that starts the CLI is slower (test/tiers.ts)
+import { mediumTest, test } from "./tiers"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 const complete = parseTopology("complete", "t")
@@ -54,7 +56,7 @@ describe("electlab compare", () => {
     expect(formatCsv([r])).toContain(`,${r.oversize},`)
   })
 
-  test("--csv: a header and one line per run; --svg: one line per algorithm and family", () => {
+  mediumTest("--csv: a header and one line per run; --svg: one line per algorithm and family", () => {
     const dir = mkdtempSync(join(tmpdir(), "electlab-"))
     const svg = join(dir, "chart.svg")
     const r = electlab(["compare", "--sizes", "4,8", "--algorithms", "bully,ring", "--families", "worst,all", "--csv", "--svg", svg])
@@ -71,14 +73,14 @@ describe("electlab compare", () => {
     )
   })
 
-  test("the table without --csv", () => {
+  mediumTest("the table without --csv", () => {
     const r = electlab(["compare", "--sizes", "4", "--algorithms", "improved-bully", "--families", "worst"])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("algorithm       n  family  messages  no ACK  frames  time  coordinator  violations")
     expect(r.stdout).toMatch(/improved-bully {2}4 {2}worst {10}4 {7}4 {7}3 {5}2 {12}3 {2}none/)
   })
 
-  test("bad flags name the problem", () => {
+  mediumTest("bad flags name the problem", () => {
     expect(electlab(["compare", "--families", "typical"]).stderr).toContain("--families: unknown family 'typical'")
     expect(electlab(["compare", "--sizes", "1"]).stderr).toContain("--sizes: 1 is out of range")
     expect(electlab(["compare", "--algorithms", "raft"]).stderr).toContain("--algorithms: unknown algorithm 'raft'")

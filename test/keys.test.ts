@@ -3,11 +3,13 @@ import { spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, test } from "vitest"
+import { describe, expect } from "vitest"
 import { existsSync } from "node:fs"
 import { readKeyFile } from "../sim/auth/keys"
 import { configSource, labImageConfig } from "../sim/lab/firmware-image"
 import { redact } from "../sim/lab/secret-files"
+// this file spans the tiers: `test` is the fast tier's; a test that starts a process is slower (test/tiers.ts)
+import { mediumTest, test } from "./tiers"
 
 const CLI = join(import.meta.dirname, "..", "bin", "electlab.js")
 const run = (args: string[], cwd?: string) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", cwd })
@@ -16,7 +18,7 @@ describe("keys", () => {
   const dir = mkdtempSync(join(tmpdir(), "electlab-keys-"))
   const keyFile = join(dir, "group.key")
 
-  test("keygen writes 64 hex digits readable by its owner only, and never overwrites", () => {
+  mediumTest("keygen writes 64 hex digits readable by its owner only, and never overwrites", () => {
     const r = run(["keygen", "--out", keyFile])
     expect(r.status).toBe(0)
     const key = readKeyFile(keyFile, "test")
@@ -30,7 +32,7 @@ describe("keys", () => {
 
   const manifest = join(import.meta.dirname, "..", "devicescript.json")
 
-  test("settings --key-file without --write says what it would write, never the key", () => {
+  mediumTest("settings --key-file without --write says what it would write, never the key", () => {
     const key = readKeyFile(keyFile, "test")
     const r = run(["settings", "--board", "c3-supermini-a", "--manifest", manifest, "--key-file", keyFile])
     expect(r.status).toBe(0)
@@ -42,7 +44,7 @@ describe("keys", () => {
     expect(defaults).not.toContain("AUTH_KEY")
   })
 
-  test("settings --write puts the key in .env.local only, readable by its owner only, even over an old file", () => {
+  mediumTest("settings --write puts the key in .env.local only, readable by its owner only, even over an old file", () => {
     const key = readKeyFile(keyFile, "test")
     const board = mkdtempSync(join(tmpdir(), "electlab-board-"))
     writeFileSync(join(board, ".env.local"), "OLD=1\n", { mode: 0o644 })
@@ -57,7 +59,7 @@ describe("keys", () => {
     expect(readFileSync(join(board, ".env.defaults"), "utf8")).not.toContain(key)
   })
 
-  test("a key file without a key is a clear error naming the file and the flag", () => {
+  mediumTest("a key file without a key is a clear error naming the file and the flag", () => {
     const bad = join(dir, "bad.key")
     writeFileSync(bad, "# nothing here\nnot-a-key\n")
     const r = run(["node", "--broker", "mqtt://127.0.0.1:1", "--id", "1", "--ids", "1,2", "--key-file", bad])
@@ -81,7 +83,7 @@ describe("keys", () => {
     return { r, folder }
   }
 
-  test("the lab's secret folder is 0700 and gone after a normal exit, an error and Ctrl-C", () => {
+  mediumTest("the lab's secret folder is 0700 and gone after a normal exit, an error and Ctrl-C", () => {
     for (const how of ["", "throw new Error('boom')", "process.kill(process.pid, 'SIGINT'); setTimeout(() => {}, 5000)"]) {
       const { r, folder } = holdAndEnd(how)
       expect(r.stdout, how + r.stderr).toBe("700\n")

@@ -7,6 +7,7 @@ import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
 import { sleep, until as waitUntil } from "../sim/wait"
+import { HostLateness } from "./lateness"
 
 /** Waits until `check` holds; the ms it took. */
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
@@ -21,6 +22,8 @@ describe("host nodes over a real broker", () => {
   const ids = [1, 2, 3]
   // A failure timeout far longer than the test's limits: only the last will can explain a quick failover.
   const timing = { heartbeatInterval: 200, failureTimeout: 20_000, answerTimeout: 200, coordinatorTimeout: 400 }
+  /** How late the host ran timers, for the message of the one time asserted. */
+  const late = new HostLateness()
 
   async function start(id: number) {
     nodes.set(
@@ -57,22 +60,25 @@ describe("host nodes over a real broker", () => {
   afterAll(async () => {
     for (const n of nodes.values()) await n.stop()
     await broker.dispose()
+    await late.stop()
   })
 
+  // the deadlines are generous (a busy host), but shorter than the failure timeout where only the last will may explain a failover
   test("three host nodes agree on the highest", async () => {
-    await until("agreement on 3", () => agreeOn(3), 5000)
+    await until("agreement on 3", () => agreeOn(3), 30_000)
   })
 
   test("the coordinator's connection drops: its last will starts the failover at once", async () => {
+    late.reset()
     await nodes.get(3)!.stop() // socket closed without DISCONNECT: the broker publishes the will
     nodes.delete(3)
-    const ms = await until("agreement on 2", () => agreeOn(2), 3000)
-    expect(ms).toBeLessThan(timing.failureTimeout / 10)
+    const ms = await until("agreement on 2", () => agreeOn(2), timing.failureTimeout / 2)
+    expect(ms, late.describe()).toBeLessThan(timing.failureTimeout / 10)
   })
 
   test("a broker restart is survived: the nodes reconnect and fail over again", async () => {
     await start(3)
-    await until("agreement on 3 again", () => agreeOn(3), 5000)
+    await until("agreement on 3 again", () => agreeOn(3), 30_000)
     await broker.stop()
     await sleep(1000)
     await broker.start()
@@ -85,10 +91,10 @@ describe("host nodes over a real broker", () => {
     await until(
       "frames after the restart",
       () => followers().every((d, i) => d.framesReceived > before[i]) && nodes.get(3)!.driver.framesSent > sentBefore,
-      10_000,
+      30_000,
     )
     await nodes.get(3)!.stop()
     nodes.delete(3)
-    await until("agreement on 2 after the restart", () => agreeOn(2), 5000)
-  }, 30_000)
+    await until("agreement on 2 after the restart", () => agreeOn(2), timing.failureTimeout / 2)
+  }, 120_000)
 })
