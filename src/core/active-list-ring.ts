@@ -17,7 +17,7 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode } from "./ring-base"
+import { forgetDown, RingBaseNode } from "./ring-base"
 
 export class ActiveListRingNode extends RingBaseNode {
     /** Seen or sent an elect message in the current election. */
@@ -85,7 +85,7 @@ export class ActiveListRingNode extends RingBaseNode {
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
-        this.forgetDown()
+        forgetDown(this)
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)
@@ -171,7 +171,7 @@ export class ActiveListRingNode extends RingBaseNode {
             // Rule a: the first elect seen (of this election: a newer one starts afresh);
             // active list {i, j}; elect(i), then elect(j).
             this.electionEpoch = epoch
-            this.forgetDown()
+            forgetDown(this)
             this.participating = true
             this.answersStale = false
             this.inquiring = false

@@ -15,6 +15,7 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NodeConfig, TIMER_ALGORITHM, Timing } from "./contract"
 import { ElectionNode } from "./node"
+import { isStaleCoordinator } from "./node-state"
 import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -67,7 +68,7 @@ export class BullyNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
-            if (this.isStaleCoordinator(frame)) return false
+            if (isStaleCoordinator(this, frame)) return false
             if (from < this.id) {
                 if (this.phase === IDLE) this.holdElection(now, out)
                 return true
@@ -89,7 +90,7 @@ export class BullyNode extends ElectionNode {
     }
 
     private holdElection(now: number, out: Action[]) {
-        const higher = this.higherIds()
+        const higher = this.ids.slice(this.index + 1)
         if (higher.length === 0) {
             this.win(out)
             return
@@ -103,7 +104,7 @@ export class BullyNode extends ElectionNode {
     private win(out: Action[]) {
         this.cancelElection(out)
         this.takeCoordinatorRole(out)
-        this.multicast(Kind.COORDINATOR, this.lowerIds(), out)
+        this.multicast(Kind.COORDINATOR, this.ids.slice(0, this.index), out)
     }
 
     private cancelElection(out: Action[]) {

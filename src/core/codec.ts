@@ -110,10 +110,8 @@ export function putU16(out: number[], x: number) {
 }
 
 export function putU32(out: number[], x: number) {
-    out.push(Math.floor(x / 16777216))
-    out.push(mod(Math.floor(x / 65536), 256))
-    out.push(mod(Math.floor(x / 256), 256))
-    out.push(mod(x, 256))
+    putU16(out, Math.floor(x / 65536))
+    putU16(out, mod(x, 65536))
 }
 
 export function getU16(b: ByteSource, at: number): number {

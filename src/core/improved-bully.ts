@@ -24,6 +24,7 @@ import {
     Timing,
 } from "./contract"
 import { ElectionNode } from "./node"
+import { allMembers, isStaleCoordinator } from "./node-state"
 import { convergenceAfterFaults, improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -143,7 +144,7 @@ export class ImprovedBullyNode extends ElectionNode {
             return true
         }
         if (kind === Kind.COORDINATOR) {
-            if (this.isStaleCoordinator(frame)) return false
+            if (isStaleCoordinator(this, frame)) return false
             this.alive[fromIndex] = true
             if (from < this.id) {
                 // A live process outranks the announcer: take over (case 4.4).
@@ -164,7 +165,7 @@ export class ImprovedBullyNode extends ElectionNode {
         if (kind === Kind.TABLE) {
             if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
             // every id in the payload must be a member: a table cannot name a stranger
-            if (!this.allMembers(frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
+            if (!allMembers(this, frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
             this.cancelTimer(TIMER_TABLE, out)
             this.phase = IDLE
             this.adoptTable(frame)

@@ -155,42 +155,9 @@ export abstract class NodeState {
 
     // ---- helpers ----
 
-    /**
-     * Fencing (our extension): a COORDINATOR from an epoch older than this process had
-     * reached before the frame came is stale (delayed, duplicated, or from the far side
-     * of a partition) and is refused, unless its sender outranks the coordinator we have:
-     * a recovered process's epoch may lag behind, and the seeds let the highest take over.
-     */
-    isStaleCoordinator(frame: Frame): boolean {
-        if (!epochAfter(this.epochBeforeFrame, frame.epoch)) return false
-        const current = this.coordinator === NO_NODE ? -1 : this.coordinator
-        return frame.src <= current || frame.src <= this.id
-    }
-
-    /** A whole number in [0, bound), from the driver's seed. */
-    draw(bound: number): number {
-        return this.jitter.below(bound)
-    }
-
     /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
     isMember(id: number): boolean {
         return indexOfSorted(this.ids, id) >= 0
-    }
-
-    /** True when every id in `list` is a member. */
-    allMembers(list: number[]): boolean {
-        for (let i = 0; i < list.length; i++) if (indexOfSorted(this.ids, list[i]) < 0) return false
-        return true
-    }
-
-    /** Ids above this one, ascending. */
-    higherIds(): number[] {
-        return this.ids.slice(this.index + 1)
-    }
-
-    /** Ids below this one, ascending. */
-    lowerIds(): number[] {
-        return this.ids.slice(0, this.index)
     }
 
     othersIds(): number[] {
@@ -238,4 +205,25 @@ export abstract class NodeState {
     cancelTimer(timer: number, out: Action[]) {
         out.push({ type: ActionType.CancelTimer, timer: timer })
     }
+}
+
+// Helpers some algorithms use, as functions: a method is in every image that holds the
+// class, a function only in those that call it.
+
+/**
+ * Fencing (our extension): a COORDINATOR from an epoch older than this process had
+ * reached before the frame came is stale (delayed, duplicated, or from the far side
+ * of a partition) and is refused, unless its sender outranks the coordinator we have:
+ * a recovered process's epoch may lag behind, and the seeds let the highest take over.
+ */
+export function isStaleCoordinator(node: NodeState, frame: Frame): boolean {
+    if (!epochAfter(node.epochBeforeFrame, frame.epoch)) return false
+    const current = node.coordinator === NO_NODE ? -1 : node.coordinator
+    return frame.src <= current || frame.src <= node.id
+}
+
+/** True when every id in `list` is one of `node`'s members. */
+export function allMembers(node: NodeState, list: number[]): boolean {
+    for (let i = 0; i < list.length; i++) if (indexOfSorted(node.ids, list[i]) < 0) return false
+    return true
 }

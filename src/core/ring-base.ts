@@ -8,7 +8,7 @@
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
-import { AckLink } from "./ack-link"
+import { AckLink, removeMessages } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { ElectionNode } from "./node"
@@ -43,25 +43,27 @@ export abstract class RingBaseNode extends ElectionNode {
     readonly ringPos: number
     // down, downAt, link, lastSeq and seen are public: the exhaustive check writes them into
     // a state's key in its own way (times as ages, seqs by who gave them)
+    // (the fields below are set by the constructor and clearRing, not by initializers: the
+    // same assignments twice would cost every ring image bytes)
     /** down[i]: this process believes ids[i] is down, since downAt[i]. */
-    down: boolean[] = []
-    downAt: number[] = []
+    down: boolean[]
+    downAt: number[]
     /** Ring messages sent and not yet acknowledged, oldest first (ack-link.ts). */
     readonly link: AckLink
     /** Last seq this process gave a message it originated. */
-    lastSeq = 0
+    lastSeq: number
     /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
-    seen: number[] = []
-    private seenNext = 0
+    seen: number[]
+    private seenNext: number
     /** Depth of messages handed to our own handler because everybody else is down. */
-    private loopback = 0
+    private loopback: number
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
         this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout)
         // A rebooted board must not reuse the seqs its peers remember: start anywhere.
-        this.lastSeq = this.draw(MAX_SEQ)
+        this.lastSeq = this.jitter.below(MAX_SEQ)
         this.clearRing()
     }
 
@@ -96,7 +98,7 @@ export abstract class RingBaseNode extends ElectionNode {
     override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
-        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
+        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frames[k].initiator === this.id) removeMessages(this.link, k, -1)
         this.link.rearm(now, out)
         this.leaveRing()
     }
@@ -184,20 +186,6 @@ export abstract class RingBaseNode extends ElectionNode {
         if (i >= 0) this.down[i] = false
     }
 
-    /** Forget which successors we found down: the next message probes each of them again. */
-    protected forgetDown() {
-        for (let i = 0; i < this.down.length; i++) this.down[i] = false
-    }
-
-    /** A membership list is the truth about who is up: everybody else is down. */
-    protected adoptMembers(members: number[], now: number) {
-        for (let i = 0; i < this.ids.length; i++) {
-            this.down[i] = this.ids[i] !== this.id
-            this.downAt[i] = now
-        }
-        for (let k = 0; k < members.length; k++) this.markUp(members[k])
-    }
-
     /** Ring messages still waiting for their ACK. */
     unacknowledged(): number {
         return this.link.count()
@@ -267,9 +255,9 @@ export abstract class RingBaseNode extends ElectionNode {
 
     private onAckTimeout(now: number, out: Action[]) {
         const link = this.link
-        const due = link.count() > 0 && link.deadlineAt(0) <= now
-        while (link.count() > 0 && link.deadlineAt(0) <= now) {
-            const dead = link.dstAt(0)
+        const due = link.count() > 0 && link.deadlines[0] <= now
+        while (link.count() > 0 && link.deadlines[0] <= now) {
+            const dead = link.dsts[0]
             this.markDown(dead, now)
             // Everything still waiting on `dead` goes to the next successor, in order.
             const again = link.takeWaitingOn(dead)
@@ -296,6 +284,26 @@ export abstract class RingBaseNode extends ElectionNode {
         this.seen = []
         this.seenNext = 0
         this.loopback = 0
+    }
+}
+
+// Steps one ring algorithm takes, as functions: a method is in every ring image, a
+// function only in those that call it.
+
+/** Forget which successors `node` found down: the next message probes each of them again. */
+export function forgetDown(node: RingBaseNode) {
+    for (let i = 0; i < node.down.length; i++) node.down[i] = false
+}
+
+/** A membership list is the truth about who is up: everybody else is down. */
+export function adoptMembers(node: RingBaseNode, members: number[], now: number) {
+    for (let i = 0; i < node.ids.length; i++) {
+        node.down[i] = node.ids[i] !== node.id
+        node.downAt[i] = now
+    }
+    for (let k = 0; k < members.length; k++) {
+        const i = indexOfSorted(node.ids, members[k])
+        if (i >= 0) node.down[i] = false
     }
 }
 

@@ -17,7 +17,8 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, NodeConfig, Role, Timing } from "./contract"
 import { convergenceAfterFaults, ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+import { allMembers } from "./node-state"
+import { adoptMembers, RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
 const TIMER_RESULT = TIMER_RING_FREE
@@ -73,7 +74,7 @@ export class RingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         // Ids from payloads must be members (a list naming a stranger is dropped).
-        if (!this.isMember(frame.initiator) || !this.allMembers(frame.list) || frame.list.length === 0) return false
+        if (!this.isMember(frame.initiator) || !allMembers(this, frame.list) || frame.list.length === 0) return false
         if (frame.kind === Kind.ELECTION) {
             const list = frame.list
             if (list.indexOf(this.id) >= 0) {
@@ -101,7 +102,7 @@ export class RingNode extends RingBaseNode {
                 return true
             // A result older than the one accepted is stale: it dies here instead of circling.
             if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
-            this.adoptMembers(frame.list, now)
+            adoptMembers(this, frame.list, now)
             this.accept(c, frame.epoch, now, out)
             const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
             f.epoch = frame.epoch
@@ -132,7 +133,7 @@ export class RingNode extends RingBaseNode {
         if (this.role !== Role.Electing && this.coordinator === c) return
         // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
         if (!epochAfter(this.epoch, frame.bid)) this.epoch = nextEpoch(frame.bid)
-        this.adoptMembers(frame.list, now)
+        adoptMembers(this, frame.list, now)
         this.accept(c, this.epoch, now, out)
         const f = this.frame(Kind.COORDINATOR, 0)
         f.initiator = this.id
