@@ -104,10 +104,6 @@ function spawnFiber(fn: () => Promise<void>) {
     run.start()
 }
 
-async function startOnBoard(driver: NodeDriver) {
-    await startNode(driver)
-}
-
 /**
  * The election on this board, configured but not started: subscribe, then `start()`.
  * Configuration problems (say, a node id missing from `ids`) do not throw: the board then
@@ -119,7 +115,7 @@ export async function createElection(options?: ElectionOptions): Promise<Electio
     const problems = configProblems(config)
     fromSettings.forEach((p) => problems.push(p))
     const driver = new NodeDriver(config, problems, boardPlatform, imageAlgorithm(options))
-    return new Election(driver, spawnFiber, startOnBoard)
+    return new Election(driver, spawnFiber, startNode)
 }
 
 /** createElection, then start: joins the election and returns once the node runs. */

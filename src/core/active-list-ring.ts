@@ -14,8 +14,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, ringElectionBound } from "./bounds"
+import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
+import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { forgetDown, RingBaseNode } from "./ring-base"
 
@@ -201,7 +201,7 @@ export class ActiveListRingNode extends RingBaseNode {
 export const activeListRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ActiveListRing,
     name: "active-list-ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
+    electionBound: ringElectionBound,
     create: (config: NodeConfig) => new ActiveListRingNode(config),
     frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
     timerLabels: ["no ACK within T"],

@@ -15,8 +15,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
+import { Action, NO_NODE, NodeConfig, Role } from "./contract"
+import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
@@ -228,7 +228,7 @@ export class BidRingNode extends RingBaseNode {
 export const bidRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.BidRing,
     name: "bid-ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
+    electionBound: bidRingElectionBound,
     create: (config: NodeConfig) => new BidRingNode(config),
     frameLabels: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
     timerLabels: ["no ACK within T", "notice not back within R", "no result within 2R"],

@@ -13,10 +13,10 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, TIMER_ALGORITHM, Timing } from "./contract"
+import { Action, NodeConfig, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
 import { isStaleCoordinator } from "./node-state"
-import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
+import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -117,7 +117,7 @@ export class BullyNode extends ElectionNode {
 export const bullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Bully,
     name: "bully",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bullyElectionBound(timing), timing),
+    electionBound: bullyElectionBound,
     create: (config: NodeConfig) => new BullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}"],
     timerLabels: ["no OK within T", "no COORDINATOR within T'"],

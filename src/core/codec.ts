@@ -93,13 +93,17 @@ function isUint(x: number, max: number): boolean {
 
 /** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile in DeviceScript). */
 export function parseHex(text: string): number {
+    return parseDigits(text.toLowerCase(), 16)
+}
+
+/** Value of `text` in `base` (10 or 16, lower-case digits), or -1 when it is empty or holds another character. */
+export function parseDigits(text: string, base: number): number {
     if (text.length === 0) return -1
     let value = 0
-    const lower = text.toLowerCase()
-    for (let i = 0; i < lower.length; i++) {
-        const digit = "0123456789abcdef".indexOf(lower.charAt(i))
-        if (digit < 0) return -1
-        value = value * 16 + digit
+    for (let i = 0; i < text.length; i++) {
+        const digit = "0123456789abcdef".indexOf(text.charAt(i))
+        if (digit < 0 || digit >= base) return -1
+        value = value * base + digit
     }
     return value
 }

@@ -17,9 +17,9 @@
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./contract"
+import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { convergenceAfterFaults, echoElectionBound } from "./bounds"
+import { echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -263,7 +263,7 @@ export class EchoNode extends ElectionNode {
 export const echoDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Echo,
     name: "echo",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
+    electionBound: echoElectionBound,
     create: (config: NodeConfig) => new EchoNode(config),
     frameLabels: ["ELECTION wave={initiator}/{epoch}", "ECHO wave={initiator}/{epoch} best={bid}", "COORDINATOR {bid} wave={initiator}/{epoch}"],
     timerLabels: ["no ACK within T"],

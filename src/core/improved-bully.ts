@@ -21,11 +21,10 @@ import {
     NO_NODE,
     NodeConfig,
     TIMER_ALGORITHM,
-    Timing,
 } from "./contract"
 import { ElectionNode } from "./node"
 import { allMembers, isStaleCoordinator } from "./node-state"
-import { convergenceAfterFaults, improvedBullyElectionBound } from "./bounds"
+import { improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -284,7 +283,7 @@ export class ImprovedBullyNode extends ElectionNode {
 export const improvedBullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ImprovedBully,
     name: "improved-bully",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(improvedBullyElectionBound(n, timing), timing),
+    electionBound: improvedBullyElectionBound,
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
     timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T"],

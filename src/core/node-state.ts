@@ -133,7 +133,7 @@ export abstract class NodeState {
      * algorithm's fault-free election, so that it never fires in the seeds' examples.
      */
     electionBound(): number {
-        return bullyElectionBound(this.timing)
+        return bullyElectionBound(this.ids.length, this.timing)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */

@@ -14,8 +14,8 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, ringElectionBound } from "./bounds"
+import { Action, NodeConfig, Role } from "./contract"
+import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { allMembers } from "./node-state"
 import { adoptMembers, RingBaseNode, TIMER_RING_FREE } from "./ring-base"
@@ -155,7 +155,7 @@ export class RingNode extends RingBaseNode {
 export const ringDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Ring,
     name: "ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
+    electionBound: ringElectionBound,
     create: (config: NodeConfig) => new RingNode(config),
     frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
     timerLabels: ["no ACK within T", "no result within R + T'"],

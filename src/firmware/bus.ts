@@ -3,9 +3,9 @@
 // destination's server; broadcast is the `broadcast` event of our own server.
 
 import * as ds from "@devicescript/core"
-import { randomBuffer } from "@devicescript/crypto"
 import { Server, startServer } from "@devicescript/server"
 import { Role } from "../core/contract"
+import { boardRandom32 } from "./crypto"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 
@@ -64,16 +64,6 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     }
 }
 
-/**
- * A number that differs per device and per boot. Not Math.random: the VM seeds it the same
- * way at every boot (every VM drew 3514796). The crypto source is the chip's RNG on a board
- * and Node's crypto in the VM.
- */
-function bootNonce(): number {
-    const b = randomBuffer(4)
-    return ((b[0] * 256 + b[1]) * 256 + b[2]) * 256 + b[3]
-}
-
 /** Bound, not identified yet. */
 const UNKNOWN = -1
 const SELF = -2
@@ -106,7 +96,9 @@ export class BusTransport implements FrameTransport {
     private identifying = false
 
     constructor(private driver: NodeDriver) {
-        this.server = new ElectionServer(driver, bootNonce())
+        // a number that differs per device and per boot: not Math.random, which the VM seeds
+        // the same way at every boot (every VM drew 3514796)
+        this.server = new ElectionServer(driver, boardRandom32())
     }
 
     start() {

@@ -3,7 +3,7 @@
 // the virtual lab compiles it into a generated entry file.
 
 import { Timing } from "../core/contract"
-import { parseHex } from "../core/codec"
+import { parseDigits, parseHex } from "../core/codec"
 import { Algorithm } from "../core/frame"
 
 export interface FirmwareConfig {
@@ -58,15 +58,7 @@ export function nodeIdFromDeviceId(deviceId: string): number {
 
 /** "250" → 250; -1 when the text is not a whole number (settings arrive as text). */
 export function parseWholeNumber(text: string): number {
-    const t = text.trim()
-    if (t.length === 0) return -1
-    let v = 0
-    for (let j = 0; j < t.length; j++) {
-        const d = "0123456789".indexOf(t.charAt(j))
-        if (d < 0) return -1
-        v = v * 10 + d
-    }
-    return v
+    return parseDigits(text.trim(), 10)
 }
 
 /** A setting's or a frame's id list, "1,2,3" → [1, 2, 3]: entries that are not ids are dropped (the host's strict reader is sim/config/input.ts parseIdArgument). */
