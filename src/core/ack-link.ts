@@ -15,7 +15,7 @@
 //
 // Portable (DeviceScript subset): parallel plain arrays, no splice.
 
-import { Action, ActionType } from "./contract"
+import { Action, cancelTimer, setTimer } from "./contract"
 import { Frame } from "./frame"
 
 export class AckLink {
@@ -52,7 +52,7 @@ export class AckLink {
         this.tags.push(tag)
         this.frames.push(frame)
         this.deadlines.push(now + this.timeout)
-        if (this.dsts.length === 1) this.setTimer(this.timeout, out)
+        if (this.dsts.length === 1) setTimer(this.timer, this.timeout, out)
     }
 
     /**
@@ -83,13 +83,13 @@ export class AckLink {
         else {
             const wait = this.deadlines[0] - now
             // a deadline already reached fires as soon as the clock moves, never at once
-            this.setTimer(wait > 0 ? wait : this.timeout / 1000, out)
+            setTimer(this.timer, wait > 0 ? wait : this.timeout / 1000, out)
         }
     }
 
     /** Stops waiting: the owner's timer is cancelled. */
     cancel(out: Action[]) {
-        out.push({ type: ActionType.CancelTimer, timer: this.timer })
+        cancelTimer(this.timer, out)
     }
 
     /** Forgets every waiting message (no action: the owner cancels or re-arms). */
@@ -98,10 +98,6 @@ export class AckLink {
         this.tags = []
         this.frames = []
         this.deadlines = []
-    }
-
-    private setTimer(delay: number, out: Action[]) {
-        out.push({ type: ActionType.SetTimer, timer: this.timer, delay: delay })
     }
 }
 

@@ -15,7 +15,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role } from "./contract"
+import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./contract"
 import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
@@ -117,7 +117,7 @@ export class BidRingNode extends RingBaseNode {
     protected onRingTimer(timer: number, now: number, out: Action[]) {
         if (timer === TIMER_REINITIATE && this.initiating && this.waitingFor === this.id) {
             this.sendNotice(now, out)
-            this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+            setTimer(TIMER_REINITIATE, this.roundTrip(), out)
         } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
             this.waiting = false
             // A result accepted meanwhile (a lower initiator's) leaves no dead end to get out
@@ -143,13 +143,13 @@ export class BidRingNode extends RingBaseNode {
 
     private initiate(now: number, out: Action[]) {
         this.suspectedWhileWaiting = false
-        this.cancelTimer(TIMER_RESULT, out)
+        cancelTimer(TIMER_RESULT, out)
         this.waiting = true
         this.waitingFor = this.id
         this.initiating = true
         this.enterElection(out)
         this.sendNotice(now, out)
-        this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+        setTimer(TIMER_REINITIATE, this.roundTrip(), out)
     }
 
     private sendNotice(now: number, out: Action[]) {
@@ -168,7 +168,7 @@ export class BidRingNode extends RingBaseNode {
             const winner = frame.bid > this.bid ? frame.bid : this.bid
             this.initiating = false
             this.waiting = false
-            this.cancelTimer(TIMER_REINITIATE, out)
+            cancelTimer(TIMER_REINITIATE, out)
             // A new epoch, after every epoch the notice met on its way round.
             this.epoch = nextEpoch(this.epoch)
             this.accept(winner, now, out)
@@ -182,7 +182,7 @@ export class BidRingNode extends RingBaseNode {
         if (this.waiting && this.waitingFor < initiator && this.initiating) {
             // Cancel our own election for the larger initiator's.
             this.initiating = false
-            this.cancelTimer(TIMER_REINITIATE, out)
+            cancelTimer(TIMER_REINITIATE, out)
         }
         this.waiting = true
         this.waitingFor = initiator
@@ -191,7 +191,7 @@ export class BidRingNode extends RingBaseNode {
         f.initiator = initiator
         f.bid = frame.bid > this.bid ? frame.bid : this.bid
         this.passOn(f, now, out)
-        this.setTimer(TIMER_RESULT, 2 * this.roundTrip(), out)
+        setTimer(TIMER_RESULT, 2 * this.roundTrip(), out)
     }
 
     private onResult(frame: Frame, now: number, out: Action[]) {
@@ -203,8 +203,8 @@ export class BidRingNode extends RingBaseNode {
         if (this.waiting && this.waitingFor <= announcer) {
             this.waiting = false
             this.initiating = false
-            this.cancelTimer(TIMER_RESULT, out)
-            this.cancelTimer(TIMER_REINITIATE, out)
+            cancelTimer(TIMER_RESULT, out)
+            cancelTimer(TIMER_REINITIATE, out)
         }
         this.accept(frame.bid, now, out)
         const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))

@@ -13,7 +13,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, TIMER_ALGORITHM } from "./contract"
+import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
 import { isStaleCoordinator } from "./node-state"
 import { bullyElectionBound } from "./bounds"
@@ -63,8 +63,8 @@ export class BullyNode extends ElectionNode {
         if (frame.kind === Kind.OK) {
             if (this.phase !== AWAITING_OK || from < this.id) return false
             this.phase = AWAITING_COORDINATOR
-            this.cancelTimer(TIMER_ANSWER, out)
-            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            cancelTimer(TIMER_ANSWER, out)
+            setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
@@ -98,7 +98,7 @@ export class BullyNode extends ElectionNode {
         this.phase = AWAITING_OK
         this.enterElection(out)
         this.multicast(Kind.ELECTION, higher, out)
-        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
+        setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
     }
 
     private win(out: Action[]) {
@@ -108,8 +108,8 @@ export class BullyNode extends ElectionNode {
     }
 
     private cancelElection(out: Action[]) {
-        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
-        if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
+        if (this.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
+        if (this.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
         this.phase = IDLE
     }
 }

@@ -2,7 +2,7 @@
 // heartbeats on, a process about to lead while a coordinator sits first asks it to step
 // down (HANDOVER) and waits for its RESIGN, or for a bounded time when it does not answer.
 
-import { Action, ActionType, indexOfSorted, NO_NODE, Role, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
 import { NodeState } from "./node-state"
 
@@ -46,7 +46,7 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     // followed our COORDINATOR meanwhile suspects us after a failure timeout.
     const t = node.timing
     const wait = (node.poweredOn ? t.failureTimeout : outranked ? t.heartbeatInterval : 0) + t.answerTimeout
-    node.setTimer(TIMER_HANDOVER, wait, out)
+    setTimer(TIMER_HANDOVER, wait, out)
     return true
 }
 
@@ -67,7 +67,7 @@ export function askLowerCoordinator(node: NodeState, frame: Frame, out: Action[]
     node.claimAsked = true
     node.claimNamed = frame.src
     sendHandover(node, frame.src, frame.src, out)
-    node.setTimer(TIMER_HANDOVER, node.timing.answerTimeout, out)
+    setTimer(TIMER_HANDOVER, node.timing.answerTimeout, out)
     return true
 }
 
@@ -77,7 +77,7 @@ export function finishClaim(node: NodeState, out: Action[]) {
     node.claiming = false
     node.freshMemory = false
     node.poweredOn = false
-    node.cancelTimer(TIMER_HANDOVER, out)
+    cancelTimer(TIMER_HANDOVER, out)
     // someone else won meanwhile (setRole also clears `claiming` then)
     if (node.coordinator !== node.id || node.role !== Role.Electing) return
     node.assumeCoordinatorRole(out)
@@ -132,7 +132,7 @@ export function awaitFirstHeartbeats(node: NodeState, now: number, out: Action[]
     if (node.role !== Role.Follower || node.timing.heartbeatInterval <= 0) return
     const t = node.timing
     node.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
-    node.setTimer(TIMER_WATCH, node.claimedUntil - now, out)
+    setTimer(TIMER_WATCH, node.claimedUntil - now, out)
 }
 
 export function onResign(node: NodeState, frame: Frame, out: Action[]): boolean {

@@ -17,9 +17,11 @@ import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
     ActionType,
+    cancelTimer,
     indexOfSorted,
     NO_NODE,
     NodeConfig,
+    setTimer,
     TIMER_ALGORITHM,
 } from "./contract"
 import { ElectionNode } from "./node"
@@ -138,8 +140,8 @@ export class ImprovedBullyNode extends ElectionNode {
         if (kind === Kind.OK) {
             if (this.phase !== AWAITING_OK || fromIndex !== this.candidate) return false
             this.phase = AWAITING_COORDINATOR
-            this.cancelTimer(TIMER_ANSWER, out)
-            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            cancelTimer(TIMER_ANSWER, out)
+            setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
             return true
         }
         if (kind === Kind.COORDINATOR) {
@@ -165,7 +167,7 @@ export class ImprovedBullyNode extends ElectionNode {
             if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
             // every id in the payload must be a member: a table cannot name a stranger
             if (!allMembers(this, frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
-            this.cancelTimer(TIMER_TABLE, out)
+            cancelTimer(TIMER_TABLE, out)
             this.phase = IDLE
             this.adoptTable(frame)
             const coordinator = frame.bid === 1 ? frame.initiator : NO_NODE
@@ -211,7 +213,7 @@ export class ImprovedBullyNode extends ElectionNode {
         this.candidate = c
         this.phase = AWAITING_OK
         this.send(Kind.ELECTION, this.ids[c], out)
-        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
+        setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
     }
 
     /** REQUEST to the next neighbour after `candidate` in id order, wrapping round. */
@@ -227,7 +229,7 @@ export class ImprovedBullyNode extends ElectionNode {
         this.candidate = next
         this.phase = AWAITING_TABLE
         this.send(Kind.REQUEST, this.ids[next], out)
-        this.setTimer(TIMER_TABLE, this.timing.answerTimeout, out)
+        setTimer(TIMER_TABLE, this.timing.answerTimeout, out)
     }
 
     private win(announceTo: number[], now: number, out: Action[]) {
@@ -239,9 +241,9 @@ export class ImprovedBullyNode extends ElectionNode {
     }
 
     private stopWaiting(out: Action[]) {
-        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
-        else if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
-        else if (this.phase === AWAITING_TABLE) this.cancelTimer(TIMER_TABLE, out)
+        if (this.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
+        else if (this.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
+        else if (this.phase === AWAITING_TABLE) cancelTimer(TIMER_TABLE, out)
         this.phase = IDLE
     }
 

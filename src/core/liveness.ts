@@ -2,7 +2,7 @@
 // while it holds the role; a follower suspects a coordinator silent for longer than its
 // failure detector allows; two processes that both lead are settled by rank.
 
-import { Action, NO_NODE, Role, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
+import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
 import { NodeState } from "./node-state"
@@ -13,7 +13,7 @@ export function onHeartbeatTimer(node: NodeState, out: Action[]) {
     // itself) must not keep others believing in it.
     if (node.role !== Role.Coordinator || node.timing.heartbeatInterval <= 0) return
     node.sendHeartbeat(out)
-    node.setTimer(TIMER_HEARTBEAT, node.timing.heartbeatInterval, out)
+    setTimer(TIMER_HEARTBEAT, node.timing.heartbeatInterval, out)
 }
 
 export function onWatchTimer(node: NodeState, now: number, out: Action[]) {
@@ -23,7 +23,7 @@ export function onWatchTimer(node: NodeState, now: number, out: Action[]) {
     // A re-armed timer must move the clock: with floating-point time a tiny remainder
     // would not (now + remaining === now), and the watch would fire for ever.
     if (remaining <= 0 || now + remaining <= now) node.onSuspect(now, out)
-    else node.setTimer(TIMER_WATCH, remaining, out)
+    else setTimer(TIMER_WATCH, remaining, out)
 }
 
 export function onContestTimer(node: NodeState, now: number, out: Action[]) {
@@ -67,7 +67,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         node.coordinatorRank = senderRank
         node.detector.heartbeat(now, frame.seq)
         // a learning detector's delay just changed: watch from this arrival
-        if (node.detector.learns() && node.role === Role.Follower) node.setTimer(TIMER_WATCH, node.suspicionDelay(), out)
+        if (node.detector.learns() && node.role === Role.Follower) setTimer(TIMER_WATCH, node.suspicionDelay(), out)
         // We outrank the coordinator we follow: contest it, in every algorithm.
         if (node.role === Role.Follower && senderRank < mine) node.contest(now, out)
         return
@@ -77,7 +77,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
     const theirs = leading ? mine : node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator
     if (senderRank > mine && (node.coordinator === NO_NODE || senderRank > theirs)) {
         followHigher(node, frame, now, out)
-        node.cancelTimer(TIMER_CONTEST, out)
+        cancelTimer(TIMER_CONTEST, out)
         node.rejoined(now, out)
     } else if (senderRank < mine && leading) {
         // Reassert at once with a heartbeat of our own: the sender follows a higher rank.

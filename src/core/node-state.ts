@@ -11,7 +11,7 @@ import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter } from "./portable"
-import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
 
 export abstract class NodeState {
     readonly id: number
@@ -124,7 +124,7 @@ export abstract class NodeState {
      * Ring algorithms override it to keep passing on what they carry for others.
      */
     forgetElection(now: number, out: Action[]) {
-        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) cancelTimer(t, out)
         this.resetAlgorithm()
     }
 
@@ -196,14 +196,6 @@ export abstract class NodeState {
         this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
         f.seq = this.heartbeatSeq
         out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
-    }
-
-    setTimer(timer: number, delay: number, out: Action[]) {
-        out.push({ type: ActionType.SetTimer, timer: timer, delay: delay })
-    }
-
-    cancelTimer(timer: number, out: Action[]) {
-        out.push({ type: ActionType.CancelTimer, timer: timer })
     }
 }
 

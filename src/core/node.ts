@@ -17,11 +17,13 @@ import { epochAfter, nextEpoch } from "./portable"
 import {
     Action,
     ActionType,
+    cancelTimer,
     Ignored,
     indexOfSorted,
     MAX_TIMERS,
     NO_NODE,
     Role,
+    setTimer,
     TIMER_CONTEST,
     TIMER_DEADLINE,
     TIMER_HANDOVER,
@@ -69,7 +71,7 @@ export abstract class ElectionNode extends NodeState {
         }
         this.setRole(Role.Coordinator, this.id, out)
         if (this.timing.heartbeatInterval > 0)
-            this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+            setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
     /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
@@ -146,7 +148,7 @@ export abstract class ElectionNode extends NodeState {
         if (this.crashed) return
         this.crashed = true
         this.resetAlgorithm()
-        for (let t = 0; t < MAX_TIMERS; t++) this.cancelTimer(t, out)
+        for (let t = 0; t < MAX_TIMERS; t++) cancelTimer(t, out)
         this.setRole(Role.Crashed, NO_NODE, out)
     }
 
@@ -198,7 +200,7 @@ export abstract class ElectionNode extends NodeState {
         // Electing, or following nobody, always has a way out; a crash cancels every timer itself.
         const waiting = waitsForLeader(this)
         if (waiting && !wasWaiting) armDeadline(this, out)
-        else if (!waiting && wasWaiting && role !== Role.Crashed) this.cancelTimer(TIMER_DEADLINE, out)
+        else if (!waiting && wasWaiting && role !== Role.Crashed) cancelTimer(TIMER_DEADLINE, out)
     }
 
     /** Take the coordinator role in a new epoch and start heartbeats. */
@@ -212,12 +214,12 @@ export abstract class ElectionNode extends NodeState {
         const already = this.role === Role.Coordinator
         if (!already && claimFirst(this, out)) return
         this.setRole(Role.Coordinator, this.id, out)
-        this.cancelTimer(TIMER_WATCH, out)
+        cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0) {
             // A new coordinator says so at once: processes that already follow it (a ring
             // result reaches them before it reaches the winner) must not wait a period.
             if (!already && this.role === Role.Coordinator) this.sendHeartbeat(out)
-            this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+            setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
         }
     }
 
@@ -229,21 +231,21 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
-            this.cancelTimer(TIMER_HEARTBEAT, out)
-            this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
+            cancelTimer(TIMER_HEARTBEAT, out)
+            setTimer(TIMER_WATCH, this.suspicionDelay(), out)
         }
         // Where rank is the id, a lower coordinator is known at once: contest it (after T,
         // so that frames in flight land first). Bid-ring learns ranks from bids instead.
         if (this.ranksById() && coordinator < this.id)
-            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
-        else this.cancelTimer(TIMER_CONTEST, out)
+            setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        else cancelTimer(TIMER_CONTEST, out)
     }
 
     /** The coordinator's rank is known (a bid-ring result): contest it if we outrank it. */
     noteCoordinatorRank(rank: number, out: Action[]) {
         this.coordinatorRank = rank
         if (this.role === Role.Follower && rank < this.rank())
-            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+            setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
     }
 
     protected enterElection(out: Action[]) {

@@ -10,7 +10,7 @@
 
 import { AckLink, removeMessages } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
-import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { ElectionNode } from "./node"
 import { ringElectionBound, ringRoundTrip } from "./bounds"
 
@@ -96,7 +96,7 @@ export abstract class RingBaseNode extends ElectionNode {
      * must not die with ours.
      */
     override forgetElection(now: number, out: Action[]) {
-        for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
         for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frames[k].initiator === this.id) removeMessages(this.link, k, -1)
         this.link.rearm(now, out)

@@ -14,7 +14,7 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, Role } from "./contract"
+import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { allMembers } from "./node-state"
@@ -90,7 +90,7 @@ export class RingNode extends RingBaseNode {
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
-            this.setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
+            setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
@@ -145,7 +145,7 @@ export class RingNode extends RingBaseNode {
     private accept(c: number, epoch: number, now: number, out: Action[]) {
         this.acceptedEpoch = epoch
         this.electing = false
-        this.cancelTimer(TIMER_RESULT, out)
+        cancelTimer(TIMER_RESULT, out)
         if (epochAfter(epoch, this.epoch)) this.epoch = epoch
         if (c === this.id) this.assumeCoordinatorRole(out)
         else this.follow(c, now, out)
