@@ -579,7 +579,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         p.floor = getU32(bytes, 20)
         // the proof's counter is the sender's clock, not a frame counter: nothing to remember
         p.seen = []
-        // auth boot's challenges sent before its proof are answered or obsolete
+        // this boot's challenges sent before its proof are answered or obsolete
         p.challengeFloor = proofCounter
     } else if (p.reproving) {
         // re-proven after a stale frame: the offset starts afresh, the window stands
@@ -591,7 +591,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     p.provenAt = now
     if (answersCurrent) p.challenge = -1
     if (answersPrevious) p.previousChallenge = -1
-    // release the held frames of auth boot, oldest first, each once
+    // release the held frames of this boot, oldest first, each once
     const held = p.held
     p.held = []
     held.sort((a, b) => a.counter - b.counter)
