@@ -163,8 +163,29 @@ export class AdaptiveDetector implements FailureDetector {
         // a silence beyond the ceiling was a failure (or a pause), not a sample of the jitter
         if (this.lastArrival >= 0 && now >= this.lastArrival && now - this.lastArrival <= this.ceiling) {
             const gap = now - this.lastArrival
-            const sent = this.sentSince(gap, seq)
-            this.remember(gap, sent > 0 ? sent : periodsIn(gap, this.period()))
+            // Heartbeats the coordinator sent over the gap, counted by their numbers: a late
+            // heartbeat is one, however long the gap. 0 when the numbers cannot tell
+            // (unnumbered, reordered, or more than the gap leaves time for: a restarted
+            // sender numbering afresh).
+            let sent = seq === 0 || this.lastSeq === 0 ? 0 : seqAhead(this.lastSeq, seq)
+            if (!(sent >= 1 && sent <= Math.floor(gap / this.interval) + 1)) sent = 0
+            // the long memory: per block, the longest gap, the heartbeats and the periods
+            if (gap > this.openLongest) this.openLongest = gap
+            this.openReceived++
+            this.openPeriods += sent > 0 ? sent : periodsIn(gap, this.period())
+            if (this.openReceived >= WINDOW) {
+                this.blockLongest.push(this.openLongest)
+                this.blockReceived.push(this.openReceived)
+                this.blockPeriods.push(this.openPeriods)
+                if (this.blockLongest.length > LONG_MEMORY_BLOCKS) {
+                    this.blockLongest = this.blockLongest.slice(1)
+                    this.blockReceived = this.blockReceived.slice(1)
+                    this.blockPeriods = this.blockPeriods.slice(1)
+                }
+                this.openLongest = 0
+                this.openReceived = 0
+                this.openPeriods = 0
+            }
             if (this.gaps.length < WINDOW) {
                 this.gaps.push(gap)
                 this.gapSent.push(sent)
@@ -181,17 +202,6 @@ export class AdaptiveDetector implements FailureDetector {
         // restarted sender numbering afresh: follow it, or its numbers stay unbelieved for long
         if (seq > 0 && (this.lastSeq === 0 || seqAhead(this.lastSeq, seq) > 0 || seqAhead(seq, this.lastSeq) > MAX_REORDER))
             this.lastSeq = seq
-    }
-
-    /**
-     * Heartbeats the coordinator sent over a gap, counted by their numbers: a late heartbeat
-     * is one, however long the gap. 0 when the numbers cannot tell (unnumbered, reordered, or
-     * more than the gap leaves time for: a restarted sender numbering afresh).
-     */
-    private sentSince(gap: number, seq: number): number {
-        if (seq === 0 || this.lastSeq === 0) return 0
-        const sent = seqAhead(this.lastSeq, seq)
-        return sent >= 1 && sent <= Math.floor(gap / this.interval) + 1 ? sent : 0
     }
 
     samples(): number {
@@ -251,24 +261,6 @@ export class AdaptiveDetector implements FailureDetector {
         let longest = this.openLongest
         for (let i = 0; i < this.blockLongest.length; i++) if (this.blockLongest[i] > longest) longest = this.blockLongest[i]
         return longest
-    }
-
-    private remember(gap: number, periods: number) {
-        if (gap > this.openLongest) this.openLongest = gap
-        this.openReceived++
-        this.openPeriods += periods
-        if (this.openReceived < WINDOW) return
-        this.blockLongest.push(this.openLongest)
-        this.blockReceived.push(this.openReceived)
-        this.blockPeriods.push(this.openPeriods)
-        if (this.blockLongest.length > LONG_MEMORY_BLOCKS) {
-            this.blockLongest = this.blockLongest.slice(1)
-            this.blockReceived = this.blockReceived.slice(1)
-            this.blockPeriods = this.blockPeriods.slice(1)
-        }
-        this.openLongest = 0
-        this.openReceived = 0
-        this.openPeriods = 0
     }
 }
 

@@ -62,12 +62,12 @@ export class MqttLink {
     /** The connection is gone (socket closed, error, or the broker silent). */
     onLost: (why: string) => Promise<void> = null
 
-    private socket: Socket = null
-    private answered = ds.emitter<number>()
-    private lastHeard = 0
-    private pinger: any = 0
+    socket: Socket = null
+    answered = ds.emitter<number>()
+    lastHeard = 0
+    pinger: any = 0
 
-    constructor(private opts: MqttLinkOptions) {}
+    constructor(readonly opts: MqttLinkOptions) {}
 
     /** Connects, subscribes; true once the broker has acknowledged both. Never throws. */
     async open(): Promise<boolean> {
@@ -77,14 +77,14 @@ export class MqttLink {
         try {
             sock = await connect({ host: o.host, port: o.port, proto: "tcp", timeout: o.timeoutMs })
         } catch (e) {
-            await this.lost("" + e)
+            await lost(this, "" + e)
             return false
         }
         this.socket = sock
         this.lastHeard = ds.millis()
         const self = this
         const reader = async () => {
-            await self.readLoop(sock)
+            await readLoop(self, sock)
         }
         reader.start()
         let payload = mqttString(o.clientId).concat(mqttString(o.willTopic)).concat(mqttString(o.willMessage))
@@ -100,25 +100,25 @@ export class MqttLink {
             }
         }
         const header = mqttString("MQTT").concat(Buffer.from([4, flags, o.keepAliveSec >> 8, o.keepAliveSec & 255]))
-        if (!(await this.write(mqttPacket(CONNECT << 4, header.concat(payload))))) return false
+        if (!(await write(this, mqttPacket(CONNECT << 4, header.concat(payload))))) return false
         const code = await ds.wait(this.answered, o.timeoutMs)
         if (code !== 0) {
-            await this.lost(code === undefined ? "no CONNACK" : "connection refused, code " + code)
+            await lost(this, code === undefined ? "no CONNACK" : "connection refused, code " + code)
             return false
         }
         let subscription = Buffer.from([0, 1])
         for (let i = 0; i < o.topics.length; i++) subscription = subscription.concat(mqttString(o.topics[i])).concat(Buffer.from([0]))
-        if (!(await this.write(mqttPacket((SUBSCRIBE << 4) | 2, subscription)))) return false
+        if (!(await write(this, mqttPacket((SUBSCRIBE << 4) | 2, subscription)))) return false
         if ((await ds.wait(this.answered, o.timeoutMs)) !== SUBACK) {
-            await this.lost("no SUBACK")
+            await lost(this, "no SUBACK")
             return false
         }
         this.connected = true
         const pingMs = (o.keepAliveSec * 1000) / 3
         this.pinger = setInterval(async () => {
             // three pings unanswered: the broker (or the path to it) is gone
-            if (ds.millis() - self.lastHeard > 3 * pingMs + 500) await self.lost("broker silent")
-            else await self.write(Buffer.from([PINGREQ << 4, 0]))
+            if (ds.millis() - self.lastHeard > 3 * pingMs + 500) await lost(self, "broker silent")
+            else await write(self, Buffer.from([PINGREQ << 4, 0]))
         }, pingMs)
         return true
     }
@@ -126,7 +126,7 @@ export class MqttLink {
     /** One PUBLISH (QoS 0) in one write; false when not connected or the write failed. */
     async publish(topic: string, payload: Buffer): Promise<boolean> {
         if (!this.connected) return false
-        return await this.write(mqttPacket(PUBLISH << 4, mqttString(topic).concat(payload)))
+        return await write(this, mqttPacket(PUBLISH << 4, mqttString(topic).concat(payload)))
     }
 
     async close() {
@@ -138,96 +138,98 @@ export class MqttLink {
         if (s) await s.close()
     }
 
-    private async write(bytes: Buffer): Promise<boolean> {
-        const s = this.socket
-        if (!s) return false
-        try {
-            await s.send(bytes)
-            return true
-        } catch (e) {
-            await this.lost("" + e)
-            return false
-        }
-    }
+}
 
-    private async lost(why: string) {
-        const was = this.socket !== null || this.connected
-        await this.close()
-        if (was && this.onLost) await this.onLost(why)
-    }
-
-    /** Reads every chunk the socket queues and parses the packets in it, in order. */
-    private async readLoop(sock: Socket) {
-        let pending = Buffer.alloc(0)
-        for (;;) {
-            let chunk: Buffer = null
-            try {
-                // a timeout now and then lets a replaced socket's reader end
-                chunk = await sock.recv(1000)
-            } catch (e) {
-                if (this.socket === sock) await this.lost("" + e)
-                return
-            }
-            if (this.socket !== sock) return
-            if (chunk === null) {
-                await this.lost("closed by the broker")
-                return
-            }
-            if (chunk === undefined) continue
-            this.lastHeard = ds.millis()
-            pending = pending.length > 0 ? pending.concat(chunk) : chunk
-            for (;;) {
-                // fixed header: type and flags, then 1..4 bytes of remaining length
-                let length = 0
-                let scale = 1
-                let at = 1
-                let complete = false
-                while (at < pending.length && at <= 4) {
-                    const b = pending[at++]
-                    length += (b & 127) * scale
-                    scale *= 128
-                    if ((b & 128) === 0) {
-                        complete = true
-                        break
-                    }
-                }
-                if (!complete) {
-                    if (at > 4) {
-                        await this.lost("malformed packet length")
-                        return
-                    }
-                    break
-                }
-                if (pending.length < at + length) break
-                const first = pending[0]
-                const body = pending.slice(at, at + length)
-                pending = pending.slice(at + length)
-                await this.handle(first, body)
-                // the VM stops a program that runs too long without yielding: a few hundred
-                // sealed frames published at once (a replay through the broker) did
-                await ds.sleep(0)
-            }
-        }
-    }
-
-    private async handle(first: number, body: Buffer) {
-        const type = first >> 4
-        if (type === CONNACK) this.answered.emit(body.length >= 2 ? body[1] : 255)
-        else if (type === SUBACK) this.answered.emit(SUBACK)
-        else if (type === PUBLISH && body.length >= 2) {
-            const topicLength = (body[0] << 8) | body[1]
-            // QoS 1 and 2 carry a packet id after the topic (we subscribe with QoS 0 only)
-            const start = 2 + topicLength + (((first >> 1) & 3) > 0 ? 2 : 0)
-            if (start > body.length) return
-            const topic = body.slice(2, 2 + topicLength).toString()
-            if (this.onMessage) {
-                try {
-                    await this.onMessage(topic, body.slice(start))
-                } catch (e) {
-                    console.log("EL err where=mqtt-message msg=" + e)
-                }
-            }
-        }
-        // PINGRESP and anything else: counted as heard in readLoop
+async function write(link: MqttLink, bytes: Buffer): Promise<boolean> {
+    const s = link.socket
+    if (!s) return false
+    try {
+        await s.send(bytes)
+        return true
+    } catch (e) {
+        await lost(link, "" + e)
+        return false
     }
 }
+
+async function lost(link: MqttLink, why: string) {
+    const was = link.socket !== null || link.connected
+    await link.close()
+    if (was && link.onLost) await link.onLost(why)
+}
+
+/** Reads every chunk the socket queues and parses the packets in it, in order. */
+async function readLoop(link: MqttLink, sock: Socket) {
+    let pending = Buffer.alloc(0)
+    for (;;) {
+        let chunk: Buffer = null
+        try {
+            // a timeout now and then lets a replaced socket's reader end
+            chunk = await sock.recv(1000)
+        } catch (e) {
+            if (link.socket === sock) await lost(link, "" + e)
+            return
+        }
+        if (link.socket !== sock) return
+        if (chunk === null) {
+            await lost(link, "closed by the broker")
+            return
+        }
+        if (chunk === undefined) continue
+        link.lastHeard = ds.millis()
+        pending = pending.length > 0 ? pending.concat(chunk) : chunk
+        for (;;) {
+            // fixed header: type and flags, then 1..4 bytes of remaining length
+            let length = 0
+            let scale = 1
+            let at = 1
+            let complete = false
+            while (at < pending.length && at <= 4) {
+                const b = pending[at++]
+                length += (b & 127) * scale
+                scale *= 128
+                if ((b & 128) === 0) {
+                    complete = true
+                    break
+                }
+            }
+            if (!complete) {
+                if (at > 4) {
+                    await lost(link, "malformed packet length")
+                    return
+                }
+                break
+            }
+            if (pending.length < at + length) break
+            const first = pending[0]
+            const body = pending.slice(at, at + length)
+            pending = pending.slice(at + length)
+            await handle(link, first, body)
+            // the VM stops a program that runs too long without yielding: a few hundred
+            // sealed frames published at once (a replay through the broker) did
+            await ds.sleep(0)
+        }
+    }
+}
+
+async function handle(link: MqttLink, first: number, body: Buffer) {
+    const type = first >> 4
+    if (type === CONNACK) link.answered.emit(body.length >= 2 ? body[1] : 255)
+    else if (type === SUBACK) link.answered.emit(SUBACK)
+    else if (type === PUBLISH && body.length >= 2) {
+        const topicLength = (body[0] << 8) | body[1]
+        // QoS 1 and 2 carry a packet id after the topic (we subscribe with QoS 0 only)
+        const start = 2 + topicLength + (((first >> 1) & 3) > 0 ? 2 : 0)
+        if (start > body.length) return
+        const topic = body.slice(2, 2 + topicLength).toString()
+        if (link.onMessage) {
+            try {
+                await link.onMessage(topic, body.slice(start))
+            } catch (e) {
+                console.log("EL err where=mqtt-message msg=" + e)
+            }
+        }
+    }
+    // PINGRESP and anything else: counted as heard in readLoop
+}
+
