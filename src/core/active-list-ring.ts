@@ -119,7 +119,9 @@ export class ActiveListRingNode extends RingBaseNode {
                 out.push({ type: ActionType.Send, to: [asker], frame: f })
                 return true
             }
-            const f = this.sameMessage(frame, this.frame(Kind.INQUIRY, 0))
+            const f = this.frame(Kind.INQUIRY, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.initiator = asker
             this.passOn(f, now, out)
             return true

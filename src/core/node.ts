@@ -248,7 +248,7 @@ export abstract class ElectionNode extends NodeState {
             setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
     }
 
-    protected enterElection(out: Action[]) {
+    enterElection(out: Action[]) {
         this.setRole(Role.Electing, this.coordinator, out)
     }
 

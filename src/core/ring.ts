@@ -83,7 +83,9 @@ export class RingNode extends RingBaseNode {
             }
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
-            const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
+            const f = this.frame(Kind.ELECTION, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.initiator = frame.initiator
             // the newest accepted epoch on the way, compared as serial numbers (they wrap)
             f.bid = this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.bid) ? this.acceptedEpoch : frame.bid
@@ -104,7 +106,9 @@ export class RingNode extends RingBaseNode {
             if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
             adoptMembers(this, frame.list, now)
             this.accept(c, frame.epoch, now, out)
-            const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
+            const f = this.frame(Kind.COORDINATOR, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.epoch = frame.epoch
             f.initiator = frame.initiator
             f.bid = c
