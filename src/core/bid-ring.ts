@@ -92,7 +92,7 @@ export class BidRingNode extends RingBaseNode {
     }
 
 
-    protected beginElection(now: number, out: Action[]) {
+    beginElection(now: number, out: Action[]) {
         // Waiting for a result, still electing: the wait's end initiates. A voter that has
         // accepted a result meanwhile and now suspects or outranks its coordinator has
         // nothing left to wait for: it initiates at once, not up to 2R later (our extension).

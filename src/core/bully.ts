@@ -28,7 +28,9 @@ const AWAITING_OK = 1
 const AWAITING_COORDINATOR = 2
 
 export class BullyNode extends ElectionNode {
-    private phase = IDLE
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
+    phase = IDLE
 
     constructor(config: NodeConfig) {
         super(Algorithm.Bully, config)
@@ -39,11 +41,11 @@ export class BullyNode extends ElectionNode {
     }
 
     onSuspect(now: number, out: Action[]) {
-        if (this.phase === IDLE) this.holdElection(now, out)
+        if (this.phase === IDLE) holdElection(this, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
-        this.holdElection(now, out)
+        holdElection(this, now, out)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
@@ -57,7 +59,7 @@ export class BullyNode extends ElectionNode {
                 this.send(Kind.COORDINATOR, from, out)
                 return true
             }
-            if (this.phase === IDLE) this.holdElection(now, out)
+            if (this.phase === IDLE) holdElection(this, now, out)
             return true
         }
         if (frame.kind === Kind.OK) {
@@ -70,10 +72,10 @@ export class BullyNode extends ElectionNode {
         if (frame.kind === Kind.COORDINATOR) {
             if (isStaleCoordinator(this, frame)) return false
             if (from < this.id) {
-                if (this.phase === IDLE) this.holdElection(now, out)
+                if (this.phase === IDLE) holdElection(this, now, out)
                 return true
             }
-            this.cancelElection(out)
+            cancelElection(this, out)
             this.follow(from, now, out)
             return true
         }
@@ -82,37 +84,41 @@ export class BullyNode extends ElectionNode {
 
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) this.win(out)
+        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
         else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
             this.phase = IDLE
-            this.holdElection(now, out)
+            holdElection(this, now, out)
         }
     }
 
-    private holdElection(now: number, out: Action[]) {
-        const higher = this.ids.slice(this.index + 1)
-        if (higher.length === 0) {
-            this.win(out)
-            return
-        }
-        this.phase = AWAITING_OK
-        this.enterElection(out)
-        this.multicast(Kind.ELECTION, higher, out)
-        setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
-    }
 
-    private win(out: Action[]) {
-        this.cancelElection(out)
-        this.takeCoordinatorRole(out)
-        this.multicast(Kind.COORDINATOR, this.ids.slice(0, this.index), out)
-    }
 
-    private cancelElection(out: Action[]) {
-        if (this.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
-        if (this.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
-        this.phase = IDLE
-    }
 }
+
+function holdElection(node: BullyNode, now: number, out: Action[]) {
+    const higher = node.ids.slice(node.index + 1)
+    if (higher.length === 0) {
+        win(node, out)
+        return
+    }
+    node.phase = AWAITING_OK
+    node.enterElection(out)
+    node.multicast(Kind.ELECTION, higher, out)
+    setTimer(TIMER_ANSWER, node.timing.answerTimeout, out)
+}
+
+function win(node: BullyNode, out: Action[]) {
+    cancelElection(node, out)
+    node.takeCoordinatorRole(out)
+    node.multicast(Kind.COORDINATOR, node.ids.slice(0, node.index), out)
+}
+
+function cancelElection(node: BullyNode, out: Action[]) {
+    if (node.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
+    if (node.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
+    node.phase = IDLE
+}
+
 
 export const bullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Bully,

@@ -83,19 +83,19 @@ export abstract class ElectionNode extends NodeState {
     receive(frame: Frame, now: number, out: Action[]): boolean {
         if (this.crashed) return false
         this.clock = now
-        if (frame.group !== this.group) return this.ignore(Ignored.OtherGroup)
+        if (frame.group !== this.group) return ignore(this, Ignored.OtherGroup)
         if (frame.algorithm !== this.algorithm) {
             this.misconfigure(out)
-            return this.ignore(Ignored.OtherAlgorithm)
+            return ignore(this, Ignored.OtherAlgorithm)
         }
-        if (frame.dst !== BROADCAST && frame.dst !== this.id) return this.ignore(Ignored.NotForMe)
+        if (frame.dst !== BROADCAST && frame.dst !== this.id) return ignore(this, Ignored.NotForMe)
         if (frame.src === this.id) {
             // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
             // news; a unicast to us from our own id we never sent: another process has our id.
             if (frame.dst === this.id) this.misconfigure(out)
-            return this.ignore(Ignored.OwnId)
+            return ignore(this, Ignored.OwnId)
         }
-        if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
+        if (indexOfSorted(this.ids, frame.src) < 0) return ignore(this, Ignored.UnknownSender)
         this.heardFrom(frame.src)
         if (frame.kind === Kind.HEARTBEAT) {
             onHeartbeat(this, frame, now, out)
@@ -104,10 +104,10 @@ export abstract class ElectionNode extends NodeState {
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
-        if (frame.kind === Kind.HANDOVER) return onHandover(this, frame, now, out) || this.ignore(Ignored.Unexpected)
-        if (frame.kind === Kind.RESIGN) return onResign(this, frame, out) || this.ignore(Ignored.Unexpected)
+        if (frame.kind === Kind.HANDOVER) return onHandover(this, frame, now, out) || ignore(this, Ignored.Unexpected)
+        if (frame.kind === Kind.RESIGN) return onResign(this, frame, out) || ignore(this, Ignored.Unexpected)
         const handled = this.onFrame(frame, now, out)
-        if (!handled) this.ignore(Ignored.Unexpected)
+        if (!handled) ignore(this, Ignored.Unexpected)
         return handled
     }
 
@@ -204,7 +204,7 @@ export abstract class ElectionNode extends NodeState {
     }
 
     /** Take the coordinator role in a new epoch and start heartbeats. */
-    protected takeCoordinatorRole(out: Action[]) {
+    takeCoordinatorRole(out: Action[]) {
         this.epoch = nextEpoch(this.epoch)
         this.assumeCoordinatorRole(out)
     }
@@ -252,10 +252,6 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Electing, this.coordinator, out)
     }
 
-    private ignore(reason: Ignored): boolean {
-        this.ignored[reason]++
-        return false
-    }
 
     /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
     misconfigure(out: Action[]) {
@@ -264,3 +260,9 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Misconfigured, this.coordinator, out)
     }
 }
+
+function ignore(node: ElectionNode, reason: Ignored): boolean {
+    node.ignored[reason]++
+    return false
+}
+

@@ -73,7 +73,7 @@ export abstract class RingBaseNode extends ElectionNode {
     /** Forget the algorithm's own state (start, crash, recovery). */
     protected abstract resetRing(): void
     /** Start this algorithm's election (unless one is already on here). */
-    protected abstract beginElection(now: number, out: Action[]): void
+    abstract beginElection(now: number, out: Action[]): void
     /** True for the kinds that travel round the ring (acknowledged, bypassing dead successors). */
     protected abstract isRingKind(kind: number): boolean
     /** A ring message arrived (already acknowledged). */
