@@ -18,6 +18,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { forgetDown, RingBaseNode } from "./ring-base"
+import { frameFrom, isMember } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
     // (state public to the module: its steps are functions after the class, which cost a
@@ -99,13 +100,13 @@ export class ActiveListRingNode extends RingBaseNode {
     protected onRecover(now: number, out: Action[]) {
         this.setRole(Role.Follower, NO_NODE, out)
         this.inquiring = true
-        const f = this.frame(Kind.INQUIRY, 0)
+        const f = frameFrom(this, Kind.INQUIRY, 0)
         f.initiator = this.id
         this.passOn(f, now, out)
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (!this.isMember(frame.initiator)) return false
+        if (!isMember(this, frame.initiator)) return false
         if (frame.kind === Kind.ELECTION) return onElect(this, frame.initiator, frame.seq, frame.epoch, now, out)
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
@@ -118,12 +119,12 @@ export class ActiveListRingNode extends RingBaseNode {
                 return true
             }
             if (this.role === Role.Coordinator) {
-                const f = this.frame(Kind.COORDINATOR, asker)
+                const f = frameFrom(this, Kind.COORDINATOR, asker)
                 f.bid = this.id
                 out.push({ type: ActionType.Send, to: [asker], frame: f })
                 return true
             }
-            const f = this.frame(Kind.INQUIRY, 0)
+            const f = frameFrom(this, Kind.INQUIRY, 0)
             // the same ring message, forwarded
             f.seq = frame.seq
             f.initiator = asker
@@ -135,7 +136,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     /** The coordinator's reply to our INQUIRY. */
     protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind !== Kind.COORDINATOR || !this.inquiring || !this.isMember(frame.bid)) return false
+        if (frame.kind !== Kind.COORDINATOR || !this.inquiring || !isMember(this, frame.bid)) return false
         this.inquiring = false
         const c = frame.bid
         if (c > this.id) this.follow(c, now, out)
@@ -199,7 +200,7 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
 
 /** elect(j); `seq` 0 for a message of our own, else the one being forwarded. */
 function sendElect(node: ActiveListRingNode, j: number, seq: number, now: number, out: Action[]) {
-    const f = node.frame(Kind.ELECTION, 0)
+    const f = frameFrom(node, Kind.ELECTION, 0)
     f.epoch = node.electionEpoch
     f.seq = seq
     f.initiator = j

@@ -19,6 +19,7 @@ import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./cont
 import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, TIMER_RING_FREE } from "./ring-base"
+import { frameFrom, isMember } from "./node-state"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
 const TIMER_RESULT = TIMER_RING_FREE + 1
@@ -131,7 +132,7 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (!this.isMember(frame.initiator) || !this.isMember(bidId(frame.bid))) return false
+        if (!isMember(this, frame.initiator) || !isMember(this, bidId(frame.bid))) return false
         if (frame.kind === Kind.ELECTION) {
             onNotice(this, frame, now, out)
             return true
@@ -161,7 +162,7 @@ function initiate(node: BidRingNode, now: number, out: Action[]) {
 }
 
 function sendNotice(node: BidRingNode, now: number, out: Action[]) {
-    const f = node.frame(Kind.ELECTION, 0)
+    const f = frameFrom(node, Kind.ELECTION, 0)
     f.initiator = node.id
     f.bid = node.bid
     node.passOn(f, now, out)
@@ -180,7 +181,7 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         // A new epoch, after every epoch the notice met on its way round.
         node.epoch = nextEpoch(node.epoch)
         accept(node, winner, now, out)
-        const f = node.frame(Kind.COORDINATOR, 0)
+        const f = frameFrom(node, Kind.COORDINATOR, 0)
         f.initiator = node.id
         f.bid = winner
         node.passOn(f, now, out)
@@ -195,7 +196,7 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     node.waiting = true
     node.waitingFor = initiator
     node.enterElection(out)
-    const f = node.frame(Kind.ELECTION, 0)
+    const f = frameFrom(node, Kind.ELECTION, 0)
     // the same ring message, forwarded
     f.seq = frame.seq
     f.initiator = initiator
@@ -217,7 +218,7 @@ function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         cancelTimer(TIMER_REINITIATE, out)
     }
     accept(node, frame.bid, now, out)
-    const f = node.frame(Kind.COORDINATOR, 0)
+    const f = frameFrom(node, Kind.COORDINATOR, 0)
     // the same ring message, forwarded
     f.seq = frame.seq
     f.epoch = frame.epoch

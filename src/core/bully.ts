@@ -15,7 +15,7 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { isStaleCoordinator } from "./node-state"
+import { isStaleCoordinator, multicast, send } from "./node-state"
 import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -52,11 +52,11 @@ export class BullyNode extends ElectionNode {
         const from = frame.src
         if (frame.kind === Kind.ELECTION) {
             if (from > this.id) return false
-            this.send(Kind.OK, from, out)
+            send(this, Kind.OK, from, out)
             if (this.coordinator === this.id && this.index === this.ids.length - 1) {
                 // The highest process is already coordinator: its "election" would be a
                 // fresh announcement to everybody; telling the asker is enough.
-                this.send(Kind.COORDINATOR, from, out)
+                send(this, Kind.COORDINATOR, from, out)
                 return true
             }
             if (this.phase === IDLE) holdElection(this, now, out)
@@ -103,14 +103,14 @@ function holdElection(node: BullyNode, now: number, out: Action[]) {
     }
     node.phase = AWAITING_OK
     node.enterElection(out)
-    node.multicast(Kind.ELECTION, higher, out)
+    multicast(node, Kind.ELECTION, higher, out)
     setTimer(TIMER_ANSWER, node.timing.answerTimeout, out)
 }
 
 function win(node: BullyNode, out: Action[]) {
     cancelElection(node, out)
     node.takeCoordinatorRole(out)
-    node.multicast(Kind.COORDINATOR, node.ids.slice(0, node.index), out)
+    multicast(node, Kind.COORDINATOR, node.ids.slice(0, node.index), out)
 }
 
 function cancelElection(node: BullyNode, out: Action[]) {

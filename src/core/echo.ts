@@ -21,6 +21,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "
 import { ElectionNode } from "./node"
 import { echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
+import { frameFrom, isMember, othersIds } from "./node-state"
 
 const TIMER_ACK = TIMER_ALGORITHM
 
@@ -58,7 +59,7 @@ export class EchoNode extends ElectionNode {
                 if (config.neighbors[i] !== this.id && nb.indexOf(config.neighbors[i]) < 0)
                     nb.push(config.neighbors[i])
             this.neighbors = nb
-        } else this.neighbors = this.othersIds()
+        } else this.neighbors = othersIds(this)
         this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout)
         this.resetAlgorithm()
     }
@@ -116,8 +117,8 @@ export class EchoNode extends ElectionNode {
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const k = this.neighbors.indexOf(frame.src)
         if (k < 0) return false // not a neighbour: the graph says we cannot hear it
-        if (!this.isMember(frame.initiator)) return false
-        if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !this.isMember(frame.bid)) return false
+        if (!isMember(this, frame.initiator)) return false
+        if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !isMember(this, frame.bid)) return false
         const cmp = compareWave(this, frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
@@ -178,7 +179,7 @@ export class EchoNode extends ElectionNode {
 function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]): boolean {
     if (frame.initiator !== node.id || node.status !== IDLE || node.coordinator === NO_NODE) return false
     if (node.role !== Role.Follower && node.role !== Role.Coordinator) return false
-    const f = node.frame(Kind.COORDINATOR, frame.src)
+    const f = frameFrom(node, Kind.COORDINATOR, frame.src)
     f.epoch = frame.epoch
     f.initiator = frame.initiator
     f.bid = node.coordinator
@@ -247,7 +248,7 @@ function finish(node: EchoNode, winner: number, now: number, out: Action[]) {
 
 /** A frame of the current wave: epoch and initiator name the wave. */
 function sendWaveFrame(node: EchoNode, kind: Kind, to: number[], bid: number, out: Action[]) {
-    const f = node.frame(kind, to.length === 1 ? to[0] : BROADCAST)
+    const f = frameFrom(node, kind, to.length === 1 ? to[0] : BROADCAST)
     f.epoch = node.waveEpoch
     f.initiator = node.waveInitiator
     f.bid = bid

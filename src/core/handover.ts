@@ -4,7 +4,7 @@
 
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { NodeState } from "./node-state"
+import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
 
 /**
  * A process about to lead while a live coordinator sits (heard within 1.5 heartbeat periods
@@ -51,7 +51,7 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
 }
 
 function sendHandover(node: NodeState, to: number, sitting: number, out: Action[]) {
-    const f = node.frame(Kind.HANDOVER, to)
+    const f = frameFrom(node, Kind.HANDOVER, to)
     f.bid = node.rank()
     f.initiator = sitting
     out.push({ type: ActionType.Send, to: [to], frame: f })
@@ -92,7 +92,7 @@ export function finishClaim(node: NodeState, out: Action[]) {
 export function onHandover(node: NodeState, frame: Frame, now: number, out: Action[]): boolean {
     const held = node.role === Role.Coordinator
     if (frame.bid <= node.rank()) {
-        if (held && node.timing.heartbeatInterval > 0) node.sendHeartbeat(out)
+        if (held && node.timing.heartbeatInterval > 0) sendHeartbeat(node, out)
         return held
     }
     // a coordinator, or a process claiming the role itself, gives way to the higher claim
@@ -114,7 +114,7 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
     // A coordinator resigns to all: its followers may hear the claim late (a new board's
     // first frame waits for its freshness proof) and would elect among themselves meanwhile.
     // It names the claimer, whom alone it lets lead.
-    const resign = held ? node.multicast(Kind.RESIGN, node.othersIds(), out) : node.send(Kind.RESIGN, frame.src, out)
+    const resign = held ? multicast(node, Kind.RESIGN, othersIds(node), out) : send(node, Kind.RESIGN, frame.src, out)
     resign.initiator = frame.src
     resign.bid = frame.bid
     return true

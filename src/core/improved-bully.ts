@@ -25,7 +25,7 @@ import {
     TIMER_ALGORITHM,
 } from "./contract"
 import { ElectionNode } from "./node"
-import { allMembers, isStaleCoordinator } from "./node-state"
+import { allMembers, frameFrom, isMember, isStaleCoordinator, multicast, othersIds, send } from "./node-state"
 import { improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -95,7 +95,7 @@ export class ImprovedBullyNode extends ElectionNode {
         const i = indexOfSorted(this.ids, this.coordinator)
         if (i < 0 || this.alive[i]) return
         markAllAlive(this)
-        this.multicast(Kind.UPDATE, this.othersIds(), out)
+        multicast(this, Kind.UPDATE, othersIds(this), out)
     }
 
     /** A departed process is CRASHED; if it was the candidate we wait for, ask the next one now. */
@@ -130,13 +130,13 @@ export class ImprovedBullyNode extends ElectionNode {
             if (from > this.id) return false
             const wasKnownAlive = this.alive[fromIndex]
             this.alive[fromIndex] = true
-            this.send(Kind.OK, from, out)
+            send(this, Kind.OK, from, out)
             if (this.coordinator !== this.id || this.phase !== IDLE) {
                 markAboveCrashed(this, this.index)
                 win(this, liveLowerIds(this), now, out)
             } else if (!wasKnownAlive || now !== this.wonAt) {
                 // The sender missed our announcement (or was left out of it).
-                this.send(Kind.COORDINATOR, from, out)
+                send(this, Kind.COORDINATOR, from, out)
             }
             return true
         }
@@ -169,18 +169,18 @@ export class ImprovedBullyNode extends ElectionNode {
         if (kind === Kind.TABLE) {
             if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
             // every id in the payload must be a member: a table cannot name a stranger
-            if (!allMembers(this, frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
+            if (!allMembers(this, frame.list) || (frame.bid === 1 && !isMember(this, frame.initiator))) return false
             cancelTimer(TIMER_TABLE, out)
             this.phase = IDLE
             adoptTable(this, frame)
             const coordinator = frame.bid === 1 ? frame.initiator : NO_NODE
             if (coordinator !== NO_NODE && coordinator > this.id) {
                 // Case 4.3: tell everybody we are back.
-                this.multicast(Kind.UPDATE, this.othersIds(), out)
+                multicast(this, Kind.UPDATE, othersIds(this), out)
                 this.follow(coordinator, now, out)
             } else {
                 // Case 4.4: we outrank the coordinator and take over.
-                win(this, this.othersIds(), now, out)
+                win(this, othersIds(this), now, out)
             }
             return true
         }
@@ -225,7 +225,7 @@ function askBelow(node: ImprovedBullyNode, limit: number, now: number, out: Acti
     }
     node.candidate = c
     node.phase = AWAITING_OK
-    node.send(Kind.ELECTION, node.ids[c], out)
+    send(node, Kind.ELECTION, node.ids[c], out)
     setTimer(TIMER_ANSWER, node.timing.answerTimeout, out)
 }
 
@@ -236,12 +236,12 @@ function askNextNeighbour(node: ImprovedBullyNode, now: number, out: Action[]) {
     if (next === node.index) {
         // Nobody answered: this process is alone.
         node.phase = IDLE
-        win(node, node.othersIds(), now, out)
+        win(node, othersIds(node), now, out)
         return
     }
     node.candidate = next
     node.phase = AWAITING_TABLE
-    node.send(Kind.REQUEST, node.ids[next], out)
+    send(node, Kind.REQUEST, node.ids[next], out)
     setTimer(TIMER_TABLE, node.timing.answerTimeout, out)
 }
 
@@ -250,7 +250,7 @@ function win(node: ImprovedBullyNode, announceTo: number[], now: number, out: Ac
     node.wonAt = now
     node.alive[node.index] = true
     node.takeCoordinatorRole(out)
-    node.multicast(Kind.COORDINATOR, announceTo, out)
+    multicast(node, Kind.COORDINATOR, announceTo, out)
 }
 
 function stopWaiting(node: ImprovedBullyNode, out: Action[]) {
@@ -261,7 +261,7 @@ function stopWaiting(node: ImprovedBullyNode, out: Action[]) {
 }
 
 function replyTable(node: ImprovedBullyNode, to: number, out: Action[]) {
-    const f = node.frame(Kind.TABLE, to)
+    const f = frameFrom(node, Kind.TABLE, to)
     const known = node.coordinator !== NO_NODE && node.alive[indexOfSorted(node.ids, node.coordinator)]
     f.initiator = known ? node.coordinator : 0
     f.bid = known ? 1 : 0

@@ -5,14 +5,14 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState } from "./node-state"
+import { NodeState, sendHeartbeat } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
     // Only while it holds the role: an ex-coordinator that is electing (and still names
     // itself) must not keep others believing in it.
     if (node.role !== Role.Coordinator || node.timing.heartbeatInterval <= 0) return
-    node.sendHeartbeat(out)
+    sendHeartbeat(node, out)
     setTimer(TIMER_HEARTBEAT, node.timing.heartbeatInterval, out)
 }
 
@@ -83,7 +83,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         // Reassert at once with a heartbeat of our own: the sender follows a higher rank.
         // No election: one could not reach a process the graph hides from us, and would
         // start again at every heartbeat.
-        node.sendHeartbeat(out)
+        sendHeartbeat(node, out)
     } else if (senderRank < mine && (node.coordinator === NO_NODE || theirs < mine)) {
         // Nobody above us leads: contest the lower sender. A follower of a coordinator
         // that outranks the sender leaves it to that coordinator's heartbeats.

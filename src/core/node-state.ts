@@ -155,52 +155,53 @@ export abstract class NodeState {
 
     // ---- helpers ----
 
-    /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
-    isMember(id: number): boolean {
-        return indexOfSorted(this.ids, id) >= 0
-    }
-
-    othersIds(): number[] {
-        const all: number[] = []
-        for (let i = 0; i < this.ids.length; i++) if (i !== this.index) all.push(this.ids[i])
-        return all
-    }
-
     /** Silence from the coordinator after which it is suspected. */
     suspicionDelay(): number {
         return this.detector.delay()
     }
 
-    frame(kind: Kind, dst: number): Frame {
-        return makeFrame(kind, this.algorithm, this.group, this.epoch, this.id, dst)
-    }
-
-    send(kind: Kind, to: number, out: Action[]): Frame {
-        const f = this.frame(kind, to)
-        out.push({ type: ActionType.Send, to: [to], frame: f })
-        return f
-    }
-
-    /** One frame to several processes: one message each, one broadcast frame on a bus. */
-    multicast(kind: Kind, to: number[], out: Action[]): Frame {
-        if (to.length === 0) return null
-        const f = this.frame(kind, to.length === 1 ? to[0] : BROADCAST)
-        out.push({ type: ActionType.Send, to: to, frame: f })
-        return f
-    }
-
-    /** A heartbeat to all, with the sender's rank, so that conflicts are settled by rank (bids), not by id. */
-    sendHeartbeat(out: Action[]) {
-        const f = this.frame(Kind.HEARTBEAT, BROADCAST)
-        f.bid = this.rank()
-        this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
-        f.seq = this.heartbeatSeq
-        out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
-    }
 }
 
-// Helpers some algorithms use, as functions: a method is in every image that holds the
-// class, a function only in those that call it.
+// Helpers, as functions: a method is in every image that holds the class, called or not, a
+// function only in those that call it (and a call to it names no receiver).
+
+/** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
+export function isMember(node: NodeState, id: number): boolean {
+    return indexOfSorted(node.ids, id) >= 0
+}
+
+export function othersIds(node: NodeState): number[] {
+    const all: number[] = []
+    for (let i = 0; i < node.ids.length; i++) if (i !== node.index) all.push(node.ids[i])
+    return all
+}
+
+export function frameFrom(node: NodeState, kind: Kind, dst: number): Frame {
+    return makeFrame(kind, node.algorithm, node.group, node.epoch, node.id, dst)
+}
+
+export function send(node: NodeState, kind: Kind, to: number, out: Action[]): Frame {
+    const f = frameFrom(node, kind, to)
+    out.push({ type: ActionType.Send, to: [to], frame: f })
+    return f
+}
+
+/** One frame to several processes: one message each, one broadcast frame on a bus. */
+export function multicast(node: NodeState, kind: Kind, to: number[], out: Action[]): Frame {
+    if (to.length === 0) return null
+    const f = frameFrom(node, kind, to.length === 1 ? to[0] : BROADCAST)
+    out.push({ type: ActionType.Send, to: to, frame: f })
+    return f
+}
+
+/** A heartbeat to all, with the sender's rank, so that conflicts are settled by rank (bids), not by id. */
+export function sendHeartbeat(node: NodeState, out: Action[]) {
+    const f = frameFrom(node, Kind.HEARTBEAT, BROADCAST)
+    f.bid = node.rank()
+    node.heartbeatSeq = node.heartbeatSeq < MAX_SEQ ? node.heartbeatSeq + 1 : 1
+    f.seq = node.heartbeatSeq
+    out.push({ type: ActionType.Send, to: othersIds(node), frame: f })
+}
 
 /**
  * Fencing (our extension): a COORDINATOR from an epoch older than this process had

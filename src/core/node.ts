@@ -12,7 +12,7 @@ import { armDeadline, onDeadline, waitsForLeader } from "./deadline"
 import { BROADCAST, Frame, Kind } from "./frame"
 import { awaitFirstHeartbeats, claimFirst, finishClaim, onHandover, onResign } from "./handover"
 import { onContestTimer, onHeartbeat, onHeartbeatTimer, onWatchTimer } from "./liveness"
-import { NodeState } from "./node-state"
+import { isMember, NodeState, sendHeartbeat } from "./node-state"
 import { epochAfter, nextEpoch } from "./portable"
 import {
     Action,
@@ -218,14 +218,14 @@ export abstract class ElectionNode extends NodeState {
         if (this.timing.heartbeatInterval > 0) {
             // A new coordinator says so at once: processes that already follow it (a ring
             // result reaches them before it reaches the winner) must not wait a period.
-            if (!already && this.role === Role.Coordinator) this.sendHeartbeat(out)
+            if (!already && this.role === Role.Coordinator) sendHeartbeat(this, out)
             setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
         }
     }
 
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     follow(coordinator: number, now: number, out: Action[]) {
-        if (!this.isMember(coordinator) || coordinator === this.id) return
+        if (!isMember(this, coordinator) || coordinator === this.id) return
         this.claimedUntil = 0
         this.detector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)

@@ -13,6 +13,7 @@ import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { ElectionNode } from "./node"
 import { ringElectionBound, ringRoundTrip } from "./bounds"
+import { send } from "./node-state"
 
 /** Ring messages remembered to drop their copies. */
 export const SEEN_MESSAGES = 32
@@ -125,7 +126,7 @@ export abstract class RingBaseNode extends ElectionNode {
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         if (frame.kind === Kind.ACK) return onAck(this, frame, now, out)
         if (this.isRingKind(frame.kind)) {
-            const ack = this.send(Kind.ACK, frame.src, out)
+            const ack = send(this, Kind.ACK, frame.src, out)
             ack.seq = frame.seq
             ack.initiator = frame.initiator
             ack.bid = frame.kind

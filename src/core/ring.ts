@@ -17,7 +17,7 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { allMembers } from "./node-state"
+import { allMembers, frameFrom, isMember } from "./node-state"
 import { adoptMembers, RingBaseNode, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
@@ -76,7 +76,7 @@ export class RingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         // Ids from payloads must be members (a list naming a stranger is dropped).
-        if (!this.isMember(frame.initiator) || !allMembers(this, frame.list) || frame.list.length === 0) return false
+        if (!isMember(this, frame.initiator) || !allMembers(this, frame.list) || frame.list.length === 0) return false
         if (frame.kind === Kind.ELECTION) {
             const list = frame.list
             if (list.indexOf(this.id) >= 0) {
@@ -85,7 +85,7 @@ export class RingNode extends RingBaseNode {
             }
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
-            const f = this.frame(Kind.ELECTION, 0)
+            const f = frameFrom(this, Kind.ELECTION, 0)
             // the same ring message, forwarded
             f.seq = frame.seq
             f.initiator = frame.initiator
@@ -108,7 +108,7 @@ export class RingNode extends RingBaseNode {
             if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
             adoptMembers(this, frame.list, now)
             accept(this, c, frame.epoch, now, out)
-            const f = this.frame(Kind.COORDINATOR, 0)
+            const f = frameFrom(this, Kind.COORDINATOR, 0)
             // the same ring message, forwarded
             f.seq = frame.seq
             f.epoch = frame.epoch
@@ -129,7 +129,7 @@ function holdElection(node: RingNode, now: number, out: Action[]) {
     node.electing = true
     node.epoch = nextEpoch(node.epoch)
     node.enterElection(out)
-    const f = node.frame(Kind.ELECTION, 0)
+    const f = frameFrom(node, Kind.ELECTION, 0)
     f.initiator = node.id
     f.bid = node.acceptedEpoch >= 0 ? node.acceptedEpoch : 0
     f.list = [node.id]
@@ -145,7 +145,7 @@ function electionReturned(node: RingNode, frame: Frame, now: number, out: Action
     if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
     adoptMembers(node, frame.list, now)
     accept(node, c, node.epoch, now, out)
-    const f = node.frame(Kind.COORDINATOR, 0)
+    const f = frameFrom(node, Kind.COORDINATOR, 0)
     f.initiator = node.id
     f.bid = c
     f.list = frame.list.slice(0)

@@ -9,6 +9,7 @@ import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
+import { isMember } from "../core/node-state"
 import { sum } from "../core/portable"
 import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
@@ -399,7 +400,7 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
             }
             // for the API if it is for us, from a member, and we take part
             if (!driver.app || driver.node.crashed || driver.role() === Role.Misconfigured) return
-            if (f.group !== driver.config.group || !driver.node.hears(f) || !driver.node.isMember(f.src)) return
+            if (f.group !== driver.config.group || !driver.node.hears(f) || !isMember(driver.node, f.src)) return
             driver.appReceived++
             driver.app.appFrame(f)
             return
