@@ -160,7 +160,8 @@ export interface Opened {
 }
 
 class Held {
-    constructor(public nonce: number, public counter: number, public at: number, public frame: ByteSource) {}
+    // receivedAt, not at: a read of .at anywhere keeps Array.prototype.at in a board image
+    constructor(public nonce: number, public counter: number, public receivedAt: number, public frame: ByteSource) {}
 }
 
 class PeerState {
@@ -455,7 +456,7 @@ function expireHeld(auth: FrameAuth, now: number) {
         if (p.held.length === 0) continue
         const keep: Held[] = []
         for (let j = 0; j < p.held.length; j++) {
-            if (now - p.held[j].at <= 2 * FRESH_MS) keep.push(p.held[j])
+            if (now - p.held[j].receivedAt <= 2 * FRESH_MS) keep.push(p.held[j])
             else auth.refused[AuthRefusal.Unproven]++
         }
         p.held = keep
@@ -485,7 +486,7 @@ function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now
         if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
         if (h.nonce !== nonce) continue
         ofNonce++
-        if (oldest < 0 || h.at < p.held[oldest].at) oldest = i
+        if (oldest < 0 || h.receivedAt < p.held[oldest].receivedAt) oldest = i
     }
     if (ofNonce === 0 && nonces.length >= MAX_HELD_NONCES) {
         auth.refused[AuthRefusal.Unproven]++
@@ -600,9 +601,9 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         const why =
             h.nonce !== p.nonce
                 ? AuthRefusal.Replay
-                : now - h.at > 2 * FRESH_MS || h.counter < p.floor
+                : now - h.receivedAt > 2 * FRESH_MS || h.counter < p.floor
                   ? AuthRefusal.Stale
-                  : fresh(p, h.counter, h.at, now)
+                  : fresh(p, h.counter, h.receivedAt, now)
         if (why === AuthRefusal.None) r.frames.push(h.frame)
         else auth.refused[why]++
     }

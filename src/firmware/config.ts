@@ -64,10 +64,13 @@ export function parseWholeNumber(text: string): number {
 /** A setting's or a frame's id list, "1,2,3" → [1, 2, 3]: entries that are not ids are dropped (the host's strict reader is sim/config/input.ts parseIdArgument). */
 export function parseIdList(text: string): number[] {
     const out: number[] = []
-    const parts = text.split(",")
-    for (let i = 0; i < parts.length; i++) {
-        const v = parseWholeNumber(parts[i])
+    // split by hand: String.prototype.split is 340 bytes of a board image, used nowhere else
+    let start = 0
+    for (let i = 0; i <= text.length; i++) {
+        if (i < text.length && text.charAt(i) !== ",") continue
+        const v = parseWholeNumber(text.slice(start, i))
         if (v >= 0 && v <= 0xfffe && out.indexOf(v) < 0) out.push(v)
+        start = i + 1
     }
     return out
 }

@@ -347,7 +347,10 @@ export class NodeDriver {
 
     /** A structured log line: the event, the time, this node's id, then `fields`. */
     log(event: string, fields: string) {
-        this.platform.print(formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
+        // ["print"], not .print: the compiler keeps every prototype method named as a property
+        // read anywhere in the image, and a read of .print kept the graphics package's
+        // Image.print (736 bytes with its font) in every board image
+        this.platform["print"](formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
     }
 
 }
@@ -482,7 +485,10 @@ async function checkHint(driver: NodeDriver, id: number, what: string, verdict: 
     driver.log("hint", "" + what + "=" + id + " check=challenge")
     setTimeout(async () => {
         try {
-            driver.checking = driver.checking.filter((c) => c !== id)
+            // by hand, not filter: Array.prototype.filter is in an image only if something calls it
+            const checking: number[] = []
+            for (let i = 0; i < driver.checking.length; i++) if (driver.checking[i] !== id) checking.push(driver.checking[i])
+            driver.checking = checking
             await verdict(driver.auth.proven(id, since))
         } catch (e) {
             caught(driver, "hint", e)

@@ -49,7 +49,10 @@ export class MqttTransport implements FrameTransport {
         }
         this.client.onLost = async (why: string) => {
             self.connected = false
-            log("mqtt", "n=" + c.nodeId + " state=closed why=" + why.split(" ").join("_"))
+            // spaces to underscores by hand: String.prototype.split is 340 bytes of a board image
+            let word = ""
+            for (let i = 0; i < why.length; i++) word += why.charAt(i) === " " ? "_" : why.charAt(i)
+            log("mqtt", "n=" + c.nodeId + " state=closed why=" + word)
             await reconnectLater(self)
         }
         await connect(this)
