@@ -57,7 +57,7 @@ export class FenceGate {
             return false
         }
         this.accepted++
-        if (!this.highest || compareTokens(token, this.highest) > 0) this.highest = makeToken(token.epoch, token.holder)
+        this.note(token)
         return true
     }
 

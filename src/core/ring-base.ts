@@ -114,11 +114,6 @@ export abstract class RingBaseNode extends ElectionNode {
         this.beginElection(now, out)
     }
 
-    /** A lower process heartbeats as coordinator: hold an election; nobody is known down. */
-    override contest(now: number, out: Action[]) {
-        this.beginElection(now, out)
-    }
-
     protected override heardFrom(id: number) {
         this.markUp(id)
     }

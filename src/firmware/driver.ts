@@ -11,7 +11,6 @@ import { BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
 import { isMember } from "../core/node-state"
 import { sum } from "../core/portable"
-import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -99,7 +98,12 @@ export class NodeDriver {
     // (internal from here on: the module's functions after the class use these fields; as
     // functions rather than methods they cost a board no class-table entry each)
     timers: any[] = []
-    generations = new TimerGenerations(MAX_TIMERS)
+    /**
+     * Per timer, the count of its armings and cancellings: a timeout that fires with an older
+     * count was cancelled or set again (the engine's TimerGenerations, as a plain array: a
+     * class costs a board more)
+     */
+    generations: number[] = []
     problems: string[]
     started = false
     crashAtStart = false
@@ -164,6 +168,7 @@ export class NodeDriver {
         }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
+            this.generations.push(0)
         }
     }
 
@@ -291,7 +296,7 @@ export class NodeDriver {
         this.problems.push(problem)
         for (let t = 0; t < MAX_TIMERS; t++) {
             stopTimeout(this, t)
-            this.generations.cancel(t)
+            this.generations[t] = this.generations[t] + 1
         }
         // the core owns the role: it stays misconfigured whatever comes next
         const out: Action[] = []
@@ -527,7 +532,8 @@ function apply(driver: NodeDriver, out: Action[]) {
                 }
             } else if (action.type === ActionType.SetTimer) {
                 stopTimeout(driver, action.timer)
-                const gen = driver.generations.arm(action.timer)
+                const gen = driver.generations[action.timer] + 1
+                driver.generations[action.timer] = gen
                 // A timeout counts from when the frames sent before it have left (T: no answer T
                 // after the request went): it waits its turn in the outbox.
                 if (!driver.sending || driver.outbox.length >= OUTBOX_LIMIT) startTimeout(driver, action.timer, gen, action.delay)
@@ -537,7 +543,7 @@ function apply(driver: NodeDriver, out: Action[]) {
                 }
             } else if (action.type === ActionType.CancelTimer) {
                 stopTimeout(driver, action.timer)
-                driver.generations.cancel(action.timer)
+                driver.generations[action.timer] = driver.generations[action.timer] + 1
             } else if (action.type === ActionType.RoleChange) {
                 report(driver, action.role, action.coordinator, action.epoch)
             }
@@ -580,7 +586,7 @@ async function drain(driver: NodeDriver) {
             if (!(next instanceof Buffer)) {
                 // a timer's turn, [timer, generation, delay]: start it, unless cancelled or set again meanwhile
                 const t = next as number[]
-                if (driver.generations.isCurrent(t[0], t[1])) startTimeout(driver, t[0], t[1], t[2])
+                if (driver.generations[t[0]] === t[1]) startTimeout(driver, t[0], t[1], t[2])
                 continue
             }
             const bytes = next as Buffer
@@ -599,7 +605,7 @@ async function drain(driver: NodeDriver) {
 
 function startTimeout(driver: NodeDriver, timer: number, gen: number, delay: number) {
     driver.timers[timer] = setTimeout(() => {
-        if (!driver.generations.isCurrent(timer, gen)) return
+        if (driver.generations[timer] !== gen) return
         driver.timers[timer] = 0
         const out: Action[] = []
         try {
