@@ -62,9 +62,11 @@ export class AckLink {
      */
     acknowledge(from: number, tag: number): number {
         for (let k = 0; k < this.dsts.length; k++)
-            if (this.dsts[k] === from && this.tags[k] === tag) {
-                removeMessages(this, k, -1)
-                return k
+            if (this.dsts[k] === from) {
+                if (this.tags[k] === tag) {
+                    removeMessages(this, k, -1)
+                    return k
+                }
             }
         return -1
     }

@@ -92,14 +92,15 @@ export class BidRingNode extends RingBaseNode {
         return false
     }
 
-
     beginElection(now: number, out: Action[]) {
         // Waiting for a result, still electing: the wait's end initiates. A voter that has
         // accepted a result meanwhile and now suspects or outranks its coordinator has
         // nothing left to wait for: it initiates at once, not up to 2R later (our extension).
-        if (this.waiting && this.role === Role.Electing) {
-            this.suspectedWhileWaiting = true
-            return
+        if (this.waiting) {
+            if (this.role === Role.Electing) {
+                this.suspectedWhileWaiting = true
+                return
+            }
         }
         initiate(this, now, out)
     }
@@ -110,7 +111,9 @@ export class BidRingNode extends RingBaseNode {
      * once rather than at the end of its 2R wait (our extension).
      */
     override lowerLeadsWhileElecting(now: number, out: Action[]) {
-        if (this.waiting && !this.initiating) initiate(this, now, out)
+        if (this.waiting) {
+            if (!this.initiating) initiate(this, now, out)
+        }
     }
 
     protected onRecover(now: number, out: Action[]) {
@@ -118,21 +121,32 @@ export class BidRingNode extends RingBaseNode {
     }
 
     protected onRingTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_REINITIATE && this.initiating && this.waitingFor === this.id) {
-            sendNotice(this, now, out)
-            setTimer(TIMER_REINITIATE, this.roundTrip(), out)
-        } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
-            this.waiting = false
-            // A result accepted meanwhile (a lower initiator's) leaves no dead end to get out
-            // of, unless its coordinator was suspected since: the watch is not re-armed.
-            // Otherwise the failure detector and the contest watch that coordinator.
-            if (this.role === Role.Electing || this.coordinator === NO_NODE || this.suspectedWhileWaiting)
-                initiate(this, now, out)
+        // (nested ifs rather than &&: a board's compiler spends bytes on each && it evaluates)
+        if (timer === TIMER_REINITIATE) {
+            if (this.initiating) {
+                if (this.waitingFor === this.id) {
+                    sendNotice(this, now, out)
+                    setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+                }
+            }
+        } else if (timer === TIMER_RESULT) {
+            if (this.waiting) {
+                if (!this.initiating) {
+                    this.waiting = false
+                    // A result accepted meanwhile (a lower initiator's) leaves no dead end to
+                    // get out of, unless its coordinator was suspected since: the watch is not
+                    // re-armed. Otherwise the failure detector and the contest watch that
+                    // coordinator.
+                    if (this.role === Role.Electing || this.coordinator === NO_NODE || this.suspectedWhileWaiting)
+                        initiate(this, now, out)
+                }
+            }
         }
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (!isMember(this, frame.initiator) || !isMember(this, bidId(frame.bid))) return false
+        if (!isMember(this, frame.initiator)) return false
+        if (!isMember(this, bidId(frame.bid))) return false
         if (frame.kind === Kind.ELECTION) {
             onNotice(this, frame, now, out)
             return true
@@ -143,11 +157,6 @@ export class BidRingNode extends RingBaseNode {
         }
         return false
     }
-
-
-
-
-
 }
 
 function initiate(node: BidRingNode, now: number, out: Action[]) {
@@ -173,7 +182,9 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     node.markUp(initiator)
     if (initiator === node.id) {
         // Our notice is back. Cancelled or already decided: it is dropped.
-        if (!node.initiating || !node.waiting || node.waitingFor !== node.id) return
+        if (!node.initiating) return
+        if (!node.waiting) return
+        if (node.waitingFor !== node.id) return
         const winner = frame.bid > node.bid ? frame.bid : node.bid
         node.initiating = false
         node.waiting = false
@@ -187,11 +198,15 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         node.passOn(f, now, out)
         return
     }
-    if (node.waiting && node.waitingFor > initiator) return // the larger initiator's election goes on
-    if (node.waiting && node.waitingFor < initiator && node.initiating) {
-        // Cancel our own election for the larger initiator's.
-        node.initiating = false
-        cancelTimer(TIMER_REINITIATE, out)
+    if (node.waiting) {
+        if (node.waitingFor > initiator) return // the larger initiator's election goes on
+        if (node.waitingFor < initiator) {
+            if (node.initiating) {
+                // Cancel our own election for the larger initiator's.
+                node.initiating = false
+                cancelTimer(TIMER_REINITIATE, out)
+            }
+        }
     }
     node.waiting = true
     node.waitingFor = initiator
@@ -210,12 +225,16 @@ function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     node.markUp(announcer)
     if (announcer === node.id) return // round once: removed
     // A result older than the one accepted is stale: it dies here instead of circling.
-    if (node.acceptedEpoch >= 0 && epochAfter(node.acceptedEpoch, frame.epoch)) return
-    if (node.waiting && node.waitingFor <= announcer) {
-        node.waiting = false
-        node.initiating = false
-        cancelTimer(TIMER_RESULT, out)
-        cancelTimer(TIMER_REINITIATE, out)
+    if (node.acceptedEpoch >= 0) {
+        if (epochAfter(node.acceptedEpoch, frame.epoch)) return
+    }
+    if (node.waiting) {
+        if (node.waitingFor <= announcer) {
+            node.waiting = false
+            node.initiating = false
+            cancelTimer(TIMER_RESULT, out)
+            cancelTimer(TIMER_REINITIATE, out)
+        }
     }
     accept(node, frame.bid, now, out)
     const f = frameFrom(node, Kind.COORDINATOR, 0)
@@ -236,7 +255,6 @@ function accept(node: BidRingNode, winnerBid: number, now: number, out: Action[]
         node.noteCoordinatorRank(winnerBid, out)
     }
 }
-
 
 export const bidRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.BidRing,

@@ -22,7 +22,7 @@ export function armDeadline(node: NodeState, out: Action[]) {
 
 export function onDeadline(node: NodeState, now: number, out: Action[]) {
     if (!waitsForLeader(node)) return
-    node.restarts++
+    node.restarts = node.restarts + 1
     node.forgetElection(now, out)
     node.onSuspect(now, out)
     if (waitsForLeader(node)) armDeadline(node, out)

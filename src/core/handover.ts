@@ -14,14 +14,17 @@ import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from 
  * naming itself. True when the claim started (or is under way).
  */
 export function claimFirst(node: NodeState, out: Action[]): boolean {
-    if (node.timing.heartbeatInterval <= 0 || node.misconfigured) return false
+    if (node.timing.heartbeatInterval <= 0) return false
+    if (node.misconfigured) return false
     if (node.claiming) return true
     const sitting =
         node.coordinator !== NO_NODE &&
         node.coordinator !== node.id &&
         !node.coordinatorSuspected &&
         node.clock - node.lastHeardFromCoordinator <= 1.5 * node.timing.heartbeatInterval
-    if (!sitting && !node.freshMemory) return false
+    if (!sitting) {
+        if (!node.freshMemory) return false
+    }
     // a sitting coordinator that outranks us (an election that took it for crashed made us
     // win) answers with a heartbeat, which may queue behind other traffic for longer than T
     // (and the next periodic one comes within a period)
@@ -63,7 +66,9 @@ function sendHandover(node: NodeState, to: number, sitting: number, out: Action[
  * bounded). True when it did.
  */
 export function askLowerCoordinator(node: NodeState, frame: Frame, out: Action[]): boolean {
-    if (!node.claiming || frame.bid >= node.rank() || node.claimAsked) return false
+    if (!node.claiming) return false
+    if (frame.bid >= node.rank()) return false
+    if (node.claimAsked) return false
     node.claimAsked = true
     node.claimNamed = frame.src
     sendHandover(node, frame.src, frame.src, out)
@@ -79,7 +84,8 @@ export function finishClaim(node: NodeState, out: Action[]) {
     node.poweredOn = false
     cancelTimer(TIMER_HANDOVER, out)
     // someone else won meanwhile (setRole also clears `claiming` then)
-    if (node.coordinator !== node.id || node.role !== Role.Electing) return
+    if (node.coordinator !== node.id) return
+    if (node.role !== Role.Electing) return
     node.assumeCoordinatorRole(out)
 }
 
@@ -92,7 +98,9 @@ export function finishClaim(node: NodeState, out: Action[]) {
 export function onHandover(node: NodeState, frame: Frame, now: number, out: Action[]): boolean {
     const held = node.role === Role.Coordinator
     if (frame.bid <= node.rank()) {
-        if (held && node.timing.heartbeatInterval > 0) sendHeartbeat(node, out)
+        if (held) {
+            if (node.timing.heartbeatInterval > 0) sendHeartbeat(node, out)
+        }
         return held
     }
     // a coordinator, or a process claiming the role itself, gives way to the higher claim
@@ -110,7 +118,11 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
     awaitFirstHeartbeats(node, now, out)
     // a claim to all is answered by all (the claimer leads once everybody has); a claim
     // by name by the one it names, even if it no longer holds the role
-    if (!gives && frame.initiator !== node.id && frame.initiator !== BROADCAST) return true
+    if (!gives) {
+        if (frame.initiator !== node.id) {
+            if (frame.initiator !== BROADCAST) return true
+        }
+    }
     // A coordinator resigns to all: its followers may hear the claim late (a new board's
     // first frame waits for its freshness proof) and would elect among themselves meanwhile.
     // It names the claimer, whom alone it lets lead.
@@ -129,7 +141,8 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
  * coordinators.
  */
 export function awaitFirstHeartbeats(node: NodeState, now: number, out: Action[]) {
-    if (node.role !== Role.Follower || node.timing.heartbeatInterval <= 0) return
+    if (node.role !== Role.Follower) return
+    if (node.timing.heartbeatInterval <= 0) return
     const t = node.timing
     node.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
     setTimer(TIMER_WATCH, node.claimedUntil - now, out)
@@ -142,7 +155,9 @@ export function onResign(node: NodeState, frame: Frame, out: Action[]): boolean 
         // asks below the claimer, where the resigned coordinator still lives.
         if (frame.src !== node.coordinator) return false
         node.follow(frame.initiator, node.clock, out)
-        if (node.coordinator === frame.initiator && !node.ranksById()) node.noteCoordinatorRank(frame.bid, out)
+        if (node.coordinator === frame.initiator) {
+            if (!node.ranksById()) node.noteCoordinatorRank(frame.bid, out)
+        }
         awaitFirstHeartbeats(node, node.clock, out)
         return true
     }

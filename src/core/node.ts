@@ -63,11 +63,13 @@ export abstract class ElectionNode extends NodeState {
             if (joining) awaitFirstHeartbeats(this, now, out)
             return
         }
-        if (joining && this.timing.heartbeatInterval > 0) {
-            this.freshMemory = true
-            this.poweredOn = true
-            this.takeCoordinatorRole(out)
-            return
+        if (joining) {
+            if (this.timing.heartbeatInterval > 0) {
+                this.freshMemory = true
+                this.poweredOn = true
+                this.takeCoordinatorRole(out)
+                return
+            }
         }
         this.setRole(Role.Coordinator, this.id, out)
         if (this.timing.heartbeatInterval > 0)
@@ -76,7 +78,9 @@ export abstract class ElectionNode extends NodeState {
 
     /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
     hears(frame: Frame): boolean {
-        return !this.crashed && frame.src !== this.id && (frame.dst === BROADCAST || frame.dst === this.id)
+        if (this.crashed) return false
+        if (frame.src === this.id) return false
+        return frame.dst === BROADCAST || frame.dst === this.id
     }
 
     /** A decoded frame arrived. Returns true when the node acted on it. */
@@ -88,7 +92,9 @@ export abstract class ElectionNode extends NodeState {
             this.misconfigure(out)
             return ignore(this, Ignored.OtherAlgorithm)
         }
-        if (frame.dst !== BROADCAST && frame.dst !== this.id) return ignore(this, Ignored.NotForMe)
+        if (frame.dst !== BROADCAST) {
+            if (frame.dst !== this.id) return ignore(this, Ignored.NotForMe)
+        }
         if (frame.src === this.id) {
             // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
             // news; a unicast to us from our own id we never sent: another process has our id.
@@ -104,8 +110,14 @@ export abstract class ElectionNode extends NodeState {
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
-        if (frame.kind === Kind.HANDOVER) return onHandover(this, frame, now, out) || ignore(this, Ignored.Unexpected)
-        if (frame.kind === Kind.RESIGN) return onResign(this, frame, out) || ignore(this, Ignored.Unexpected)
+        if (frame.kind === Kind.HANDOVER) {
+            if (onHandover(this, frame, now, out)) return true
+            return ignore(this, Ignored.Unexpected)
+        }
+        if (frame.kind === Kind.RESIGN) {
+            if (onResign(this, frame, out)) return true
+            return ignore(this, Ignored.Unexpected)
+        }
         const handled = this.onFrame(frame, now, out)
         if (!handled) ignore(this, Ignored.Unexpected)
         return handled
@@ -124,7 +136,8 @@ export abstract class ElectionNode extends NodeState {
 
     /** This process notices that the coordinator does not answer. */
     suspect(now: number, out: Action[]) {
-        if (this.crashed || this.coordinator === this.id) return
+        if (this.crashed) return
+        if (this.coordinator === this.id) return
         this.clock = now
         this.coordinatorSuspected = true
         this.onSuspect(now, out)
@@ -135,13 +148,18 @@ export abstract class ElectionNode extends NodeState {
      * news of a failure that no timeout had to wait for.
      */
     peerLeft(id: number, now: number, out: Action[]) {
-        if (this.crashed || id === this.id) return
+        if (this.crashed) return
+        if (id === this.id) return
         this.clock = now
         if (id === this.coordinator) this.coordinatorSuspected = true
         // the coordinator our claim waits for has gone: nobody is left to resign
-        if (this.claiming && id === this.claimNamed) finishClaim(this, out)
+        if (this.claiming) {
+            if (id === this.claimNamed) finishClaim(this, out)
+        }
         this.onPeerLeft(id, now, out)
-        if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
+        if (id === this.coordinator) {
+            if (this.role === Role.Follower) this.onSuspect(now, out)
+        }
     }
 
     crash(now: number, out: Action[]) {
@@ -177,7 +195,9 @@ export abstract class ElectionNode extends NodeState {
 
     setRole(role: Role, coordinator: number, out: Action[]) {
         if (this.misconfigured) role = Role.Misconfigured
-        if (role === this.role && coordinator === this.coordinator) return
+        if (role === this.role) {
+            if (coordinator === this.coordinator) return
+        }
         if (coordinator !== this.coordinator) {
             this.coordinatorRank = -1
             this.coordinatorSuspected = false
@@ -185,10 +205,14 @@ export abstract class ElectionNode extends NodeState {
                 this.claiming = false
                 this.poweredOn = false
             }
-            if (coordinator !== NO_NODE && coordinator !== this.id) this.freshMemory = false
+            if (coordinator !== NO_NODE) {
+                if (coordinator !== this.id) this.freshMemory = false
+            }
         }
         const wasWaiting = waitsForLeader(this)
-        if (coordinator !== NO_NODE && (role === Role.Follower || role === Role.Coordinator)) this.restarts = 0
+        if (coordinator !== NO_NODE) {
+            if (role === Role.Follower || role === Role.Coordinator) this.restarts = 0
+        }
         this.role = role
         this.coordinator = coordinator
         out.push({
@@ -199,8 +223,11 @@ export abstract class ElectionNode extends NodeState {
         })
         // Electing, or following nobody, always has a way out; a crash cancels every timer itself.
         const waiting = waitsForLeader(this)
-        if (waiting && !wasWaiting) armDeadline(this, out)
-        else if (!waiting && wasWaiting && role !== Role.Crashed) cancelTimer(TIMER_DEADLINE, out)
+        if (waiting) {
+            if (!wasWaiting) armDeadline(this, out)
+        } else if (wasWaiting) {
+            if (role !== Role.Crashed) cancelTimer(TIMER_DEADLINE, out)
+        }
     }
 
     /** Take the coordinator role in a new epoch and start heartbeats. */
@@ -212,20 +239,25 @@ export abstract class ElectionNode extends NodeState {
     /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
     assumeCoordinatorRole(out: Action[]) {
         const already = this.role === Role.Coordinator
-        if (!already && claimFirst(this, out)) return
+        if (!already) {
+            if (claimFirst(this, out)) return
+        }
         this.setRole(Role.Coordinator, this.id, out)
         cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0) {
             // A new coordinator says so at once: processes that already follow it (a ring
             // result reaches them before it reaches the winner) must not wait a period.
-            if (!already && this.role === Role.Coordinator) sendHeartbeat(this, out)
+            if (!already) {
+                if (this.role === Role.Coordinator) sendHeartbeat(this, out)
+            }
             setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
         }
     }
 
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     follow(coordinator: number, now: number, out: Action[]) {
-        if (!isMember(this, coordinator) || coordinator === this.id) return
+        if (!isMember(this, coordinator)) return
+        if (coordinator === this.id) return
         this.claimedUntil = 0
         this.detector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
@@ -244,14 +276,14 @@ export abstract class ElectionNode extends NodeState {
     /** The coordinator's rank is known (a bid-ring result): contest it if we outrank it. */
     noteCoordinatorRank(rank: number, out: Action[]) {
         this.coordinatorRank = rank
-        if (this.role === Role.Follower && rank < this.rank())
-            setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        if (this.role === Role.Follower) {
+            if (rank < this.rank()) setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        }
     }
 
     enterElection(out: Action[]) {
         this.setRole(Role.Electing, this.coordinator, out)
     }
-
 
     /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
     misconfigure(out: Action[]) {
@@ -262,7 +294,7 @@ export abstract class ElectionNode extends NodeState {
 }
 
 function ignore(node: ElectionNode, reason: Ignored): boolean {
-    node.ignored[reason]++
+    node.ignored[reason] = node.ignored[reason] + 1
     return false
 }
 

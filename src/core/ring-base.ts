@@ -136,7 +136,6 @@ export abstract class RingBaseNode extends ElectionNode {
         else this.onRingTimer(timer, now, out)
     }
 
-
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {
         return ringRoundTrip(this.ringOrder.length, this.timing)
@@ -155,12 +154,13 @@ export abstract class RingBaseNode extends ElectionNode {
 
     markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
-        if (i >= 0 && id !== this.id) {
-            this.down[i] = true
-            this.downAt[i] = now
+        if (i >= 0) {
+            if (id !== this.id) {
+                this.down[i] = true
+                this.downAt[i] = now
+            }
         }
     }
-
 
     markUp(id: number) {
         const i = indexOfSorted(this.ids, id)
@@ -193,15 +193,10 @@ export abstract class RingBaseNode extends ElectionNode {
         // handler passes on again from there could never reach anybody.
         if (this.loopback > 0) return
         f.dst = this.id
-        this.loopback++
+        this.loopback = this.loopback + 1
         this.onRingFrame(f, now, out)
-        this.loopback--
+        this.loopback = this.loopback - 1
     }
-
-
-
-
-
 }
 
 /**
@@ -213,10 +208,13 @@ export abstract class RingBaseNode extends ElectionNode {
  */
 function believedDown(node: RingBaseNode, id: number, now: number): boolean {
     const i = indexOfSorted(node.ids, id)
-    if (i < 0 || !node.down[i]) return false
-    if (node.timing.heartbeatInterval > 0 && now - node.downAt[i] >= node.roundTrip()) {
-        node.down[i] = false
-        return false
+    if (i < 0) return false
+    if (!node.down[i]) return false
+    if (node.timing.heartbeatInterval > 0) {
+        if (now - node.downAt[i] >= node.roundTrip()) {
+            node.down[i] = false
+            return false
+        }
     }
     return true
 }
@@ -283,7 +281,6 @@ function clearRing(node: RingBaseNode) {
     node.seenNext = 0
     node.loopback = 0
 }
-
 
 // Steps one ring algorithm takes, as functions: a method is in every ring image, a
 // function only in those that call it.
