@@ -83,7 +83,6 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingTimer(timer: number, now: number, out: Action[]) {}
 
-
     beginElection(now: number, out: Action[]) {
         if (this.participating) return
         this.answersStale = false
@@ -136,15 +135,15 @@ export class ActiveListRingNode extends RingBaseNode {
 
     /** The coordinator's reply to our INQUIRY. */
     protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind !== Kind.COORDINATOR || !this.inquiring || !isMember(this, frame.bid)) return false
+        if (frame.kind !== Kind.COORDINATOR) return false
+        if (!this.inquiring) return false
+        if (!isMember(this, frame.bid)) return false
         this.inquiring = false
         const c = frame.bid
         if (c > this.id) this.follow(c, now, out)
         else this.beginElection(now, out)
         return true
     }
-
-
 }
 
 function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
@@ -152,30 +151,35 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
     // An elect of an older election than ours is stale: it dies here. If ours is over,
     // its sender is behind and its election can never finish: hold a newer one, which
     // its elect messages carry to the sender (our extension).
-    if (node.electionEpoch >= 0 && epochAfter(node.electionEpoch, epoch)) {
-        if (!node.participating) {
-            node.beginElection(now, out)
-            node.answersStale = true
+    if (node.electionEpoch >= 0) {
+        if (epochAfter(node.electionEpoch, epoch)) {
+            if (!node.participating) {
+                node.beginElection(now, out)
+                node.answersStale = true
+            }
+            return true
         }
-        return true
     }
     if (j === node.id) {
         // Rule c: our own message is back; the active list is complete.
-        if (!node.participating || epoch !== node.electionEpoch) return true
+        if (!node.participating) return true
+        if (epoch !== node.electionEpoch) return true
         node.participating = false
         const c = maxOf(node.active)
         if (c === node.id) node.assumeCoordinatorRole(out)
         else node.follow(c, now, out)
         return true
     }
-    if (!node.participating && epoch === node.electionEpoch) {
-        // A late elect of the election we have finished or left: on its way back to j,
-        // passed on once. Seen here before, it went round without meeting j (j gone
-        // back to following, or down): it dies rather than circle (our extension).
-        if (node.active.indexOf(j) >= 0) return true
-        node.active.push(j)
-        sendElect(node, j, seq, now, out)
-        return true
+    if (!node.participating) {
+        if (epoch === node.electionEpoch) {
+            // A late elect of the election we have finished or left: on its way back to j,
+            // passed on once. Seen here before, it went round without meeting j (j gone
+            // back to following, or down): it dies rather than circle (our extension).
+            if (node.active.indexOf(j) >= 0) return true
+            node.active.push(j)
+            sendElect(node, j, seq, now, out)
+            return true
+        }
     }
     if (!node.participating || epoch !== node.electionEpoch) {
         // Rule a: the first elect seen (of this election: a newer one starts afresh);
@@ -206,7 +210,6 @@ function sendElect(node: ActiveListRingNode, j: number, seq: number, now: number
     f.initiator = j
     node.passOn(f, now, out)
 }
-
 
 export const activeListRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ActiveListRing,

@@ -61,9 +61,10 @@ export class RingNode extends RingBaseNode {
      * the wait (campaign seed ring mixed 3830).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_RESULT && this.role === Role.Electing && !this.electing) holdElection(this, now, out)
+        if (timer !== TIMER_RESULT) return
+        if (this.role !== Role.Electing) return
+        if (!this.electing) holdElection(this, now, out)
     }
-
 
     beginElection(now: number, out: Action[]) {
         if (this.electing) return
@@ -76,7 +77,9 @@ export class RingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         // Ids from payloads must be members (a list naming a stranger is dropped).
-        if (!isMember(this, frame.initiator) || !allMembers(this, frame.list) || frame.list.length === 0) return false
+        if (!isMember(this, frame.initiator)) return false
+        if (!allMembers(this, frame.list)) return false
+        if (frame.list.length === 0) return false
         if (frame.kind === Kind.ELECTION) {
             const list = frame.list
             if (list.indexOf(this.id) >= 0) {
@@ -102,10 +105,15 @@ export class RingNode extends RingBaseNode {
             if (frame.initiator === this.id) return true
             const c = frame.bid
             if (frame.list.indexOf(c) < 0) return false
-            if (this.role !== Role.Electing && this.coordinator === c && this.acceptedEpoch === frame.epoch)
-                return true
+            if (this.role !== Role.Electing) {
+                if (this.coordinator === c) {
+                    if (this.acceptedEpoch === frame.epoch) return true
+                }
+            }
             // A result older than the one accepted is stale: it dies here instead of circling.
-            if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
+            if (this.acceptedEpoch >= 0) {
+                if (epochAfter(this.acceptedEpoch, frame.epoch)) return true
+            }
             adoptMembers(this, frame.list, now)
             accept(this, c, frame.epoch, now, out)
             const f = frameFrom(this, Kind.COORDINATOR, 0)
@@ -120,9 +128,6 @@ export class RingNode extends RingBaseNode {
         }
         return false
     }
-
-
-
 }
 
 function holdElection(node: RingNode, now: number, out: Action[]) {
@@ -140,7 +145,9 @@ function holdElection(node: RingNode, now: number, out: Action[]) {
 function electionReturned(node: RingNode, frame: Frame, now: number, out: Action[]) {
     const c = maxOf(frame.list)
     // Someone else's COORDINATOR already told us this result.
-    if (node.role !== Role.Electing && node.coordinator === c) return
+    if (node.role !== Role.Electing) {
+        if (node.coordinator === c) return
+    }
     // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
     if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
     adoptMembers(node, frame.list, now)
@@ -160,7 +167,6 @@ function accept(node: RingNode, c: number, epoch: number, now: number, out: Acti
     if (c === node.id) node.assumeCoordinatorRole(out)
     else node.follow(c, now, out)
 }
-
 
 export const ringDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Ring,

@@ -56,7 +56,7 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     async setCrashed(crashed: boolean) {
         // anyone on the bus may send it: only the virtual lab's image obeys
         if (!this.driver.config.labTools) {
-            this.labCommandsRefused++
+            this.labCommandsRefused = this.labCommandsRefused + 1
             return
         }
         log("action", "n=" + this.driver.config.nodeId + " crashed=" + (crashed ? 1 : 0))
@@ -124,8 +124,10 @@ export class BusTransport implements FrameTransport {
                 if (bound === (this.peerNode[i] !== UNBOUND)) return
                 this.peerNode[i] = bound ? UNKNOWN : UNBOUND
                 if (bound) await identifyInTurn(this, i)
-            } else if (pkt.isEvent && pkt.eventCode === EVENT_BROADCAST && this.peerNode[i] !== SELF) {
-                await this.driver.receive(pkt.payload)
+            } else if (pkt.isEvent) {
+                if (pkt.eventCode === EVENT_BROADCAST) {
+                    if (this.peerNode[i] !== SELF) await this.driver.receive(pkt.payload)
+                }
             }
         } catch (e) {
             log("err", "where=role msg=" + e)
@@ -188,9 +190,11 @@ async function identify(bus: BusTransport, i: number) {
     const id = await peer.nodeId.read()
     const nonce = await peer.bootNonce.read()
     const me = bus.driver.config.nodeId
-    if (id === me && nonce === bus.server.nonce) {
-        bus.peerNode[i] = SELF
-        return
+    if (id === me) {
+        if (nonce === bus.server.nonce) {
+            bus.peerNode[i] = SELF
+            return
+        }
     }
     bus.peerNode[i] = id
     log("peer", "n=" + me + " peer=" + id)
@@ -203,7 +207,8 @@ async function identify(bus: BusTransport, i: number) {
  * had not started, or had not yet found us, when it ran.
  */
 async function checkTwin(bus: BusTransport, i: number) {
-    if (bus.peerNode[i] !== bus.driver.config.nodeId || bus.driver.role() === Role.Misconfigured) return
+    if (bus.peerNode[i] !== bus.driver.config.nodeId) return
+    if (bus.driver.role() === Role.Misconfigured) return
     await bus.driver.duplicateIdReported()
     setTimeout(async () => {
         try {

@@ -177,7 +177,8 @@ export class NodeDriver {
     }
 
     role(): Role {
-        if (this.problems.length > 0 || !this.node) return Role.Misconfigured
+        if (this.problems.length > 0) return Role.Misconfigured
+        if (!this.node) return Role.Misconfigured
         return this.node.role
     }
 
@@ -229,23 +230,28 @@ export class NodeDriver {
      * algorithms' timeouts cover that). A number is a leave hint's node id (peerLeft).
      */
     async receive(bytes: Buffer | number) {
-        if (!this.node || !this.started) return
+        if (!this.node) return
+        if (!this.started) return
         if (this.problems.length > 0) {
-            // out of the election, but still proving itself: a twin with our id must learn of us too
-            if (this.auth && typeof bytes !== "number" && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
-                const opened = this.auth.open(bytes, this.platform.now())
-                if (opened.reply) post(this, Buffer.from(opened.reply), opened.replyTo)
-            }
+            // out of the election, but still proving itself: a twin with our id must learn of
+            // us too (one guard per condition: && and || cost a board bytes each)
+            if (!this.auth) return
+            if (typeof bytes === "number") return
+            if (bytes[0] !== AUTH_CONTROL_MARKER) return
+            if (bytes[1] !== CONTROL_CHALLENGE) return
+            if (!this.transport) return
+            const opened = this.auth.open(bytes, this.platform.now())
+            if (opened.reply) post(this, Buffer.from(opened.reply), opened.replyTo)
             return
         }
         if (this.inbox.length >= INBOX_LIMIT) {
-            this.inboxDropped++
+            this.inboxDropped = this.inboxDropped + 1
             this.log("drop", "why=inbox-full")
             return
         }
         this.inbox.push(bytes)
         if (this.handlers >= INBOX_HANDLERS) return
-        this.handlers++
+        this.handlers = this.handlers + 1
         try {
             while (this.inbox.length > 0) {
                 const next = this.inbox.shift()
@@ -254,7 +260,7 @@ export class NodeDriver {
                 else await deliver(this, next)
             }
         } finally {
-            this.handlers--
+            this.handlers = this.handlers - 1
         }
     }
 
@@ -264,17 +270,22 @@ export class NodeDriver {
      * crashed or misconfigured node, a frame that does not encode or fit).
      */
     async sendApp(frame: Frame): Promise<boolean> {
-        if (!this.transport || !this.node || !this.started || this.node.crashed || this.role() === Role.Misconfigured) return false
+        if (!this.transport) return false
+        if (!this.node) return false
+        if (!this.started) return false
+        if (this.node.crashed) return false
+        if (this.role() === Role.Misconfigured) return false
         const sealed = seal(this, frame)
         if (!sealed) return false
         if (!post(this, sealed, frame.dst)) return false
-        this.appSent++
+        this.appSent = this.appSent + 1
         return true
     }
 
     /** The crash/recover action (service command or button). */
     async setCrashed(crashed: boolean) {
-        if (!this.node || this.problems.length > 0) return
+        if (!this.node) return
+        if (this.problems.length > 0) return
         if (!this.started) {
             // before the node runs (boot wait): remember, start() applies it
             this.crashAtStart = crashed
@@ -328,7 +339,8 @@ export class NodeDriver {
      * it does. Without a key: a duplicate at once.
      */
     async duplicateIdReported() {
-        if (!this.node || this.problems.length > 0) return
+        if (!this.node) return
+        if (this.problems.length > 0) return
         const me = this.config.nodeId
         if (!this.auth) {
             duplicateId(this)
@@ -394,7 +406,7 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
     try {
         const decoded = decodeFrame(bytes, n)
         if (decoded.error !== CodecError.None) {
-            driver.dropped[decoded.error]++
+            driver.dropped[decoded.error] = driver.dropped[decoded.error] + 1
             driver.log("drop", "why=" + codecErrorName(decoded.error) + " len=" + n)
             return
         }
@@ -402,21 +414,25 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
         if (f.kind === Kind.APP) {
             const appError = appFrameError(f)
             if (appError !== CodecError.None) {
-                driver.dropped[appError]++
+                driver.dropped[appError] = driver.dropped[appError] + 1
                 driver.log("drop", "why=" + codecErrorName(appError) + " len=" + n)
                 return
             }
             // for the API if it is for us, from a member, and we take part
-            if (!driver.app || driver.node.crashed || driver.role() === Role.Misconfigured) return
-            if (f.group !== driver.config.group || !driver.node.hears(f) || !isMember(driver.node, f.src)) return
-            driver.appReceived++
+            if (!driver.app) return
+            if (driver.node.crashed) return
+            if (driver.role() === Role.Misconfigured) return
+            if (f.group !== driver.config.group) return
+            if (!driver.node.hears(f)) return
+            if (!isMember(driver.node, f.src)) return
+            driver.appReceived = driver.appReceived + 1
             driver.app.appFrame(f)
             return
         }
         // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
         // the counter and the log show what reached this node.
         if (driver.node.hears(f)) {
-            driver.framesReceived++
+            driver.framesReceived = driver.framesReceived + 1
             if (f.kind !== Kind.HEARTBEAT)
                 driver.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
         }
@@ -464,15 +480,22 @@ function flushRefusals(driver: NodeDriver) {
 }
 
 async function hintLeft(driver: NodeDriver, id: number) {
-    if (!driver.node || driver.problems.length > 0 || !driver.started) return
-    if (!driver.auth || id === driver.node.id || driver.node.crashed) {
-        await left(driver, id, "")
-        return
+    if (!driver.node) return
+    if (driver.problems.length > 0) return
+    if (!driver.started) return
+    // checked with a key, for another node, while we are up; else taken at once
+    if (driver.auth) {
+        if (id !== driver.node.id) {
+            if (!driver.node.crashed) {
+                await checkHint(driver, id, "left", async (alive: boolean) => {
+                    if (alive) driver.log("left", "peer=" + id + " verdict=alive")
+                    else await left(driver, id, " verdict=silent")
+                })
+                return
+            }
+        }
     }
-    await checkHint(driver, id, "left", async (alive: boolean) => {
-        if (alive) driver.log("left", "peer=" + id + " verdict=alive")
-        else await left(driver, id, " verdict=silent")
-    })
+    await left(driver, id, "")
 }
 
 function duplicateId(driver: NodeDriver) {
@@ -503,7 +526,8 @@ async function checkHint(driver: NodeDriver, id: number, what: string, verdict: 
 }
 
 async function left(driver: NodeDriver, id: number, why: string) {
-    if (!driver.node || driver.problems.length > 0) return
+    if (!driver.node) return
+    if (driver.problems.length > 0) return
     const out: Action[] = []
     try {
         driver.log("left", "peer=" + id + why)
@@ -525,10 +549,12 @@ function apply(driver: NodeDriver, out: Action[]) {
             if (action.type === ActionType.Send) {
                 const frame = action.frame
                 const bytes = seal(driver, frame)
-                if (bytes && post(driver, bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) {
-                    driver.framesSent++
-                    if (frame.kind !== Kind.HEARTBEAT)
-                        driver.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
+                if (bytes) {
+                    if (post(driver, bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) {
+                        driver.framesSent = driver.framesSent + 1
+                        if (frame.kind !== Kind.HEARTBEAT)
+                            driver.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
+                    }
                 }
             } else if (action.type === ActionType.SetTimer) {
                 stopTimeout(driver, action.timer)
@@ -559,7 +585,7 @@ function post(driver: NodeDriver, bytes: Buffer, to: number): boolean {
     const control = bytes[0] === AUTH_CONTROL_MARKER
     const queue = control ? driver.controlOut : driver.outbox
     if (queue.length >= OUTBOX_LIMIT) {
-        driver.outboxDropped++
+        driver.outboxDropped = driver.outboxDropped + 1
         driver.log("drop", "why=outbox-full len=" + bytes.length)
         return false
     }
@@ -627,13 +653,13 @@ function seal(driver: NodeDriver, frame: Frame): Buffer {
     const appError = appFrameError(frame)
     const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
     if (encoded.error !== CodecError.None) {
-        driver.errors++
+        driver.errors = driver.errors + 1
         driver.log("err", "where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
         return null
     }
     const sealed = driver.auth ? driver.auth.seal(encoded.bytes, driver.platform.now()) : encoded.bytes
     if (!sealed) {
-        driver.errors++
+        driver.errors = driver.errors + 1
         driver.log("err", "where=seal k=" + kindName(frame.kind) + " why=too-long")
         return null
     }
@@ -653,7 +679,7 @@ function report(driver: NodeDriver, role: Role, coordinator: number, epoch: numb
 }
 
 function caught(driver: NodeDriver, where: string, e: any) {
-    driver.errors++
+    driver.errors = driver.errors + 1
     driver.log("err", "where=" + where + " msg=" + e)
 }
 

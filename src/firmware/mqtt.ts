@@ -44,7 +44,7 @@ export class MqttTransport implements FrameTransport {
                 // a leave is only a hint: the driver checks it before it acts
                 const id = leftNode(c.topicPrefix, c.group, topic, payload.toString())
                 if (id >= 0) await self.driver.peerLeft(id)
-                else self.leavesRefused++
+                else self.leavesRefused = self.leavesRefused + 1
             }
         }
         this.client.onLost = async (why: string) => {
@@ -67,7 +67,6 @@ export class MqttTransport implements FrameTransport {
         const c = this.driver.config
         await publish(this, groupTopic(c.topicPrefix, c.group), bytes)
     }
-
 }
 
 async function connect(mqtt: MqttTransport) {
