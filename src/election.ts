@@ -86,7 +86,11 @@ export async function electionConfig(options?: ElectionOptions, problems?: strin
     const givenKeys = Object.keys(given)
     for (let i = 0; i < givenKeys.length; i++) {
         const k = givenKeys[i]
-        if (k !== "algorithm" && given[k] !== undefined && given[k] !== null) merged[k] = given[k]
+        if (k !== "algorithm") {
+            if (given[k] !== undefined) {
+                if (given[k] !== null) merged[k] = given[k]
+            }
+        }
     }
     if (options.transport) merged.transport = options.transport === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
     return merged

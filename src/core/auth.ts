@@ -244,22 +244,20 @@ export class FrameAuth {
 
     /** The group's frames never verify here: the key is most likely not the group's. */
     keyMismatch(now: number): boolean {
-        return (
-            this.verified === 0 &&
-            this.refused[AuthRefusal.BadTag] >= KEY_MISMATCH_TAGS &&
-            now - this.firstBadTagAt >= KEY_MISMATCH_MS
-        )
+        if (this.verified !== 0) return false
+        if (this.refused[AuthRefusal.BadTag] < KEY_MISMATCH_TAGS) return false
+        return now - this.firstBadTagAt >= KEY_MISMATCH_MS
     }
 
     /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
     seal(frame: number[], now: number): number[] {
         if (frame.length + AUTH_TRAILER_BYTES > MAX_FRAME_BYTES) {
-            this.refused[AuthRefusal.TooLong]++
+            this.refused[AuthRefusal.TooLong] = this.refused[AuthRefusal.TooLong] + 1
             return null
         }
         const counter = nextCounter(this, now)
         if (counter < 0) {
-            this.refused[AuthRefusal.TooFast]++
+            this.refused[AuthRefusal.TooFast] = this.refused[AuthRefusal.TooFast] + 1
             return null
         }
         const out = frame.slice(0)
@@ -283,7 +281,9 @@ export class FrameAuth {
     open(bytes: ByteSource, now: number): Opened {
         expireHeld(this, now)
         const n = bytes ? bytes.length : 0
-        if (n >= 1 && bytes[0] === AUTH_CONTROL_MARKER) return openControl(this, bytes, now)
+        if (n >= 1) {
+            if (bytes[0] === AUTH_CONTROL_MARKER) return openControl(this, bytes, now)
+        }
         const r = newResult(-1)
         if (n >= FRAME_HEADER_BYTES) {
             r.src = getU16(bytes, 8)
@@ -296,7 +296,7 @@ export class FrameAuth {
         if (n < FRAME_HEADER_BYTES + AUTH_TRAILER_BYTES || n !== FRAME_HEADER_BYTES + 2 * bytes[FRAME_LIST_LENGTH_OFFSET] + AUTH_TRAILER_BYTES)
             return refuse(this, r, AuthRefusal.Unsigned, now)
         if (!tagMatches(this, bytes, n - AUTH_TAG_BYTES)) return refuse(this, r, AuthRefusal.BadTag, now)
-        this.verified++
+        this.verified = this.verified + 1
         const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
         const p = peerOf(this, r.src)
@@ -371,7 +371,9 @@ function clockOf(auth: FrameAuth, now: number): number {
 function nextCounter(auth: FrameAuth, now: number): number {
     const clock = clockOf(auth, now)
     const next = Math.max(auth.counter + 1, clock)
-    if (next > clock + MAX_AHEAD_MS && clock < MAX_U32) return -1
+    if (next > clock + MAX_AHEAD_MS) {
+        if (clock < MAX_U32) return -1
+    }
     if (next >= MAX_U32) {
         // 2^32 ms (49 days) spent: a new nonce and clock, as after a reboot
         auth.nonce = auth.random32()
@@ -385,7 +387,7 @@ function nextCounter(auth: FrameAuth, now: number): number {
 
 /** A challenge carrying our clock: a prover that knows this boot refuses one not above the last it answered (a replay). */
 function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number): number[] {
-    auth.challengesSent++
+    auth.challengesSent = auth.challengesSent + 1
     return controlFrame(auth, CONTROL_CHALLENGE, dst, value, clockOf(auth, now), 0)
 }
 
@@ -427,7 +429,8 @@ function learnOffset(p: PeerState, sample: number, now: number) {
 function fresh(p: PeerState, counter: number, at: number, now: number): AuthRefusal {
     const sample = at - counter
     if (sample - driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
-    if (counter < p.floor || p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
+    if (counter < p.floor) return AuthRefusal.Replay
+    if (p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
     let lowest = 0
     for (let i = 1; i < p.seen.length; i++) if (p.seen[i] < p.seen[lowest]) lowest = i
     if (p.seen.length < REPLAY_WINDOW) p.seen.push(counter)
@@ -443,8 +446,10 @@ function newResult(src: number): Opened {
 }
 
 function refuse(auth: FrameAuth, r: Opened, why: AuthRefusal, now: number): Opened {
-    auth.refused[why]++
-    if (why === AuthRefusal.BadTag && auth.firstBadTagAt < 0) auth.firstBadTagAt = now
+    auth.refused[why] = auth.refused[why] + 1
+    if (why === AuthRefusal.BadTag) {
+        if (auth.firstBadTagAt < 0) auth.firstBadTagAt = now
+    }
     r.refusal = why
     return r
 }
@@ -457,7 +462,7 @@ function expireHeld(auth: FrameAuth, now: number) {
         const keep: Held[] = []
         for (let j = 0; j < p.held.length; j++) {
             if (now - p.held[j].receivedAt <= 2 * FRESH_MS) keep.push(p.held[j])
-            else auth.refused[AuthRefusal.Unproven]++
+            else auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
         }
         p.held = keep
     }
@@ -465,7 +470,11 @@ function expireHeld(auth: FrameAuth, now: number) {
 
 /** A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS (or `force`), or null. */
 function challengeTo(auth: FrameAuth, p: PeerState, now: number, force = false): number[] {
-    if (!force && p.challenge >= 0 && now - p.challengeAt < CHALLENGE_RETRY_MS) return null
+    if (!force) {
+        if (p.challenge >= 0) {
+            if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null
+        }
+    }
     p.previousChallenge = p.challenge
     p.previousChallengeAt = p.challengeAt
     p.challenge = auth.random32()
@@ -485,18 +494,21 @@ function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now
         const h = p.held[i]
         if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
         if (h.nonce !== nonce) continue
-        ofNonce++
-        if (oldest < 0 || h.receivedAt < p.held[oldest].receivedAt) oldest = i
+        ofNonce = ofNonce + 1
+        if (oldest < 0) oldest = i
+        else if (h.receivedAt < p.held[oldest].receivedAt) oldest = i
     }
-    if (ofNonce === 0 && nonces.length >= MAX_HELD_NONCES) {
-        auth.refused[AuthRefusal.Unproven]++
-        return false
+    if (ofNonce === 0) {
+        if (nonces.length >= MAX_HELD_NONCES) {
+            auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
+            return false
+        }
     }
     if (ofNonce >= MAX_HELD) {
         const keep: Held[] = []
         for (let i = 0; i < p.held.length; i++) if (i !== oldest) keep.push(p.held[i])
         p.held = keep
-        auth.refused[AuthRefusal.Unproven]++
+        auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
     }
     p.held.push(new Held(nonce, counter, now, frame))
     return true
@@ -520,7 +532,7 @@ function takeProofToken(q: PeerState, now: number): boolean {
     }
     if (q.proofTokens === PROOF_BURST) q.tokensAt = now
     if (q.proofTokens <= 0) return false
-    q.proofTokens--
+    q.proofTokens = q.proofTokens - 1
     return true
 }
 
@@ -537,7 +549,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         return r
     }
     if (!tagMatches(auth, bytes, n - AUTH_TAG_BYTES)) return refuse(auth, r, AuthRefusal.BadTag, now)
-    auth.verified++
+    auth.verified = auth.verified + 1
     const type = bytes[1]
     const challenge = getU32(bytes, 8)
     if (type === CONTROL_CHALLENGE) {
@@ -551,7 +563,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
             q.challengeFloor = clock + 1
         } else if (answeredBefore(q, challenge)) return refuse(auth, r, AuthRefusal.Replay, now)
         else if (!takeProofToken(q, now)) return refuse(auth, r, AuthRefusal.Flood, now)
-        auth.proofsSent++
+        auth.proofsSent = auth.proofsSent + 1
         // the clock, not a counter: proofs never move the frame counter ahead of the clock; the
         // floor: every frame sent within FRESH_MS has a counter at least this (counters never
         // fall behind the clock)
@@ -559,7 +571,9 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         r.reply = controlFrame(auth, CONTROL_PROOF, r.src, challenge, ours, Math.max(0, ours - FRESH_MS))
         r.replyTo = r.src
         // the challenger is probably new (it just started): make sure of it too
-        if (q.nonce !== nonce && r.src !== auth.id) r.challengeBack = challengeTo(auth, q, now)
+        if (q.nonce !== nonce) {
+            if (r.src !== auth.id) r.challengeBack = challengeTo(auth, q, now)
+        }
         return r
     }
     const p = peerOf(auth, r.src)
@@ -570,7 +584,13 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     const askedAt = answersCurrent ? p.challengeAt : answersPrevious ? p.previousChallengeAt : auth.helloAt
     if (now - askedAt > PROOF_WINDOW_MS) return refuse(auth, r, AuthRefusal.Late, now)
     // one proof per node for the hello: a second copy is a replay
-    if (answersHello && !answersCurrent && !answersPrevious && p.helloAnswered) return refuse(auth, r, AuthRefusal.Replay, now)
+    if (answersHello) {
+        if (!answersCurrent) {
+            if (!answersPrevious) {
+                if (p.helloAnswered) return refuse(auth, r, AuthRefusal.Replay, now)
+            }
+        }
+    }
     if (answersHello) p.helloAnswered = true
     const proofCounter = getU32(bytes, 16)
     if (p.nonce !== nonce) {
@@ -605,7 +625,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
                   ? AuthRefusal.Stale
                   : fresh(p, h.counter, h.receivedAt, now)
         if (why === AuthRefusal.None) r.frames.push(h.frame)
-        else auth.refused[why]++
+        else auth.refused[why] = auth.refused[why] + 1
     }
     return r
 }

@@ -88,7 +88,9 @@ export interface EncodeResult {
 }
 
 function isUint(x: number, max: number): boolean {
-    return x >= 0 && x <= max && Math.floor(x) === x
+    if (x < 0) return false
+    if (x > max) return false
+    return Math.floor(x) === x
 }
 
 /** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile in DeviceScript). */
@@ -102,7 +104,8 @@ export function parseDigits(text: string, base: number): number {
     let value = 0
     for (let i = 0; i < text.length; i++) {
         const digit = "0123456789abcdef".indexOf(text.charAt(i))
-        if (digit < 0 || digit >= base) return -1
+        if (digit < 0) return -1
+        if (digit >= base) return -1
         value = value * base + digit
     }
     return value
@@ -134,19 +137,18 @@ export function encodedSize(frame: Frame): number {
 /** Checks every field, so that a bad frame is refused before it reaches a wire. */
 export function validateFrame(frame: Frame): CodecError {
     if (frame.version !== FRAME_VERSION) return CodecError.Version
-    if (!isUint(frame.kind, MAX_KIND) || frame.kind < 1) return CodecError.Kind
-    if (!isUint(frame.algorithm, MAX_ALGORITHM) || frame.algorithm < 1)
-        return CodecError.Algorithm
-    if (
-        !isUint(frame.group, 255) ||
-        !isUint(frame.epoch, 4294967295) ||
-        !isUint(frame.src, MAX_NODE_ID) ||
-        !isUint(frame.dst, 0xffff) ||
-        !isUint(frame.initiator, 0xffff) ||
-        !isUint(frame.bid, 4294967295) ||
-        !isUint(frame.seq, MAX_SEQ)
-    )
-        return CodecError.Field
+    // one check a line: a board's compiler spends bytes on each || it evaluates
+    if (!isUint(frame.kind, MAX_KIND)) return CodecError.Kind
+    if (frame.kind < 1) return CodecError.Kind
+    if (!isUint(frame.algorithm, MAX_ALGORITHM)) return CodecError.Algorithm
+    if (frame.algorithm < 1) return CodecError.Algorithm
+    if (!isUint(frame.group, 255)) return CodecError.Field
+    if (!isUint(frame.epoch, 4294967295)) return CodecError.Field
+    if (!isUint(frame.src, MAX_NODE_ID)) return CodecError.Field
+    if (!isUint(frame.dst, 0xffff)) return CodecError.Field
+    if (!isUint(frame.initiator, 0xffff)) return CodecError.Field
+    if (!isUint(frame.bid, 4294967295)) return CodecError.Field
+    if (!isUint(frame.seq, MAX_SEQ)) return CodecError.Field
     const list = frame.list
     if (list.length > MAX_LIST_LENGTH) return CodecError.ListTooLong
     for (let i = 0; i < list.length; i++)
@@ -179,10 +181,19 @@ export function unpackPayload(frame: Frame): number[] {
 export function appFrameError(frame: Frame): CodecError {
     if (frame.kind !== Kind.APP) return CodecError.None
     const n = frame.initiator
-    if (n > MAX_APP_PAYLOAD || frame.list.length !== (n + 1) >> 1) return CodecError.Payload
-    if (frame.bid !== 0 && frame.bid !== APP_ORDER && frame.bid !== APP_FENCED) return CodecError.Payload
-    if (frame.bid === APP_FENCED && n !== 2) return CodecError.Payload
-    if (mod(n, 2) === 1 && mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
+    if (n > MAX_APP_PAYLOAD) return CodecError.Payload
+    if (frame.list.length !== (n + 1) >> 1) return CodecError.Payload
+    if (frame.bid !== 0) {
+        if (frame.bid !== APP_ORDER) {
+            if (frame.bid !== APP_FENCED) return CodecError.Payload
+        }
+    }
+    if (frame.bid === APP_FENCED) {
+        if (n !== 2) return CodecError.Payload
+    }
+    if (mod(n, 2) === 1) {
+        if (mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
+    }
     return CodecError.None
 }
 

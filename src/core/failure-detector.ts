@@ -161,7 +161,8 @@ export class AdaptiveDetector implements FailureDetector {
      */
     heartbeat(now: number, seq: number = 0) {
         // a silence beyond the ceiling was a failure (or a pause), not a sample of the jitter
-        if (this.lastArrival >= 0 && now >= this.lastArrival && now - this.lastArrival <= this.ceiling) {
+        // (nested ifs, not &&: cheaper on a board)
+        if (this.lastArrival >= 0) if (now >= this.lastArrival) if (now - this.lastArrival <= this.ceiling) {
             const gap = now - this.lastArrival
             // Heartbeats the coordinator sent over the gap, counted by their numbers: a late
             // heartbeat is one, however long the gap. 0 when the numbers cannot tell
@@ -171,7 +172,7 @@ export class AdaptiveDetector implements FailureDetector {
             if (!(sent >= 1 && sent <= Math.floor(gap / this.interval) + 1)) sent = 0
             // the long memory: per block, the longest gap, the heartbeats and the periods
             if (gap > this.openLongest) this.openLongest = gap
-            this.openReceived++
+            this.openReceived = this.openReceived + 1
             this.openPeriods += sent > 0 ? sent : periodsIn(gap, this.period())
             if (this.openReceived >= WINDOW) {
                 this.blockLongest.push(this.openLongest)
@@ -224,7 +225,8 @@ export class AdaptiveDetector implements FailureDetector {
     /** Silence after the last heartbeat after which the coordinator is suspected. */
     delay(): number {
         const n = this.gaps.length
-        if (n < MIN_SAMPLES || !(this.interval > 0)) return this.ceiling
+        if (n < MIN_SAMPLES) return this.ceiling
+        if (!(this.interval > 0)) return this.ceiling
         const period = this.period()
         let squares = 0
         for (let i = 0; i < n; i++) {

@@ -67,9 +67,15 @@ export function parseIdList(text: string): number[] {
     // split by hand: String.prototype.split is 340 bytes of a board image, used nowhere else
     let start = 0
     for (let i = 0; i <= text.length; i++) {
-        if (i < text.length && text.charAt(i) !== ",") continue
+        if (i < text.length) {
+            if (text.charAt(i) !== ",") continue
+        }
         const v = parseWholeNumber(text.slice(start, i))
-        if (v >= 0 && v <= 0xfffe && out.indexOf(v) < 0) out.push(v)
+        if (v >= 0) {
+            if (v <= 0xfffe) {
+                if (out.indexOf(v) < 0) out.push(v)
+            }
+        }
         start = i + 1
     }
     return out
@@ -84,12 +90,17 @@ export function configProblems(config: FirmwareConfig): string[] {
     if (!(config.timing.answerTimeout > 0)) problems.push("ANSWER_MS must be positive")
     if (!(config.timing.coordinatorTimeout > config.timing.answerTimeout))
         problems.push("COORD_MS must exceed ANSWER_MS")
-    if (config.timing.heartbeatInterval > 0 && !(config.timing.failureTimeout > config.timing.heartbeatInterval))
-        problems.push("FAIL_MS must exceed HEARTBEAT_MS")
+    if (config.timing.heartbeatInterval > 0) {
+        if (!(config.timing.failureTimeout > config.timing.heartbeatInterval)) problems.push("FAIL_MS must exceed HEARTBEAT_MS")
+    }
     const detector = config.timing.failureDetector
-    if (detector !== undefined && detector !== "fixed" && detector !== "adaptive")
-        problems.push("FAIL_DETECTOR must be fixed or adaptive")
-    if (config.transport === TRANSPORT_MQTT && config.mqttHost.length === 0)
-        problems.push("MQTT_HOST is not set")
+    if (detector !== undefined) {
+        if (detector !== "fixed") {
+            if (detector !== "adaptive") problems.push("FAIL_DETECTOR must be fixed or adaptive")
+        }
+    }
+    if (config.transport === TRANSPORT_MQTT) {
+        if (config.mqttHost.length === 0) problems.push("MQTT_HOST is not set")
+    }
     return problems
 }

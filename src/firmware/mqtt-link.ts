@@ -211,7 +211,9 @@ async function write(link: MqttLink, bytes: Buffer): Promise<boolean> {
 async function lost(link: MqttLink, why: string) {
     const was = link.socket !== null || link.connected
     await link.close()
-    if (was && link.onLost) await link.onLost(why)
+    if (was) {
+        if (link.onLost) await link.onLost(why)
+    }
 }
 
 async function handle(link: MqttLink, first: number, body: Buffer) {

@@ -36,7 +36,8 @@ export function leaveTopics(prefix: string, group: number): string {
  */
 export function leaveTopicId(prefix: string, group: number, topic: string): number {
     const root = leaveTopicRoot(prefix, group)
-    if (topic.length <= root.length || topic.slice(0, root.length) !== root) return -1
+    if (topic.length <= root.length) return -1
+    if (topic.slice(0, root.length) !== root) return -1
     const rest = topic.slice(root.length)
     if (rest.length > 5) return -1
     const v = parseDigits(rest, 10)
