@@ -73,7 +73,7 @@ function add(rows: Map<string, Row>, name: string, bytes: number) {
   rows.set(name, row)
 }
 
-/** "node_modules/@devicescript/net/src/x.ts" -> "@devicescript/net"; "src/core/x.ts" -> "src/core"; "lab-main.ts" -> "(generated entry)". */
+/** A node_modules path -> its package ("@devicescript/net"); a project path -> its folder ("src/core"); the generated entry -> "(generated entry)". */
 export function packageOf(path: string): string {
   const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
   if (m) return m[1]
