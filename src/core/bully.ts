@@ -90,9 +90,6 @@ export class BullyNode extends ElectionNode {
             holdElection(this, now, out)
         }
     }
-
-
-
 }
 
 function holdElection(node: BullyNode, now: number, out: Action[]) {

@@ -158,15 +158,6 @@ export class EchoNode extends ElectionNode {
         }
         return false
     }
-
-
-
-
-
-
-
-
-
 }
 
 /**

@@ -204,15 +204,6 @@ export class ImprovedBullyNode extends ElectionNode {
             askNextNeighbour(this, now, out)
         }
     }
-
-
-
-
-
-
-
-
-
 }
 
 /** ELECTION to the highest process below index `limit` believed alive, or win. */

@@ -159,7 +159,6 @@ export abstract class NodeState {
     suspicionDelay(): number {
         return this.detector.delay()
     }
-
 }
 
 // Helpers, as functions: a method is in every image that holds the class, called or not, a

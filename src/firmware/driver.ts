@@ -369,7 +369,6 @@ export class NodeDriver {
         // Image.print (736 bytes with its font) in every board image
         this.platform["print"](formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
     }
-
 }
 
 /** The auth layer's step: refused frames are counted and logged, never acted on. */
@@ -627,7 +626,6 @@ async function drain(driver: NodeDriver) {
         driver.sending = false
     }
 }
-
 
 function startTimeout(driver: NodeDriver, timer: number, gen: number, delay: number) {
     driver.timers[timer] = setTimeout(() => {
