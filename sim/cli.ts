@@ -33,6 +33,7 @@ import { runViewCommand, startLiveWeb } from "./web/command"
 import { boardSettings, bundleCommand, previewText, writeBoardSettings } from "./settings"
 import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
+import { runSizeCommand, type SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -252,6 +253,7 @@ const DETAILS: Record<string, string> = {
   "bench:failover": "docs/benchmarks.md",
   soak: "docs/benchmarks.md",
   bench: "docs/benchmarks.md",
+  size: "docs/image-size.md",
 }
 
 export function buildProgram(): Command {
@@ -354,6 +356,22 @@ export function buildProgram(): Command {
     .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags, startLiveWeb)
+    })
+  program
+    .command("size")
+    .description("build a board image and show what its function code is spent on (the VM takes 64 KB)")
+    .option("--algorithm <name>", "the algorithm the image carries (default: every algorithm, the tables for the one with the least room)")
+    .option("--program <file>", "the program on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
+    .option("--transport <name>", "bus or mqtt (WiFi: the larger image)", "mqtt")
+    .option("--boards <n>", "boards in the group", "12")
+    .option("--no-key", "no group key: frames unauthenticated")
+    .option("--no-logins", "with mqtt: no broker logins compiled in")
+    .option("--failure-detector <name>", "fixed or adaptive", "adaptive")
+    .option("--ballast-kb <kb>", "heap each board holds from boot on (as the lab's --ballast-kb)", "0")
+    .option("--top <n>", "rows of the per-file, function and string tables", "20")
+    .option("--json", "print the census as JSON")
+    .action(async (flags: SizeFlags) => {
+      process.exitCode = await runSizeCommand(flags)
     })
   program
     .command("view")

@@ -8,8 +8,8 @@ import { ALGORITHMS } from "../src/core/algorithms"
 import { MAX_NODES } from "../src/core/limits"
 import { buildFirmwareImage, MAX_FUNCTION_CODE_END, removeFirmwareImage } from "../sim/lab/firmware-image"
 
-/** Bytes of function code the largest image of every algorithm leaves free (docs/api.md, "Room for your program"). */
-const USER_ROOM = 11_000
+/** Bytes of function code the largest image of every algorithm leaves free (docs/image-size.md). */
+const USER_ROOM = 16 * 1024
 
 const ids = Array.from({ length: MAX_NODES }, (_, i) => i + 1)
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800, failureDetector: "adaptive" as const }

@@ -5,6 +5,7 @@
 
 import { algorithmName, descriptorOf } from "../../src/core/algorithms"
 import { makeBid } from "../../src/core/bid-ring"
+import { convergenceAfterFaults } from "../../src/core/bounds"
 import { MAX_NODES } from "../../src/core/limits"
 import { Rng } from "../rng"
 
@@ -119,7 +120,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
   const topology = d.pick(["complete", "ring", ...gridsFor(n)])
   const ft = TIMING.failureTimeout
   const faultEnd = FAULT_TIMEOUTS * ft
-  const bound = Math.ceil(descriptorOf(algorithm).convergenceBound(n, CORE_TIMING))
+  const bound = Math.ceil(convergenceAfterFaults(descriptorOf(algorithm).electionBound(n, CORE_TIMING), CORE_TIMING))
   const end = faultEnd + QUIET_TIMEOUTS * ft
   const stableSince = Math.min(end - STABLE_TIMEOUTS * ft, faultEnd + bound)
   const longStableSince = Math.max(stableSince, faultEnd + bound)

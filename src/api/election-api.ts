@@ -166,7 +166,8 @@ export class Election implements DriverObserver, AppReceiver {
 
     /** True while this process holds the coordinator role. */
     isCoordinator(): boolean {
-        return this.myToken !== null && this.driver.role() === Role.Coordinator
+        if (this.myToken === null) return false
+        return this.driver.role() === Role.Coordinator
     }
 
     /** The coordinator this process follows (itself when it leads), or -1 when it knows none. */
@@ -234,7 +235,9 @@ export class Election implements DriverObserver, AppReceiver {
      */
     whileCoordinator(task: (duty: Duty) => Promise<void>) {
         this.tasks.push(task)
-        if (this.duty && this.duty.active()) this.call(task, this.duty)
+        if (this.duty) {
+            if (this.duty.active()) this.call(task, this.duty)
+        }
     }
 
     // ---- sending ----
@@ -246,10 +249,15 @@ export class Election implements DriverObserver, AppReceiver {
      */
     async sendToCoordinator(data: ByteSource): Promise<boolean> {
         const c = this.coordinator()
-        if (c === NO_NODE || (this.role() !== Role.Coordinator && this.role() !== Role.Follower)) return false
+        if (c === NO_NODE) return false
+        const role = this.role()
+        if (role !== Role.Coordinator) {
+            if (role !== Role.Follower) return false
+        }
         if (c === this.id) {
-            if (!this.isCoordinator() || data.length > MAX_APP_PAYLOAD) return false
-            this.received++
+            if (!this.isCoordinator()) return false
+            if (data.length > MAX_APP_PAYLOAD) return false
+            this.received = this.received + 1
             this.dispatch({ from: this.id, data: toBuffer(data), order: false, token: null, toAll: false })
             return true
         }
@@ -266,7 +274,8 @@ export class Election implements DriverObserver, AppReceiver {
 
     /** Sends `data` (at most 198 bytes) to process `id`; an order when this process leads. */
     async sendTo(id: number, data: ByteSource): Promise<boolean> {
-        if (id === this.id || id === BROADCAST) return false
+        if (id === this.id) return false
+        if (id === BROADCAST) return false
         return await this.send(id, data)
     }
 
@@ -274,7 +283,7 @@ export class Election implements DriverObserver, AppReceiver {
         if (data.length > MAX_APP_PAYLOAD) return false
         const order = this.isCoordinator()
         const ok = await this.sendFrame(dst, order ? APP_ORDER : 0, order ? this.myToken.epoch : this.epoch(), data)
-        if (ok) this.sent++
+        if (ok) this.sent = this.sent + 1
         return ok
     }
 
@@ -294,20 +303,24 @@ export class Election implements DriverObserver, AppReceiver {
     roleChanged(role: Role, coordinator: number, epoch: number) {
         const leads = role === Role.Coordinator && coordinator === this.id
         const lost = this.myToken
-        if (!leads && lost) {
-            this.myToken = null
-            if (this.duty) this.duty.stop()
-            this.duty = null
-            for (let i = 0; i < this.loseHandlers.length; i++) this.call(this.loseHandlers[i], lost)
+        if (!leads) {
+            if (lost) {
+                this.myToken = null
+                if (this.duty) this.duty.stop()
+                this.duty = null
+                for (let i = 0; i < this.loseHandlers.length; i++) this.call(this.loseHandlers[i], lost)
+            }
         }
-        if (leads && !this.myToken) {
-            const token = this.issuer.issue(epoch, this.gate.highest)
-            this.myToken = token
-            this.gate.note(token)
-            this.driver.log("token", "tok=" + formatToken(token))
-            this.duty = new Duty(token)
-            for (let i = 0; i < this.becomeHandlers.length; i++) this.call(this.becomeHandlers[i], token)
-            for (let i = 0; i < this.tasks.length; i++) this.call(this.tasks[i], this.duty)
+        if (leads) {
+            if (!this.myToken) {
+                const token = this.issuer.issue(epoch, this.gate.highest)
+                this.myToken = token
+                this.gate.note(token)
+                this.driver.log("token", "tok=" + formatToken(token))
+                this.duty = new Duty(token)
+                for (let i = 0; i < this.becomeHandlers.length; i++) this.call(this.becomeHandlers[i], token)
+                for (let i = 0; i < this.tasks.length; i++) this.call(this.tasks[i], this.duty)
+            }
         }
         const state = this.state()
         for (let i = 0; i < this.changeHandlers.length; i++) this.call(this.changeHandlers[i], state)
@@ -328,13 +341,15 @@ export class Election implements DriverObserver, AppReceiver {
             if (!ok) {
                 // our coordinator's token is below one we took (its election gave it an older
                 // epoch): tell it, so that its next orders carry a token above
-                if (f.src === this.coordinator() && this.role() === Role.Follower) this.tellFenced(f.src)
+                if (f.src === this.coordinator()) {
+                    if (this.role() === Role.Follower) this.tellFenced(f.src)
+                }
                 return
             }
             this.dispatch({ from: f.src, data: data, order: true, token: token, toAll: toAll })
             return
         }
-        this.received++
+        this.received = this.received + 1
         this.driver.log("app", "k=msg from=" + f.src + " len=" + data.length)
         this.dispatch({ from: f.src, data: data, order: false, token: null, toAll: toAll })
     }
@@ -352,7 +367,8 @@ export class Election implements DriverObserver, AppReceiver {
      * same coordinatorship, a newer token; an older coordinator stays fenced off).
      */
     private fenced(seen: FenceToken, from: number) {
-        if (!this.isCoordinator() || compareTokens(seen, this.myToken) < 0) return
+        if (!this.isCoordinator()) return
+        if (compareTokens(seen, this.myToken) < 0) return
         const token = this.issuer.issue(this.myToken.epoch, seen)
         this.myToken = token
         this.gate.note(token)

@@ -15,7 +15,7 @@
 //
 // Portable (DeviceScript subset): parallel plain arrays, no splice.
 
-import { Action, ActionType } from "./contract"
+import { Action, cancelTimer, setTimer } from "./contract"
 import { Frame } from "./frame"
 
 export class AckLink {
@@ -23,13 +23,16 @@ export class AckLink {
     readonly timer: number
     /** T: how long an ACK may take. */
     readonly timeout: number
-    // public for the exhaustive check, which writes them into a state's key
-    dsts: number[] = []
-    tags: number[] = []
-    frames: Frame[] = []
-    deadlines: number[] = []
+    // public for the exhaustive check, which writes them into a state's key, and for the
+    // owner, which reads them (accessor methods would cost every image bytes)
+    dsts: number[]
+    tags: number[]
+    /** The message kept for a resend (null when the owner kept none). */
+    frames: Frame[]
+    deadlines: number[]
 
     constructor(timer: number, timeout: number) {
+        this.clear()
         this.timer = timer
         this.timeout = timeout
     }
@@ -43,58 +46,29 @@ export class AckLink {
         return this.dsts[k]
     }
 
-    /** The message kept for a resend (null when the owner kept none). */
-    frameAt(k: number): Frame {
-        return this.frames[k]
-    }
-
-    deadlineAt(k: number): number {
-        return this.deadlines[k]
-    }
-
     /** A message tagged `tag` went to `dst` at `now`: wait for its ACK (keep `frame` for a resend, or null). */
     expect(dst: number, tag: number, frame: Frame, now: number, out: Action[]) {
         this.dsts.push(dst)
         this.tags.push(tag)
         this.frames.push(frame)
         this.deadlines.push(now + this.timeout)
-        if (this.dsts.length === 1) this.setTimer(this.timeout, out)
-    }
-
-    /** Position of the oldest message waiting on `from` with `tag`, or -1. */
-    find(from: number, tag: number): number {
-        for (let k = 0; k < this.dsts.length; k++) if (this.dsts[k] === from && this.tags[k] === tag) return k
-        return -1
+        if (this.dsts.length === 1) setTimer(this.timer, this.timeout, out)
     }
 
     /**
-     * An ACK from `from` naming `tag`: drops the message it acknowledges and returns where
-     * it was (0: the oldest), or -1 when nothing waits for it (late, or unknown). The timer
-     * is the owner's to move (`rearm`) or stop (`cancel`).
+     * An ACK from `from` naming `tag`: drops the oldest message waiting on `from` with `tag`
+     * and returns where it was (0: the oldest), or -1 when nothing waits for it (late, or
+     * unknown). The timer is the owner's to move (`rearm`) or stop (`cancel`).
      */
     acknowledge(from: number, tag: number): number {
-        const k = this.find(from, tag)
-        if (k >= 0) this.removeAt(k)
-        return k
-    }
-
-    /** Drops the message at position k (the timer is the caller's to rearm). */
-    removeAt(k: number) {
-        const dsts: number[] = []
-        const tags: number[] = []
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let j = 0; j < this.dsts.length; j++) {
-            if (j === k) continue
-            dsts.push(this.dsts[j])
-            tags.push(this.tags[j])
-            frames.push(this.frames[j])
-            deadlines.push(this.deadlines[j])
-        }
-        this.dsts = dsts
-        this.tags = tags
-        this.frames = frames
-        this.deadlines = deadlines
+        for (let k = 0; k < this.dsts.length; k++)
+            if (this.dsts[k] === from) {
+                if (this.tags[k] === tag) {
+                    removeMessages(this, k, -1)
+                    return k
+                }
+            }
+        return -1
     }
 
     /**
@@ -102,26 +76,7 @@ export class AckLink {
      * resend goes past `dst`). The timer is the caller's to rearm.
      */
     takeWaitingOn(dst: number): Frame[] {
-        const taken: Frame[] = []
-        const dsts: number[] = []
-        const tags: number[] = []
-        const frames: Frame[] = []
-        const deadlines: number[] = []
-        for (let k = 0; k < this.dsts.length; k++) {
-            if (this.dsts[k] === dst) {
-                taken.push(this.frames[k])
-                continue
-            }
-            dsts.push(this.dsts[k])
-            tags.push(this.tags[k])
-            frames.push(this.frames[k])
-            deadlines.push(this.deadlines[k])
-        }
-        this.dsts = dsts
-        this.tags = tags
-        this.frames = frames
-        this.deadlines = deadlines
-        return taken
+        return removeMessages(this, -1, dst)
     }
 
     /** Arms the timer for the oldest waiting message (or cancels it when none is left). */
@@ -130,13 +85,13 @@ export class AckLink {
         else {
             const wait = this.deadlines[0] - now
             // a deadline already reached fires as soon as the clock moves, never at once
-            this.setTimer(wait > 0 ? wait : this.timeout / 1000, out)
+            setTimer(this.timer, wait > 0 ? wait : this.timeout / 1000, out)
         }
     }
 
     /** Stops waiting: the owner's timer is cancelled. */
     cancel(out: Action[]) {
-        out.push({ type: ActionType.CancelTimer, timer: this.timer })
+        cancelTimer(this.timer, out)
     }
 
     /** Forgets every waiting message (no action: the owner cancels or re-arms). */
@@ -146,8 +101,31 @@ export class AckLink {
         this.frames = []
         this.deadlines = []
     }
+}
 
-    private setTimer(delay: number, out: Action[]) {
-        out.push({ type: ActionType.SetTimer, timer: this.timer, delay: delay })
+/**
+ * Removes the message at position `at` and every message waiting on `dst` (-1: none), and
+ * returns their frames, oldest first. The timer is the caller's to rearm.
+ */
+export function removeMessages(link: AckLink, at: number, dst: number): Frame[] {
+    const taken: Frame[] = []
+    const dsts: number[] = []
+    const tags: number[] = []
+    const frames: Frame[] = []
+    const deadlines: number[] = []
+    for (let k = 0; k < link.dsts.length; k++) {
+        if (k === at || link.dsts[k] === dst) {
+            taken.push(link.frames[k])
+            continue
+        }
+        dsts.push(link.dsts[k])
+        tags.push(link.tags[k])
+        frames.push(link.frames[k])
+        deadlines.push(link.deadlines[k])
     }
+    link.dsts = dsts
+    link.tags = tags
+    link.frames = frames
+    link.deadlines = deadlines
+    return taken
 }

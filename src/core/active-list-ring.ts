@@ -14,25 +14,30 @@
 
 import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, ringElectionBound } from "./bounds"
+import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
+import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode, ringBaseCheckHints } from "./ring-base"
+import { forgetDown, RingBaseNode, ringBaseCheckHints } from "./ring-base"
+import { frameFrom, isMember } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
+    // (each starts as resetRing sets it)
     /** Seen or sent an elect message in the current election. */
-    private participating = false
+    participating: boolean
     /** The active list of the current (or last) election. */
-    private active: number[] = []
+    active: number[]
     /** Recovered, INQUIRY out, waiting for the coordinator's reply. */
-    private inquiring = false
+    inquiring: boolean
     /** The epoch of the election this process takes part in (or took part in last); -1: none. */
-    private electionEpoch = -1
+    electionEpoch: number
     /** Our election was held to carry a newer epoch to a process whose elect came stale. */
-    private answersStale = false
+    answersStale: boolean
 
     constructor(config: NodeConfig) {
         super(Algorithm.ActiveListRing, config)
+        this.resetRing()
     }
 
     /** This process's active list (a copy). */
@@ -78,31 +83,30 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingTimer(timer: number, now: number, out: Action[]) {}
 
-
-    protected beginElection(now: number, out: Action[]) {
+    beginElection(now: number, out: Action[]) {
         if (this.participating) return
         this.answersStale = false
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
-        this.forgetDown()
+        forgetDown(this)
         this.participating = true
         this.active = [this.id]
         this.enterElection(out)
-        this.sendElect(this.id, 0, now, out)
+        sendElect(this, this.id, 0, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
         this.setRole(Role.Follower, NO_NODE, out)
         this.inquiring = true
-        const f = this.frame(Kind.INQUIRY, 0)
+        const f = frameFrom(this, Kind.INQUIRY, 0)
         f.initiator = this.id
         this.passOn(f, now, out)
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (!this.isMember(frame.initiator)) return false
-        if (frame.kind === Kind.ELECTION) return this.onElect(frame.initiator, frame.seq, frame.epoch, now, out)
+        if (!isMember(this, frame.initiator)) return false
+        if (frame.kind === Kind.ELECTION) return onElect(this, frame.initiator, frame.seq, frame.epoch, now, out)
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
             this.markUp(asker)
@@ -114,12 +118,14 @@ export class ActiveListRingNode extends RingBaseNode {
                 return true
             }
             if (this.role === Role.Coordinator) {
-                const f = this.frame(Kind.COORDINATOR, asker)
+                const f = frameFrom(this, Kind.COORDINATOR, asker)
                 f.bid = this.id
                 out.push({ type: ActionType.Send, to: [asker], frame: f })
                 return true
             }
-            const f = this.sameMessage(frame, this.frame(Kind.INQUIRY, 0))
+            const f = frameFrom(this, Kind.INQUIRY, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.initiator = asker
             this.passOn(f, now, out)
             return true
@@ -129,79 +135,86 @@ export class ActiveListRingNode extends RingBaseNode {
 
     /** The coordinator's reply to our INQUIRY. */
     protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind !== Kind.COORDINATOR || !this.inquiring || !this.isMember(frame.bid)) return false
+        if (frame.kind !== Kind.COORDINATOR) return false
+        if (!this.inquiring) return false
+        if (!isMember(this, frame.bid)) return false
         this.inquiring = false
         const c = frame.bid
         if (c > this.id) this.follow(c, now, out)
         else this.beginElection(now, out)
         return true
     }
+}
 
-    private onElect(j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
-        this.markUp(j)
-        // An elect of an older election than ours is stale: it dies here. If ours is over,
-        // its sender is behind and its election can never finish: hold a newer one, which
-        // its elect messages carry to the sender (our extension).
-        if (this.electionEpoch >= 0 && epochAfter(this.electionEpoch, epoch)) {
-            if (!this.participating) {
-                this.beginElection(now, out)
-                this.answersStale = true
+function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
+    node.markUp(j)
+    // An elect of an older election than ours is stale: it dies here. If ours is over,
+    // its sender is behind and its election can never finish: hold a newer one, which
+    // its elect messages carry to the sender (our extension).
+    if (node.electionEpoch >= 0) {
+        if (epochAfter(node.electionEpoch, epoch)) {
+            if (!node.participating) {
+                node.beginElection(now, out)
+                node.answersStale = true
             }
             return true
         }
-        if (j === this.id) {
-            // Rule c: our own message is back; the active list is complete.
-            if (!this.participating || epoch !== this.electionEpoch) return true
-            this.participating = false
-            const c = maxOf(this.active)
-            if (c === this.id) this.assumeCoordinatorRole(out)
-            else this.follow(c, now, out)
-            return true
-        }
-        if (!this.participating && epoch === this.electionEpoch) {
+    }
+    if (j === node.id) {
+        // Rule c: our own message is back; the active list is complete.
+        if (!node.participating) return true
+        if (epoch !== node.electionEpoch) return true
+        node.participating = false
+        const c = maxOf(node.active)
+        if (c === node.id) node.assumeCoordinatorRole(out)
+        else node.follow(c, now, out)
+        return true
+    }
+    if (!node.participating) {
+        if (epoch === node.electionEpoch) {
             // A late elect of the election we have finished or left: on its way back to j,
             // passed on once. Seen here before, it went round without meeting j (j gone
             // back to following, or down): it dies rather than circle (our extension).
-            if (this.active.indexOf(j) >= 0) return true
-            this.active.push(j)
-            this.sendElect(j, seq, now, out)
+            if (node.active.indexOf(j) >= 0) return true
+            node.active.push(j)
+            sendElect(node, j, seq, now, out)
             return true
         }
-        if (!this.participating || epoch !== this.electionEpoch) {
-            // Rule a: the first elect seen (of this election: a newer one starts afresh);
-            // active list {i, j}; elect(i), then elect(j).
-            this.electionEpoch = epoch
-            this.forgetDown()
-            this.participating = true
-            this.answersStale = false
-            this.inquiring = false
-            this.active = [this.id, j]
-            this.enterElection(out)
-            this.sendElect(this.id, 0, now, out)
-            this.sendElect(j, seq, now, out)
-            return true
-        }
-        // Rule b. An elect(j) already listed went round without meeting j: drop it.
-        if (this.active.indexOf(j) >= 0) return true
-        this.active.push(j)
-        this.sendElect(j, seq, now, out)
+    }
+    if (!node.participating || epoch !== node.electionEpoch) {
+        // Rule a: the first elect seen (of this election: a newer one starts afresh);
+        // active list {i, j}; elect(i), then elect(j).
+        node.electionEpoch = epoch
+        forgetDown(node)
+        node.participating = true
+        node.answersStale = false
+        node.inquiring = false
+        node.active = [node.id, j]
+        node.enterElection(out)
+        sendElect(node, node.id, 0, now, out)
+        sendElect(node, j, seq, now, out)
         return true
     }
+    // Rule b. An elect(j) already listed went round without meeting j: drop it.
+    if (node.active.indexOf(j) >= 0) return true
+    node.active.push(j)
+    sendElect(node, j, seq, now, out)
+    return true
+}
 
-    /** elect(j); `seq` 0 for a message of our own, else the one being forwarded. */
-    private sendElect(j: number, seq: number, now: number, out: Action[]) {
-        const f = this.frame(Kind.ELECTION, 0)
-        f.epoch = this.electionEpoch
-        f.seq = seq
-        f.initiator = j
-        this.passOn(f, now, out)
-    }
+/** elect(j); `seq` 0 for a message of our own, else the one being forwarded. */
+function sendElect(node: ActiveListRingNode, j: number, seq: number, now: number, out: Action[]) {
+    const f = frameFrom(node, Kind.ELECTION, 0)
+    f.epoch = node.electionEpoch
+    f.seq = seq
+    f.initiator = j
+    node.passOn(f, now, out)
 }
 
 export const activeListRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ActiveListRing,
     name: "active-list-ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
+    electionBound: ringElectionBound,
     create: (config: NodeConfig) => new ActiveListRingNode(config),
     frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
     timerLabels: ["no ACK within T"],

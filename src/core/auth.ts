@@ -160,7 +160,8 @@ export interface Opened {
 }
 
 class Held {
-    constructor(public nonce: number, public counter: number, public at: number, public frame: ByteSource) {}
+    // receivedAt, not at: a read of .at anywhere keeps Array.prototype.at in a board image
+    constructor(public nonce: number, public counter: number, public receivedAt: number, public frame: ByteSource) {}
 }
 
 class PeerState {
@@ -217,20 +218,21 @@ export class FrameAuth {
     /** Frames whose tag verified. */
     verified = 0
     challengesSent = 0
-    private firstBadTagAt = -1
-    private helloValue = -1
-    private helloAt = 0
+    // (internal, with the fields below: the module's functions after the class use them)
+    firstBadTagAt = -1
+    helloValue = -1
+    helloAt = 0
     proofsSent = 0
-    private peers: PeerState[] = []
+    peers: PeerState[] = []
     /** Our clock's zero: just before the first counter of this nonce (once clockStarted). */
-    private clockStart = 0
-    private clockStarted = false
+    clockStart = 0
+    clockStarted = false
 
     constructor(
         readonly id: number,
         readonly group: number,
-        private mac: MacFunction,
-        private random32: Random32
+        readonly mac: MacFunction,
+        readonly random32: Random32
     ) {
         this.nonce = random32()
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
@@ -242,73 +244,26 @@ export class FrameAuth {
 
     /** The group's frames never verify here: the key is most likely not the group's. */
     keyMismatch(now: number): boolean {
-        return (
-            this.verified === 0 &&
-            this.refused[AuthRefusal.BadTag] >= KEY_MISMATCH_TAGS &&
-            now - this.firstBadTagAt >= KEY_MISMATCH_MS
-        )
-    }
-
-    /** Appends the tag of `out` to it. */
-    private appendTag(out: number[]) {
-        const full = this.mac(out, out.length)
-        for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(full[i])
-    }
-
-    /** Compares every byte whatever the outcome, so timing says nothing about the tag. */
-    private tagMatches(bytes: ByteSource, signedLength: number): boolean {
-        const expected = this.mac(bytes, signedLength)
-        let diff = 0
-        for (let i = 0; i < AUTH_TAG_BYTES; i++) diff |= expected[i] ^ bytes[signedLength + i]
-        return diff === 0
-    }
-
-    /** Whole milliseconds since this nonce's first counter. */
-    private clock(now: number): number {
-        // one millisecond before the first counter, so that counter 1 is the clock too
-        if (!this.clockStarted) {
-            this.clockStart = now - 1
-            this.clockStarted = true
-        }
-        return Math.floor(now - this.clockStart)
-    }
-
-    /** The sender's clock, never repeating: max(previous + 1, clock); -1 past MAX_AHEAD_MS. */
-    private nextCounter(now: number): number {
-        const clock = this.clock(now)
-        const next = Math.max(this.counter + 1, clock)
-        if (next > clock + MAX_AHEAD_MS && clock < MAX_U32) return -1
-        if (next >= MAX_U32) {
-            // 2^32 ms (49 days) spent: a new nonce and clock, as after a reboot
-            this.nonce = this.random32()
-            this.clockStart = now - 1
-            this.counter = 1
-            return this.counter
-        }
-        this.counter = next
-        return this.counter
-    }
-
-    /** Every frame sent within FRESH_MS has a counter at least this (counters never fall behind the clock). */
-    private freshFloor(now: number): number {
-        return Math.max(0, this.clock(now) - FRESH_MS)
+        if (this.verified !== 0) return false
+        if (this.refused[AuthRefusal.BadTag] < KEY_MISMATCH_TAGS) return false
+        return now - this.firstBadTagAt >= KEY_MISMATCH_MS
     }
 
     /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
     seal(frame: number[], now: number): number[] {
         if (frame.length + AUTH_TRAILER_BYTES > MAX_FRAME_BYTES) {
-            this.refused[AuthRefusal.TooLong]++
+            this.refused[AuthRefusal.TooLong] = this.refused[AuthRefusal.TooLong] + 1
             return null
         }
-        const counter = this.nextCounter(now)
+        const counter = nextCounter(this, now)
         if (counter < 0) {
-            this.refused[AuthRefusal.TooFast]++
+            this.refused[AuthRefusal.TooFast] = this.refused[AuthRefusal.TooFast] + 1
             return null
         }
         const out = frame.slice(0)
         putU32(out, counter)
         putU32(out, this.nonce)
-        this.appendTag(out)
+        appendTag(this, out)
         return out
     }
 
@@ -319,134 +274,17 @@ export class FrameAuth {
     helloChallenge(now: number): number[] {
         this.helloValue = this.random32()
         this.helloAt = now
-        return this.challenge(BROADCAST, this.helloValue, now)
-    }
-
-    /** A challenge carrying our clock: a prover that knows this boot refuses one not above the last it answered (a replay). */
-    private challenge(dst: number, value: number, now: number): number[] {
-        this.challengesSent++
-        return this.control(CONTROL_CHALLENGE, dst, value, this.clock(now), 0)
-    }
-
-    private control(type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
-        const out: number[] = [AUTH_CONTROL_MARKER, type, this.group, 0]
-        putU16(out, this.id)
-        putU16(out, dst)
-        putU32(out, challenge)
-        putU32(out, this.nonce)
-        putU32(out, counter)
-        putU32(out, floor)
-        this.appendTag(out)
-        return out
-    }
-
-    private peer(id: number): PeerState {
-        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i]
-        if (this.peers.length >= MAX_PEERS) this.peers = this.peers.slice(1)
-        const p = new PeerState(id)
-        this.peers.push(p)
-        return p
-    }
-
-    /**
-     * The offset as it may have crept since it was learned: clocks drift apart by up to
-     * 1/DRIFT_DIVISOR, but for CREEP_CAP_MS at most (a quiet sender is re-proven instead).
-     */
-    private driftedOffset(p: PeerState, now: number): number {
-        return p.offset + Math.min(now - p.offsetAt, CREEP_CAP_MS) / DRIFT_DIVISOR
-    }
-
-    /** Takes a sample of receive time − counter: a lower one (a quicker frame, or drift) becomes the offset. */
-    private learnOffset(p: PeerState, sample: number, now: number) {
-        p.offset = Math.min(this.driftedOffset(p, now), sample)
-        p.offsetAt = now
-    }
-
-    /** Age, window and floor check of a frame received at `at`; records the counter when taken. */
-    private fresh(p: PeerState, counter: number, at: number, now: number): AuthRefusal {
-        const sample = at - counter
-        if (sample - this.driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
-        if (counter < p.floor || p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
-        let lowest = 0
-        for (let i = 1; i < p.seen.length; i++) if (p.seen[i] < p.seen[lowest]) lowest = i
-        if (p.seen.length < REPLAY_WINDOW) p.seen.push(counter)
-        else if (counter < p.seen[lowest]) return AuthRefusal.Replay
-        else p.seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
-        this.learnOffset(p, sample, now)
-        p.provenAt = now
-        return AuthRefusal.None
-    }
-
-    private result(src: number): Opened {
-        return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false, challengeBack: null }
-    }
-
-    private refuse(r: Opened, why: AuthRefusal, now: number): Opened {
-        this.refused[why]++
-        if (why === AuthRefusal.BadTag && this.firstBadTagAt < 0) this.firstBadTagAt = now
-        r.refusal = why
-        return r
-    }
-
-    /** Held frames whose sender never proved freshness are refused once they are too old to release. */
-    private expireHeld(now: number) {
-        for (let i = 0; i < this.peers.length; i++) {
-            const p = this.peers[i]
-            if (p.held.length === 0) continue
-            const keep: Held[] = []
-            for (let j = 0; j < p.held.length; j++) {
-                if (now - p.held[j].at <= 2 * FRESH_MS) keep.push(p.held[j])
-                else this.refused[AuthRefusal.Unproven]++
-            }
-            p.held = keep
-        }
-    }
-
-    /** A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS (or `force`), or null. */
-    private challengeTo(p: PeerState, now: number, force = false): number[] {
-        if (!force && p.challenge >= 0 && now - p.challengeAt < CHALLENGE_RETRY_MS) return null
-        p.previousChallenge = p.challenge
-        p.previousChallengeAt = p.challengeAt
-        p.challenge = this.random32()
-        p.challengeAt = now
-        return this.challenge(p.id, p.challenge, now)
-    }
-
-    /**
-     * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
-     * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
-     */
-    private hold(p: PeerState, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
-        let ofNonce = 0
-        let oldest = -1
-        let nonces: number[] = []
-        for (let i = 0; i < p.held.length; i++) {
-            const h = p.held[i]
-            if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
-            if (h.nonce !== nonce) continue
-            ofNonce++
-            if (oldest < 0 || h.at < p.held[oldest].at) oldest = i
-        }
-        if (ofNonce === 0 && nonces.length >= MAX_HELD_NONCES) {
-            this.refused[AuthRefusal.Unproven]++
-            return false
-        }
-        if (ofNonce >= MAX_HELD) {
-            const keep: Held[] = []
-            for (let i = 0; i < p.held.length; i++) if (i !== oldest) keep.push(p.held[i])
-            p.held = keep
-            this.refused[AuthRefusal.Unproven]++
-        }
-        p.held.push(new Held(nonce, counter, now, frame))
-        return true
+        return challengeFrame(this, BROADCAST, this.helloValue, now)
     }
 
     /** A received frame: verified, checked for replay, held or released. Never throws. */
     open(bytes: ByteSource, now: number): Opened {
-        this.expireHeld(now)
+        expireHeld(this, now)
         const n = bytes ? bytes.length : 0
-        if (n >= 1 && bytes[0] === AUTH_CONTROL_MARKER) return this.openControl(bytes, now)
-        const r = this.result(-1)
+        if (n >= 1) {
+            if (bytes[0] === AUTH_CONTROL_MARKER) return openControl(this, bytes, now)
+        }
+        const r = newResult(-1)
         if (n >= FRAME_HEADER_BYTES) {
             r.src = getU16(bytes, 8)
             const dst = getU16(bytes, 10)
@@ -456,136 +294,31 @@ export class FrameAuth {
             }
         }
         if (n < FRAME_HEADER_BYTES + AUTH_TRAILER_BYTES || n !== FRAME_HEADER_BYTES + 2 * bytes[FRAME_LIST_LENGTH_OFFSET] + AUTH_TRAILER_BYTES)
-            return this.refuse(r, AuthRefusal.Unsigned, now)
-        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
-        this.verified++
+            return refuse(this, r, AuthRefusal.Unsigned, now)
+        if (!tagMatches(this, bytes, n - AUTH_TAG_BYTES)) return refuse(this, r, AuthRefusal.BadTag, now)
+        this.verified = this.verified + 1
         const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
-        const p = this.peer(r.src)
+        const p = peerOf(this, r.src)
         if (p.nonce === nonce) {
-            const why = this.fresh(p, counter, now, now)
+            const why = fresh(p, counter, now, now)
             if (why === AuthRefusal.None) {
                 r.frames.push(bytes)
                 return r
             }
-            if (why !== AuthRefusal.Stale) return this.refuse(r, why, now)
+            if (why !== AuthRefusal.Stale) return refuse(this, r, why, now)
             // Stale by the offset we hold: a replay, or a quiet sender whose clock drifted past
             // the allowance. Hold it and re-prove the sender; the proof's floor sorts them out.
             p.reproving = true
         }
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
-        r.held = this.hold(p, nonce, counter, now, bytes)
-        const challenge = this.challengeTo(p, now)
+        r.held = hold(this, p, nonce, counter, now, bytes)
+        const challenge = challengeTo(this, p, now)
         if (challenge) {
             r.reply = challenge
             r.replyTo = r.src
         }
         if (!r.held) r.refusal = AuthRefusal.Unproven
-        return r
-    }
-
-    /** Whether `challenge` from challenger `q` was answered already; remembers it if not. */
-    private answeredBefore(q: PeerState, challenge: number): boolean {
-        if (q.answered.indexOf(challenge) >= 0) return true
-        if (q.answered.length < CHALLENGE_MEMORY) q.answered.push(challenge)
-        else q.answered[q.answeredNext] = challenge
-        q.answeredNext = (q.answeredNext + 1) % CHALLENGE_MEMORY
-        return false
-    }
-
-    /** Takes one proof token of challenger `q`, refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST. */
-    private takeProofToken(q: PeerState, now: number): boolean {
-        const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
-        if (refill > 0) {
-            q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
-            q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
-        }
-        if (q.proofTokens === PROOF_BURST) q.tokensAt = now
-        if (q.proofTokens <= 0) return false
-        q.proofTokens--
-        return true
-    }
-
-    private openControl(bytes: ByteSource, now: number): Opened {
-        const n = bytes.length
-        const r = this.result(n >= 6 ? getU16(bytes, 4) : -1)
-        if (n !== AUTH_CONTROL_BYTES) return this.refuse(r, AuthRefusal.Unsigned, now)
-        const dst = getU16(bytes, 6)
-        const nonce = getU32(bytes, 12)
-        // our own control frame heard back; another nonce under our id is a duplicate board
-        const own = r.src === this.id && nonce === this.nonce
-        if ((dst !== this.id && dst !== BROADCAST) || own || bytes[2] !== this.group) {
-            r.ignored = true
-            return r
-        }
-        if (!this.tagMatches(bytes, n - AUTH_TAG_BYTES)) return this.refuse(r, AuthRefusal.BadTag, now)
-        this.verified++
-        const type = bytes[1]
-        const challenge = getU32(bytes, 8)
-        if (type === CONTROL_CHALLENGE) {
-            const q = this.peer(r.src)
-            const clock = getU32(bytes, 16)
-            // a recorded challenge replayed, or more than the challenger's rate: no proof. A proven
-            // boot's challenges are told by their clock (a keyed board challenges a peer at most
-            // once per CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
-            if (q.nonce === nonce) {
-                if (clock < q.challengeFloor) return this.refuse(r, AuthRefusal.Replay, now)
-                q.challengeFloor = clock + 1
-            } else if (this.answeredBefore(q, challenge)) return this.refuse(r, AuthRefusal.Replay, now)
-            else if (!this.takeProofToken(q, now)) return this.refuse(r, AuthRefusal.Flood, now)
-            this.proofsSent++
-            // the clock, not a counter: proofs never move the frame counter ahead of the clock
-            r.reply = this.control(CONTROL_PROOF, r.src, challenge, this.clock(now), this.freshFloor(now))
-            r.replyTo = r.src
-            // the challenger is probably new (it just started): make sure of it too
-            if (q.nonce !== nonce && r.src !== this.id) r.challengeBack = this.challengeTo(q, now)
-            return r
-        }
-        const p = this.peer(r.src)
-        const answersHello = this.helloValue >= 0 && challenge === this.helloValue
-        const answersCurrent = challenge === p.challenge
-        const answersPrevious = challenge === p.previousChallenge
-        if (type !== CONTROL_PROOF || (!answersCurrent && !answersPrevious && !answersHello)) return this.refuse(r, AuthRefusal.Replay, now)
-        const askedAt = answersCurrent ? p.challengeAt : answersPrevious ? p.previousChallengeAt : this.helloAt
-        if (now - askedAt > PROOF_WINDOW_MS) return this.refuse(r, AuthRefusal.Late, now)
-        // one proof per node for the hello: a second copy is a replay
-        if (answersHello && !answersCurrent && !answersPrevious && p.helloAnswered) return this.refuse(r, AuthRefusal.Replay, now)
-        if (answersHello) p.helloAnswered = true
-        const proofCounter = getU32(bytes, 16)
-        if (p.nonce !== nonce) {
-            p.nonce = nonce
-            p.offset = now - proofCounter
-            p.offsetAt = now
-            p.floor = getU32(bytes, 20)
-            // the proof's counter is the sender's clock, not a frame counter: nothing to remember
-            p.seen = []
-            // this boot's challenges sent before its proof are answered or obsolete
-            p.challengeFloor = proofCounter
-        } else if (p.reproving) {
-            // re-proven after a stale frame: the offset starts afresh, the window stands
-            p.offset = now - proofCounter
-            p.offsetAt = now
-            p.floor = Math.max(p.floor, getU32(bytes, 20))
-        } else this.learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
-        p.reproving = false
-        p.provenAt = now
-        if (answersCurrent) p.challenge = -1
-        if (answersPrevious) p.previousChallenge = -1
-        // release the held frames of this boot, oldest first, each once
-        const held = p.held
-        p.held = []
-        held.sort((a, b) => a.counter - b.counter)
-        for (let i = 0; i < held.length; i++) {
-            const h = held[i]
-            const why =
-                h.nonce !== p.nonce
-                    ? AuthRefusal.Replay
-                    : now - h.at > 2 * FRESH_MS || h.counter < p.floor
-                      ? AuthRefusal.Stale
-                      : this.fresh(p, h.counter, h.at, now)
-            if (why === AuthRefusal.None) r.frames.push(h.frame)
-            else this.refused[why]++
-        }
         return r
     }
 
@@ -596,7 +329,7 @@ export class FrameAuth {
      */
     probe(id: number, now: number): number[] {
         // a probe asks now: the retry limit applies to frames; the driver probes once per hint
-        return this.challengeTo(this.peer(id), now, true)
+        return challengeTo(this, peerOf(this, id), now, true)
     }
 
     /**
@@ -609,3 +342,291 @@ export class FrameAuth {
         return false
     }
 }
+
+/** Appends the tag of `out` to it. */
+function appendTag(auth: FrameAuth, out: number[]) {
+    const full = auth.mac(out, out.length)
+    for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(full[i])
+}
+
+/** Compares every byte whatever the outcome, so timing says nothing about the tag. */
+function tagMatches(auth: FrameAuth, bytes: ByteSource, signedLength: number): boolean {
+    const expected = auth.mac(bytes, signedLength)
+    let diff = 0
+    for (let i = 0; i < AUTH_TAG_BYTES; i++) diff |= expected[i] ^ bytes[signedLength + i]
+    return diff === 0
+}
+
+/** Whole milliseconds since this nonce's first counter. */
+function clockOf(auth: FrameAuth, now: number): number {
+    // one millisecond before the first counter, so that counter 1 is the clock too
+    if (!auth.clockStarted) {
+        auth.clockStart = now - 1
+        auth.clockStarted = true
+    }
+    return Math.floor(now - auth.clockStart)
+}
+
+/** The sender's clock, never repeating: max(previous + 1, clock); -1 past MAX_AHEAD_MS. */
+function nextCounter(auth: FrameAuth, now: number): number {
+    const clock = clockOf(auth, now)
+    const next = Math.max(auth.counter + 1, clock)
+    if (next > clock + MAX_AHEAD_MS) {
+        if (clock < MAX_U32) return -1
+    }
+    if (next >= MAX_U32) {
+        // 2^32 ms (49 days) spent: a new nonce and clock, as after a reboot
+        auth.nonce = auth.random32()
+        auth.clockStart = now - 1
+        auth.counter = 1
+        return auth.counter
+    }
+    auth.counter = next
+    return auth.counter
+}
+
+/** A challenge carrying our clock: a prover that knows this boot refuses one not above the last it answered (a replay). */
+function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number): number[] {
+    auth.challengesSent = auth.challengesSent + 1
+    return controlFrame(auth, CONTROL_CHALLENGE, dst, value, clockOf(auth, now), 0)
+}
+
+function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
+    const out: number[] = [AUTH_CONTROL_MARKER, type, auth.group, 0]
+    putU16(out, auth.id)
+    putU16(out, dst)
+    putU32(out, challenge)
+    putU32(out, auth.nonce)
+    putU32(out, counter)
+    putU32(out, floor)
+    appendTag(auth, out)
+    return out
+}
+
+function peerOf(auth: FrameAuth, id: number): PeerState {
+    for (let i = 0; i < auth.peers.length; i++) if (auth.peers[i].id === id) return auth.peers[i]
+    if (auth.peers.length >= MAX_PEERS) auth.peers = auth.peers.slice(1)
+    const p = new PeerState(id)
+    auth.peers.push(p)
+    return p
+}
+
+/**
+ * The offset as it may have crept since it was learned: clocks drift apart by up to
+ * 1/DRIFT_DIVISOR, but for CREEP_CAP_MS at most (a quiet sender is re-proven instead).
+ */
+function driftedOffset(p: PeerState, now: number): number {
+    return p.offset + Math.min(now - p.offsetAt, CREEP_CAP_MS) / DRIFT_DIVISOR
+}
+
+/** Takes a sample of receive time − counter: a lower one (a quicker frame, or drift) becomes the offset. */
+function learnOffset(p: PeerState, sample: number, now: number) {
+    p.offset = Math.min(driftedOffset(p, now), sample)
+    p.offsetAt = now
+}
+
+/** Age, window and floor check of a frame received at `at`; records the counter when taken. */
+function fresh(p: PeerState, counter: number, at: number, now: number): AuthRefusal {
+    const sample = at - counter
+    if (sample - driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
+    if (counter < p.floor) return AuthRefusal.Replay
+    if (p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
+    let lowest = 0
+    for (let i = 1; i < p.seen.length; i++) if (p.seen[i] < p.seen[lowest]) lowest = i
+    if (p.seen.length < REPLAY_WINDOW) p.seen.push(counter)
+    else if (counter < p.seen[lowest]) return AuthRefusal.Replay
+    else p.seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
+    learnOffset(p, sample, now)
+    p.provenAt = now
+    return AuthRefusal.None
+}
+
+function newResult(src: number): Opened {
+    return { ignored: false, refusal: AuthRefusal.None, src: src, frames: [], reply: null, replyTo: -1, held: false, challengeBack: null }
+}
+
+function refuse(auth: FrameAuth, r: Opened, why: AuthRefusal, now: number): Opened {
+    auth.refused[why] = auth.refused[why] + 1
+    if (why === AuthRefusal.BadTag) {
+        if (auth.firstBadTagAt < 0) auth.firstBadTagAt = now
+    }
+    r.refusal = why
+    return r
+}
+
+/** Held frames whose sender never proved freshness are refused once they are too old to release. */
+function expireHeld(auth: FrameAuth, now: number) {
+    for (let i = 0; i < auth.peers.length; i++) {
+        const p = auth.peers[i]
+        if (p.held.length === 0) continue
+        const keep: Held[] = []
+        for (let j = 0; j < p.held.length; j++) {
+            if (now - p.held[j].receivedAt <= 2 * FRESH_MS) keep.push(p.held[j])
+            else auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
+        }
+        p.held = keep
+    }
+}
+
+/** A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS (or `force`), or null. */
+function challengeTo(auth: FrameAuth, p: PeerState, now: number, force = false): number[] {
+    if (!force) {
+        if (p.challenge >= 0) {
+            if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null
+        }
+    }
+    p.previousChallenge = p.challenge
+    p.previousChallengeAt = p.challengeAt
+    p.challenge = auth.random32()
+    p.challengeAt = now
+    return challengeFrame(auth, p.id, p.challenge, now)
+}
+
+/**
+ * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
+ * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
+ */
+function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
+    let ofNonce = 0
+    let oldest = -1
+    let nonces: number[] = []
+    for (let i = 0; i < p.held.length; i++) {
+        const h = p.held[i]
+        if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
+        if (h.nonce !== nonce) continue
+        ofNonce = ofNonce + 1
+        if (oldest < 0) oldest = i
+        else if (h.receivedAt < p.held[oldest].receivedAt) oldest = i
+    }
+    if (ofNonce === 0) {
+        if (nonces.length >= MAX_HELD_NONCES) {
+            auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
+            return false
+        }
+    }
+    if (ofNonce >= MAX_HELD) {
+        const keep: Held[] = []
+        for (let i = 0; i < p.held.length; i++) if (i !== oldest) keep.push(p.held[i])
+        p.held = keep
+        auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
+    }
+    p.held.push(new Held(nonce, counter, now, frame))
+    return true
+}
+
+/** Whether `challenge` from challenger `q` was answered already; remembers it if not. */
+function answeredBefore(q: PeerState, challenge: number): boolean {
+    if (q.answered.indexOf(challenge) >= 0) return true
+    if (q.answered.length < CHALLENGE_MEMORY) q.answered.push(challenge)
+    else q.answered[q.answeredNext] = challenge
+    q.answeredNext = (q.answeredNext + 1) % CHALLENGE_MEMORY
+    return false
+}
+
+/** Takes one proof token of challenger `q`, refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST. */
+function takeProofToken(q: PeerState, now: number): boolean {
+    const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
+    if (refill > 0) {
+        q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
+        q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
+    }
+    if (q.proofTokens === PROOF_BURST) q.tokensAt = now
+    if (q.proofTokens <= 0) return false
+    q.proofTokens = q.proofTokens - 1
+    return true
+}
+
+function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
+    const n = bytes.length
+    const r = newResult(n >= 6 ? getU16(bytes, 4) : -1)
+    if (n !== AUTH_CONTROL_BYTES) return refuse(auth, r, AuthRefusal.Unsigned, now)
+    const dst = getU16(bytes, 6)
+    const nonce = getU32(bytes, 12)
+    // our own control frame heard back; another nonce under our id is a duplicate board
+    const own = r.src === auth.id && nonce === auth.nonce
+    if ((dst !== auth.id && dst !== BROADCAST) || own || bytes[2] !== auth.group) {
+        r.ignored = true
+        return r
+    }
+    if (!tagMatches(auth, bytes, n - AUTH_TAG_BYTES)) return refuse(auth, r, AuthRefusal.BadTag, now)
+    auth.verified = auth.verified + 1
+    const type = bytes[1]
+    const challenge = getU32(bytes, 8)
+    if (type === CONTROL_CHALLENGE) {
+        const q = peerOf(auth, r.src)
+        const clock = getU32(bytes, 16)
+        // a recorded challenge replayed, or more than the challenger's rate: no proof. A proven
+        // boot's challenges are told by their clock (a keyed board challenges a peer at most
+        // once per CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
+        if (q.nonce === nonce) {
+            if (clock < q.challengeFloor) return refuse(auth, r, AuthRefusal.Replay, now)
+            q.challengeFloor = clock + 1
+        } else if (answeredBefore(q, challenge)) return refuse(auth, r, AuthRefusal.Replay, now)
+        else if (!takeProofToken(q, now)) return refuse(auth, r, AuthRefusal.Flood, now)
+        auth.proofsSent = auth.proofsSent + 1
+        // the clock, not a counter: proofs never move the frame counter ahead of the clock; the
+        // floor: every frame sent within FRESH_MS has a counter at least this (counters never
+        // fall behind the clock)
+        const ours = clockOf(auth, now)
+        r.reply = controlFrame(auth, CONTROL_PROOF, r.src, challenge, ours, Math.max(0, ours - FRESH_MS))
+        r.replyTo = r.src
+        // the challenger is probably new (it just started): make sure of it too
+        if (q.nonce !== nonce) {
+            if (r.src !== auth.id) r.challengeBack = challengeTo(auth, q, now)
+        }
+        return r
+    }
+    const p = peerOf(auth, r.src)
+    const answersHello = auth.helloValue >= 0 && challenge === auth.helloValue
+    const answersCurrent = challenge === p.challenge
+    const answersPrevious = challenge === p.previousChallenge
+    if (type !== CONTROL_PROOF || (!answersCurrent && !answersPrevious && !answersHello)) return refuse(auth, r, AuthRefusal.Replay, now)
+    const askedAt = answersCurrent ? p.challengeAt : answersPrevious ? p.previousChallengeAt : auth.helloAt
+    if (now - askedAt > PROOF_WINDOW_MS) return refuse(auth, r, AuthRefusal.Late, now)
+    // one proof per node for the hello: a second copy is a replay
+    if (answersHello) {
+        if (!answersCurrent) {
+            if (!answersPrevious) {
+                if (p.helloAnswered) return refuse(auth, r, AuthRefusal.Replay, now)
+            }
+        }
+    }
+    if (answersHello) p.helloAnswered = true
+    const proofCounter = getU32(bytes, 16)
+    if (p.nonce !== nonce) {
+        p.nonce = nonce
+        p.offset = now - proofCounter
+        p.offsetAt = now
+        p.floor = getU32(bytes, 20)
+        // the proof's counter is the sender's clock, not a frame counter: nothing to remember
+        p.seen = []
+        // this boot's challenges sent before its proof are answered or obsolete
+        p.challengeFloor = proofCounter
+    } else if (p.reproving) {
+        // re-proven after a stale frame: the offset starts afresh, the window stands
+        p.offset = now - proofCounter
+        p.offsetAt = now
+        p.floor = Math.max(p.floor, getU32(bytes, 20))
+    } else learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
+    p.reproving = false
+    p.provenAt = now
+    if (answersCurrent) p.challenge = -1
+    if (answersPrevious) p.previousChallenge = -1
+    // release the held frames of this boot, oldest first, each once
+    const held = p.held
+    p.held = []
+    held.sort((a, b) => a.counter - b.counter)
+    for (let i = 0; i < held.length; i++) {
+        const h = held[i]
+        const why =
+            h.nonce !== p.nonce
+                ? AuthRefusal.Replay
+                : now - h.receivedAt > 2 * FRESH_MS || h.counter < p.floor
+                  ? AuthRefusal.Stale
+                  : fresh(p, h.counter, h.receivedAt, now)
+        if (why === AuthRefusal.None) r.frames.push(h.frame)
+        else auth.refused[why] = auth.refused[why] + 1
+    }
+    return r
+}
+

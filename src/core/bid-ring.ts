@@ -15,10 +15,11 @@
 
 import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NO_NODE, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, bidRingElectionBound } from "./bounds"
+import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./contract"
+import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
+import { frameFrom, isMember } from "./node-state"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
 const TIMER_RESULT = TIMER_RING_FREE + 1
@@ -35,20 +36,22 @@ export function makeBid(suitability: number, id: number): number {
 export class BidRingNode extends RingBaseNode {
     readonly suitability: number
     readonly bid: number
+    // (the fields below start as resetRing sets them, and are the module's functions' too)
     /** Waiting for the result of the election initiated by `waitingFor`. */
-    private waiting = false
-    private waitingFor = NO_NODE
+    waiting: boolean
+    waitingFor: number
     /** This process's own election is on (not cancelled, not completed). */
-    private initiating = false
+    initiating: boolean
     /** Epoch of the result accepted last; -1 before any. */
-    private acceptedEpoch = -1
+    acceptedEpoch: number
     /** The coordinator was suspected (or contested) while this process waited: its 2R wait must end in an election. */
-    private suspectedWhileWaiting = false
+    suspectedWhileWaiting: boolean
 
     constructor(config: NodeConfig) {
         super(Algorithm.BidRing, config)
         this.suitability = config.suitability ? config.suitability : 0
-        this.bid = makeBid(this.suitability, this.id)
+        this.bid = this.suitability * 65536 + this.id // makeBid
+        this.resetRing()
     }
 
     override rank(): number {
@@ -89,16 +92,17 @@ export class BidRingNode extends RingBaseNode {
         return false
     }
 
-
-    protected beginElection(now: number, out: Action[]) {
+    beginElection(now: number, out: Action[]) {
         // Waiting for a result, still electing: the wait's end initiates. A voter that has
         // accepted a result meanwhile and now suspects or outranks its coordinator has
         // nothing left to wait for: it initiates at once, not up to 2R later (our extension).
-        if (this.waiting && this.role === Role.Electing) {
-            this.suspectedWhileWaiting = true
-            return
+        if (this.waiting) {
+            if (this.role === Role.Electing) {
+                this.suspectedWhileWaiting = true
+                return
+            }
         }
-        this.initiate(now, out)
+        initiate(this, now, out)
     }
 
     /**
@@ -107,128 +111,155 @@ export class BidRingNode extends RingBaseNode {
      * once rather than at the end of its 2R wait (our extension).
      */
     override lowerLeadsWhileElecting(now: number, out: Action[]) {
-        if (this.waiting && !this.initiating) this.initiate(now, out)
+        if (this.waiting) {
+            if (!this.initiating) initiate(this, now, out)
+        }
     }
 
     protected onRecover(now: number, out: Action[]) {
-        this.initiate(now, out)
+        initiate(this, now, out)
     }
 
     protected onRingTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_REINITIATE && this.initiating && this.waitingFor === this.id) {
-            this.sendNotice(now, out)
-            this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
-        } else if (timer === TIMER_RESULT && this.waiting && !this.initiating) {
-            this.waiting = false
-            // A result accepted meanwhile (a lower initiator's) leaves no dead end to get out
-            // of, unless its coordinator was suspected since: the watch is not re-armed.
-            // Otherwise the failure detector and the contest watch that coordinator.
-            if (this.role === Role.Electing || this.coordinator === NO_NODE || this.suspectedWhileWaiting)
-                this.initiate(now, out)
+        // (nested ifs rather than &&: a board's compiler spends bytes on each && it evaluates)
+        if (timer === TIMER_REINITIATE) {
+            if (this.initiating) {
+                if (this.waitingFor === this.id) {
+                    sendNotice(this, now, out)
+                    setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+                }
+            }
+        } else if (timer === TIMER_RESULT) {
+            if (this.waiting) {
+                if (!this.initiating) {
+                    this.waiting = false
+                    // A result accepted meanwhile (a lower initiator's) leaves no dead end to
+                    // get out of, unless its coordinator was suspected since: the watch is not
+                    // re-armed. Otherwise the failure detector and the contest watch that
+                    // coordinator.
+                    if (this.role === Role.Electing || this.coordinator === NO_NODE || this.suspectedWhileWaiting)
+                        initiate(this, now, out)
+                }
+            }
         }
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (!this.isMember(frame.initiator) || !this.isMember(bidId(frame.bid))) return false
+        if (!isMember(this, frame.initiator)) return false
+        if (!isMember(this, bidId(frame.bid))) return false
         if (frame.kind === Kind.ELECTION) {
-            this.onNotice(frame, now, out)
+            onNotice(this, frame, now, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
-            this.onResult(frame, now, out)
+            onResult(this, frame, now, out)
             return true
         }
         return false
     }
+}
 
-    private initiate(now: number, out: Action[]) {
-        this.suspectedWhileWaiting = false
-        this.cancelTimer(TIMER_RESULT, out)
-        this.waiting = true
-        this.waitingFor = this.id
-        this.initiating = true
-        this.enterElection(out)
-        this.sendNotice(now, out)
-        this.setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+function initiate(node: BidRingNode, now: number, out: Action[]) {
+    node.suspectedWhileWaiting = false
+    cancelTimer(TIMER_RESULT, out)
+    node.waiting = true
+    node.waitingFor = node.id
+    node.initiating = true
+    node.enterElection(out)
+    sendNotice(node, now, out)
+    setTimer(TIMER_REINITIATE, node.roundTrip(), out)
+}
+
+function sendNotice(node: BidRingNode, now: number, out: Action[]) {
+    const f = frameFrom(node, Kind.ELECTION, 0)
+    f.initiator = node.id
+    f.bid = node.bid
+    node.passOn(f, now, out)
+}
+
+function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
+    const initiator = frame.initiator
+    node.markUp(initiator)
+    if (initiator === node.id) {
+        // Our notice is back. Cancelled or already decided: it is dropped.
+        if (!node.initiating) return
+        if (!node.waiting) return
+        if (node.waitingFor !== node.id) return
+        const winner = frame.bid > node.bid ? frame.bid : node.bid
+        node.initiating = false
+        node.waiting = false
+        cancelTimer(TIMER_REINITIATE, out)
+        // A new epoch, after every epoch the notice met on its way round.
+        node.epoch = nextEpoch(node.epoch)
+        accept(node, winner, now, out)
+        const f = frameFrom(node, Kind.COORDINATOR, 0)
+        f.initiator = node.id
+        f.bid = winner
+        node.passOn(f, now, out)
+        return
     }
-
-    private sendNotice(now: number, out: Action[]) {
-        const f = this.frame(Kind.ELECTION, 0)
-        f.initiator = this.id
-        f.bid = this.bid
-        this.passOn(f, now, out)
+    if (node.waiting) {
+        if (node.waitingFor > initiator) return // the larger initiator's election goes on
+        if (node.waitingFor < initiator) {
+            if (node.initiating) {
+                // Cancel our own election for the larger initiator's.
+                node.initiating = false
+                cancelTimer(TIMER_REINITIATE, out)
+            }
+        }
     }
+    node.waiting = true
+    node.waitingFor = initiator
+    node.enterElection(out)
+    const f = frameFrom(node, Kind.ELECTION, 0)
+    // the same ring message, forwarded
+    f.seq = frame.seq
+    f.initiator = initiator
+    f.bid = frame.bid > node.bid ? frame.bid : node.bid
+    node.passOn(f, now, out)
+    setTimer(TIMER_RESULT, 2 * node.roundTrip(), out)
+}
 
-    private onNotice(frame: Frame, now: number, out: Action[]) {
-        const initiator = frame.initiator
-        this.markUp(initiator)
-        if (initiator === this.id) {
-            // Our notice is back. Cancelled or already decided: it is dropped.
-            if (!this.initiating || !this.waiting || this.waitingFor !== this.id) return
-            const winner = frame.bid > this.bid ? frame.bid : this.bid
-            this.initiating = false
-            this.waiting = false
-            this.cancelTimer(TIMER_REINITIATE, out)
-            // A new epoch, after every epoch the notice met on its way round.
-            this.epoch = nextEpoch(this.epoch)
-            this.accept(winner, now, out)
-            const f = this.frame(Kind.COORDINATOR, 0)
-            f.initiator = this.id
-            f.bid = winner
-            this.passOn(f, now, out)
-            return
-        }
-        if (this.waiting && this.waitingFor > initiator) return // the larger initiator's election goes on
-        if (this.waiting && this.waitingFor < initiator && this.initiating) {
-            // Cancel our own election for the larger initiator's.
-            this.initiating = false
-            this.cancelTimer(TIMER_REINITIATE, out)
-        }
-        this.waiting = true
-        this.waitingFor = initiator
-        this.enterElection(out)
-        const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
-        f.initiator = initiator
-        f.bid = frame.bid > this.bid ? frame.bid : this.bid
-        this.passOn(f, now, out)
-        this.setTimer(TIMER_RESULT, 2 * this.roundTrip(), out)
+function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
+    const announcer = frame.initiator
+    node.markUp(announcer)
+    if (announcer === node.id) return // round once: removed
+    // A result older than the one accepted is stale: it dies here instead of circling.
+    if (node.acceptedEpoch >= 0) {
+        if (epochAfter(node.acceptedEpoch, frame.epoch)) return
     }
-
-    private onResult(frame: Frame, now: number, out: Action[]) {
-        const announcer = frame.initiator
-        this.markUp(announcer)
-        if (announcer === this.id) return // round once: removed
-        // A result older than the one accepted is stale: it dies here instead of circling.
-        if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return
-        if (this.waiting && this.waitingFor <= announcer) {
-            this.waiting = false
-            this.initiating = false
-            this.cancelTimer(TIMER_RESULT, out)
-            this.cancelTimer(TIMER_REINITIATE, out)
+    if (node.waiting) {
+        if (node.waitingFor <= announcer) {
+            node.waiting = false
+            node.initiating = false
+            cancelTimer(TIMER_RESULT, out)
+            cancelTimer(TIMER_REINITIATE, out)
         }
-        this.accept(frame.bid, now, out)
-        const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
-        f.epoch = frame.epoch
-        f.initiator = announcer
-        f.bid = frame.bid
-        this.passOn(f, now, out)
     }
+    accept(node, frame.bid, now, out)
+    const f = frameFrom(node, Kind.COORDINATOR, 0)
+    // the same ring message, forwarded
+    f.seq = frame.seq
+    f.epoch = frame.epoch
+    f.initiator = announcer
+    f.bid = frame.bid
+    node.passOn(f, now, out)
+}
 
-    private accept(winnerBid: number, now: number, out: Action[]) {
-        this.acceptedEpoch = this.epoch
-        const winner = bidId(winnerBid)
-        if (winner === this.id) this.assumeCoordinatorRole(out)
-        else {
-            this.follow(winner, now, out)
-            this.noteCoordinatorRank(winnerBid, out)
-        }
+function accept(node: BidRingNode, winnerBid: number, now: number, out: Action[]) {
+    node.acceptedEpoch = node.epoch
+    const winner = bidId(winnerBid)
+    if (winner === node.id) node.assumeCoordinatorRole(out)
+    else {
+        node.follow(winner, now, out)
+        node.noteCoordinatorRank(winnerBid, out)
     }
 }
 
 export const bidRingDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.BidRing,
     name: "bid-ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bidRingElectionBound(n, timing), timing),
+    electionBound: bidRingElectionBound,
     create: (config: NodeConfig) => new BidRingNode(config),
     frameLabels: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
     timerLabels: ["no ACK within T", "notice not back within R", "no result within 2R"],

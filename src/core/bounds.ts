@@ -5,8 +5,8 @@
 
 import type { Timing } from "./contract"
 
-/** bully: ELECTION, T for OKs, T' for COORDINATOR, and once more after a restart. */
-export function bullyElectionBound(timing: Timing): number {
+/** bully: ELECTION, T for OKs, T' for COORDINATOR, and once more after a restart (whatever n, which every bound takes). */
+export function bullyElectionBound(n: number, timing: Timing): number {
     return 2 * (timing.answerTimeout + timing.coordinatorTimeout)
 }
 

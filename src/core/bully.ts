@@ -13,9 +13,10 @@
 
 import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, TIMER_ALGORITHM, Timing } from "./contract"
+import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { convergenceAfterFaults, bullyElectionBound } from "./bounds"
+import { isStaleCoordinator, multicast, send } from "./node-state"
+import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -27,7 +28,9 @@ const AWAITING_OK = 1
 const AWAITING_COORDINATOR = 2
 
 export class BullyNode extends ElectionNode {
-    private phase = IDLE
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
+    phase = IDLE
 
     constructor(config: NodeConfig) {
         super(Algorithm.Bully, config)
@@ -38,41 +41,41 @@ export class BullyNode extends ElectionNode {
     }
 
     onSuspect(now: number, out: Action[]) {
-        if (this.phase === IDLE) this.holdElection(now, out)
+        if (this.phase === IDLE) holdElection(this, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
-        this.holdElection(now, out)
+        holdElection(this, now, out)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const from = frame.src
         if (frame.kind === Kind.ELECTION) {
             if (from > this.id) return false
-            this.send(Kind.OK, from, out)
+            send(this, Kind.OK, from, out)
             if (this.coordinator === this.id && this.index === this.ids.length - 1) {
                 // The highest process is already coordinator: its "election" would be a
                 // fresh announcement to everybody; telling the asker is enough.
-                this.send(Kind.COORDINATOR, from, out)
+                send(this, Kind.COORDINATOR, from, out)
                 return true
             }
-            if (this.phase === IDLE) this.holdElection(now, out)
+            if (this.phase === IDLE) holdElection(this, now, out)
             return true
         }
         if (frame.kind === Kind.OK) {
             if (this.phase !== AWAITING_OK || from < this.id) return false
             this.phase = AWAITING_COORDINATOR
-            this.cancelTimer(TIMER_ANSWER, out)
-            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            cancelTimer(TIMER_ANSWER, out)
+            setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
-            if (this.isStaleCoordinator(frame)) return false
+            if (isStaleCoordinator(this, frame)) return false
             if (from < this.id) {
-                if (this.phase === IDLE) this.holdElection(now, out)
+                if (this.phase === IDLE) holdElection(this, now, out)
                 return true
             }
-            this.cancelElection(out)
+            cancelElection(this, out)
             this.follow(from, now, out)
             return true
         }
@@ -81,42 +84,43 @@ export class BullyNode extends ElectionNode {
 
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) this.win(out)
+        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
         else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
             this.phase = IDLE
-            this.holdElection(now, out)
+            holdElection(this, now, out)
         }
-    }
-
-    private holdElection(now: number, out: Action[]) {
-        const higher = this.higherIds()
-        if (higher.length === 0) {
-            this.win(out)
-            return
-        }
-        this.phase = AWAITING_OK
-        this.enterElection(out)
-        this.multicast(Kind.ELECTION, higher, out)
-        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
-    }
-
-    private win(out: Action[]) {
-        this.cancelElection(out)
-        this.takeCoordinatorRole(out)
-        this.multicast(Kind.COORDINATOR, this.lowerIds(), out)
-    }
-
-    private cancelElection(out: Action[]) {
-        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
-        if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
-        this.phase = IDLE
     }
 }
+
+function holdElection(node: BullyNode, now: number, out: Action[]) {
+    const higher = node.ids.slice(node.index + 1)
+    if (higher.length === 0) {
+        win(node, out)
+        return
+    }
+    node.phase = AWAITING_OK
+    node.enterElection(out)
+    multicast(node, Kind.ELECTION, higher, out)
+    setTimer(TIMER_ANSWER, node.timing.answerTimeout, out)
+}
+
+function win(node: BullyNode, out: Action[]) {
+    cancelElection(node, out)
+    node.takeCoordinatorRole(out)
+    multicast(node, Kind.COORDINATOR, node.ids.slice(0, node.index), out)
+}
+
+function cancelElection(node: BullyNode, out: Action[]) {
+    if (node.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
+    if (node.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
+    node.phase = IDLE
+}
+
 
 export const bullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Bully,
     name: "bully",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(bullyElectionBound(timing), timing),
+    electionBound: bullyElectionBound,
     create: (config: NodeConfig) => new BullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}"],
     timerLabels: ["no OK within T", "no COORDINATOR within T'"],

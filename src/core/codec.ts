@@ -88,18 +88,25 @@ export interface EncodeResult {
 }
 
 function isUint(x: number, max: number): boolean {
-    return x >= 0 && x <= max && Math.floor(x) === x
+    if (x < 0) return false
+    if (x > max) return false
+    return Math.floor(x) === x
 }
 
 /** Value of a hex string, or -1 if it is not one (`parseInt(s, 16)` does not compile in DeviceScript). */
 export function parseHex(text: string): number {
+    return parseDigits(text.toLowerCase(), 16)
+}
+
+/** Value of `text` in `base` (10 or 16, lower-case digits), or -1 when it is empty or holds another character. */
+export function parseDigits(text: string, base: number): number {
     if (text.length === 0) return -1
     let value = 0
-    const lower = text.toLowerCase()
-    for (let i = 0; i < lower.length; i++) {
-        const digit = "0123456789abcdef".indexOf(lower.charAt(i))
+    for (let i = 0; i < text.length; i++) {
+        const digit = "0123456789abcdef".indexOf(text.charAt(i))
         if (digit < 0) return -1
-        value = value * 16 + digit
+        if (digit >= base) return -1
+        value = value * base + digit
     }
     return value
 }
@@ -110,10 +117,8 @@ export function putU16(out: number[], x: number) {
 }
 
 export function putU32(out: number[], x: number) {
-    out.push(Math.floor(x / 16777216))
-    out.push(mod(Math.floor(x / 65536), 256))
-    out.push(mod(Math.floor(x / 256), 256))
-    out.push(mod(x, 256))
+    putU16(out, Math.floor(x / 65536))
+    putU16(out, mod(x, 65536))
 }
 
 export function getU16(b: ByteSource, at: number): number {
@@ -132,19 +137,18 @@ export function encodedSize(frame: Frame): number {
 /** Checks every field, so that a bad frame is refused before it reaches a wire. */
 export function validateFrame(frame: Frame): CodecError {
     if (frame.version !== FRAME_VERSION) return CodecError.Version
-    if (!isUint(frame.kind, MAX_KIND) || frame.kind < 1) return CodecError.Kind
-    if (!isUint(frame.algorithm, MAX_ALGORITHM) || frame.algorithm < 1)
-        return CodecError.Algorithm
-    if (
-        !isUint(frame.group, 255) ||
-        !isUint(frame.epoch, 4294967295) ||
-        !isUint(frame.src, MAX_NODE_ID) ||
-        !isUint(frame.dst, 0xffff) ||
-        !isUint(frame.initiator, 0xffff) ||
-        !isUint(frame.bid, 4294967295) ||
-        !isUint(frame.seq, MAX_SEQ)
-    )
-        return CodecError.Field
+    // one check a line: a board's compiler spends bytes on each || it evaluates
+    if (!isUint(frame.kind, MAX_KIND)) return CodecError.Kind
+    if (frame.kind < 1) return CodecError.Kind
+    if (!isUint(frame.algorithm, MAX_ALGORITHM)) return CodecError.Algorithm
+    if (frame.algorithm < 1) return CodecError.Algorithm
+    if (!isUint(frame.group, 255)) return CodecError.Field
+    if (!isUint(frame.epoch, 4294967295)) return CodecError.Field
+    if (!isUint(frame.src, MAX_NODE_ID)) return CodecError.Field
+    if (!isUint(frame.dst, 0xffff)) return CodecError.Field
+    if (!isUint(frame.initiator, 0xffff)) return CodecError.Field
+    if (!isUint(frame.bid, 4294967295)) return CodecError.Field
+    if (!isUint(frame.seq, MAX_SEQ)) return CodecError.Field
     const list = frame.list
     if (list.length > MAX_LIST_LENGTH) return CodecError.ListTooLong
     for (let i = 0; i < list.length; i++)
@@ -177,10 +181,19 @@ export function unpackPayload(frame: Frame): number[] {
 export function appFrameError(frame: Frame): CodecError {
     if (frame.kind !== Kind.APP) return CodecError.None
     const n = frame.initiator
-    if (n > MAX_APP_PAYLOAD || frame.list.length !== (n + 1) >> 1) return CodecError.Payload
-    if (frame.bid !== 0 && frame.bid !== APP_ORDER && frame.bid !== APP_FENCED) return CodecError.Payload
-    if (frame.bid === APP_FENCED && n !== 2) return CodecError.Payload
-    if (mod(n, 2) === 1 && mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
+    if (n > MAX_APP_PAYLOAD) return CodecError.Payload
+    if (frame.list.length !== (n + 1) >> 1) return CodecError.Payload
+    if (frame.bid !== 0) {
+        if (frame.bid !== APP_ORDER) {
+            if (frame.bid !== APP_FENCED) return CodecError.Payload
+        }
+    }
+    if (frame.bid === APP_FENCED) {
+        if (n !== 2) return CodecError.Payload
+    }
+    if (mod(n, 2) === 1) {
+        if (mod(frame.list[frame.list.length - 1], 256) !== 0) return CodecError.Payload
+    }
     return CodecError.None
 }
 

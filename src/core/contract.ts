@@ -50,6 +50,16 @@ export interface CancelTimerAction {
     timer: number
 }
 
+/** Appends a SetTimer action (a function, not a node method: cheaper at every call on a board). */
+export function setTimer(timer: number, delay: number, out: Action[]) {
+    out.push({ type: ActionType.SetTimer, timer: timer, delay: delay })
+}
+
+/** Appends a CancelTimer action. */
+export function cancelTimer(timer: number, out: Action[]) {
+    out.push({ type: ActionType.CancelTimer, timer: timer })
+}
+
 /** The node's role or its belief about the coordinator changed. */
 export interface RoleChangeAction {
     type: ActionType.RoleChange

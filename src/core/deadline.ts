@@ -2,7 +2,7 @@
 // nobody, a timer restarts its election, forgetting its state: an election that has not
 // ended within its bound is started afresh.
 
-import { Action, NO_NODE, Role, TIMER_DEADLINE } from "./contract"
+import { Action, NO_NODE, Role, setTimer, TIMER_DEADLINE } from "./contract"
 import { NodeState } from "./node-state"
 
 /** Electing, or a follower that knows no coordinator (a recovered process asking round). */
@@ -17,12 +17,12 @@ export function waitsForLeader(node: NodeState): boolean {
 export function armDeadline(node: NodeState, out: Action[]) {
     const bound = node.electionBound()
     const factor = node.restarts < 2 ? 1 + node.restarts / 2 : 2
-    node.setTimer(TIMER_DEADLINE, bound * factor + node.jitter.below(Math.floor(bound / 2) + 1), out)
+    setTimer(TIMER_DEADLINE, bound * factor + node.jitter.below(Math.floor(bound / 2) + 1), out)
 }
 
 export function onDeadline(node: NodeState, now: number, out: Action[]) {
     if (!waitsForLeader(node)) return
-    node.restarts++
+    node.restarts = node.restarts + 1
     node.forgetElection(now, out)
     node.onSuspect(now, out)
     if (waitsForLeader(node)) armDeadline(node, out)

@@ -57,8 +57,12 @@ export interface AlgorithmDescriptor {
     usesSuitability: boolean
     /** Its rules assume links that keep their order (FIFO): where they do not, it may elect two coordinators. */
     needsFifoLinks: boolean
-    /** Longest time from the end of the faults to the last role change, n processes (bounds.ts). */
-    convergenceBound: (n: number, timing: Timing) => number
+    /**
+     * How long one election may last, n processes (bounds.ts); convergenceAfterFaults turns
+     * it into the longest time from the end of the faults to the last role change. The
+     * bound's own function, not a closure: the boards carry every descriptor they run.
+     */
+    electionBound: (n: number, timing: Timing) => number
 }
 
 /** A cluster's nodes, one per process by ascending id, and the descriptor of the algorithm they run. */

@@ -17,10 +17,11 @@
 import { AckLink } from "./ack-link"
 import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM, Timing } from "./contract"
+import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { convergenceAfterFaults, echoElectionBound } from "./bounds"
+import { echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
+import { frameFrom, isMember, othersIds } from "./node-state"
 
 const TIMER_ACK = TIMER_ALGORITHM
 
@@ -35,17 +36,20 @@ const DONE = 3
 export class EchoNode extends ElectionNode {
     /** Graph neighbours. */
     readonly neighbors: number[]
-    private waveEpoch = 0
-    private waveInitiator = 0
-    private status = IDLE
-    private parent = NO_NODE
-    private best = NO_NODE
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
+    // (each starts as resetAlgorithm sets it)
+    waveEpoch: number
+    waveInitiator: number
+    status: number
+    parent: number
+    best: number
     /** Per neighbour: heard from it (or gave it up) in the current wave. */
-    private heard: boolean[] = []
+    heard: boolean[]
     /** Per neighbour: it echoed to us (a child in the spanning tree). */
-    private child: boolean[] = []
+    child: boolean[]
     /** The neighbours sent ELECTION whose ACK is not yet back (ack-link.ts). */
-    private readonly link: AckLink
+    readonly link: AckLink
 
     constructor(config: NodeConfig) {
         super(Algorithm.Echo, config)
@@ -55,9 +59,9 @@ export class EchoNode extends ElectionNode {
                 if (config.neighbors[i] !== this.id && nb.indexOf(config.neighbors[i]) < 0)
                     nb.push(config.neighbors[i])
             this.neighbors = nb
-        } else this.neighbors = this.othersIds()
+        } else this.neighbors = othersIds(this)
         this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout)
-        this.clearWaveState()
+        this.resetAlgorithm()
     }
 
     /**
@@ -89,16 +93,16 @@ export class EchoNode extends ElectionNode {
         this.status = IDLE
         this.parent = NO_NODE
         this.best = NO_NODE
-        this.clearWaveState()
+        clearWaveState(this)
     }
 
     onSuspect(now: number, out: Action[]) {
         if (this.status === ACTIVE || this.status === ECHOED) return
-        this.startWave(now, out)
+        startWave(this, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
-        this.startWave(now, out)
+        startWave(this, now, out)
     }
 
 
@@ -107,25 +111,25 @@ export class EchoNode extends ElectionNode {
         // No ACK: taken as down; no reply is awaited from it.
         for (let j = 0; j < this.link.count(); j++) this.heard[this.neighbors.indexOf(this.link.dstAt(j))] = true
         this.link.clear()
-        this.checkDone(now, out)
+        checkDone(this, now, out)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const k = this.neighbors.indexOf(frame.src)
         if (k < 0) return false // not a neighbour: the graph says we cannot hear it
-        if (!this.isMember(frame.initiator)) return false
-        if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !this.isMember(frame.bid)) return false
-        const cmp = this.compareWave(frame.epoch, frame.initiator)
+        if (!isMember(this, frame.initiator)) return false
+        if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !isMember(this, frame.bid)) return false
+        const cmp = compareWave(this, frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
-                this.join(frame, k, now, out)
+                join(this, frame, k, now, out)
                 return true
             }
-            this.sendWaveFrame(Kind.ACK, [frame.src], 0, out)
+            sendWaveFrame(this, Kind.ACK, [frame.src], 0, out)
             if (cmp === 0 && this.status === ACTIVE) {
                 // The neighbour's own ELECTION: it is not our child, and it has answered.
                 this.heard[k] = true
-                this.checkDone(now, out)
+                checkDone(this, now, out)
             }
             return true
         }
@@ -133,137 +137,138 @@ export class EchoNode extends ElectionNode {
             // any ACK from a neighbour we wait for (it names its own wave, not ours)
             if (this.link.acknowledge(frame.src, 0) < 0) return false
             if (cmp > 0 && this.status === ACTIVE) {
-                this.startWave(now, out) // our wave is stale
+                startWave(this, now, out) // our wave is stale
                 return true
             }
             if (this.link.count() === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ECHO) {
-            if (cmp !== 0 || this.status !== ACTIVE) return this.answerLeftWave(frame, now, out)
+            if (cmp !== 0 || this.status !== ACTIVE) return answerLeftWave(this, frame, now, out)
             this.heard[k] = true
             this.child[k] = true
             if (frame.bid > this.best) this.best = frame.bid
-            this.checkDone(now, out)
+            checkDone(this, now, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
             if (cmp !== 0 || this.status !== ECHOED || frame.src !== this.parent) return false
-            this.finish(frame.bid, now, out)
+            finish(this, frame.bid, now, out)
             return true
         }
         return false
     }
+}
 
-    /**
-     * Our extension: an ECHO for a wave this process started and has left (it followed a
-     * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
-     * COORDINATOR: the echoer would otherwise wait for a result nobody will send. An ECHO
-     * whose best is the coordinator we follow says it is alive and in the wave (where it
-     * does not heartbeat): watch it afresh rather than suspect it and start another wave.
-     */
-    private answerLeftWave(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.initiator !== this.id || this.status !== IDLE || this.coordinator === NO_NODE) return false
-        if (this.role !== Role.Follower && this.role !== Role.Coordinator) return false
-        const f = this.frame(Kind.COORDINATOR, frame.src)
-        f.epoch = frame.epoch
-        f.initiator = frame.initiator
-        f.bid = this.coordinator
-        out.push({ type: ActionType.Send, to: [frame.src], frame: f })
-        if (this.role === Role.Follower && frame.bid === this.coordinator) this.follow(this.coordinator, now, out)
-        return true
+/**
+ * Our extension: an ECHO for a wave this process started and has left (it followed a
+ * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
+ * COORDINATOR: the echoer would otherwise wait for a result nobody will send. An ECHO
+ * whose best is the coordinator we follow says it is alive and in the wave (where it
+ * does not heartbeat): watch it afresh rather than suspect it and start another wave.
+ */
+function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]): boolean {
+    if (frame.initiator !== node.id || node.status !== IDLE || node.coordinator === NO_NODE) return false
+    if (node.role !== Role.Follower && node.role !== Role.Coordinator) return false
+    const f = frameFrom(node, Kind.COORDINATOR, frame.src)
+    f.epoch = frame.epoch
+    f.initiator = frame.initiator
+    f.bid = node.coordinator
+    out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+    if (node.role === Role.Follower && frame.bid === node.coordinator) node.follow(node.coordinator, now, out)
+    return true
+}
+
+function startWave(node: EchoNode, now: number, out: Action[]) {
+    node.epoch = nextEpoch(node.epoch)
+    node.waveEpoch = node.epoch
+    node.waveInitiator = node.id
+    node.parent = NO_NODE
+    enterWave(node, now, out)
+}
+
+/** First ELECTION of a higher wave: its sender is our parent. */
+function join(node: EchoNode, frame: Frame, k: number, now: number, out: Action[]) {
+    node.waveEpoch = frame.epoch
+    node.waveInitiator = frame.initiator
+    node.parent = frame.src
+    sendWaveFrame(node, Kind.ACK, [frame.src], 0, out)
+    enterWave(node, now, out)
+}
+
+function enterWave(node: EchoNode, now: number, out: Action[]) {
+    node.status = ACTIVE
+    node.best = node.id
+    clearWaveState(node)
+    node.enterElection(out)
+    const to: number[] = []
+    for (let k = 0; k < node.neighbors.length; k++) {
+        if (node.neighbors[k] === node.parent) node.heard[k] = true
+        else to.push(node.neighbors[k])
     }
+    if (to.length > 0) {
+        sendWaveFrame(node, Kind.ELECTION, to, 0, out)
+        // the first one arms the link's timer (T)
+        for (let j = 0; j < to.length; j++) node.link.expect(to[j], 0, null, now, out)
+    } else node.link.cancel(out)
+    checkDone(node, now, out)
+}
 
-    private startWave(now: number, out: Action[]) {
-        this.epoch = nextEpoch(this.epoch)
-        this.waveEpoch = this.epoch
-        this.waveInitiator = this.id
-        this.parent = NO_NODE
-        this.enterWave(now, out)
+function checkDone(node: EchoNode, now: number, out: Action[]) {
+    if (node.status !== ACTIVE) return
+    for (let k = 0; k < node.neighbors.length; k++) if (!node.heard[k]) return
+    node.link.cancel(out)
+    if (node.parent === NO_NODE) {
+        finish(node, node.best, now, out)
+        return
     }
+    node.status = ECHOED
+    sendWaveFrame(node, Kind.ECHO, [node.parent], node.best, out)
+}
 
-    /** First ELECTION of a higher wave: its sender is our parent. */
-    private join(frame: Frame, k: number, now: number, out: Action[]) {
-        this.waveEpoch = frame.epoch
-        this.waveInitiator = frame.initiator
-        this.parent = frame.src
-        this.sendWaveFrame(Kind.ACK, [frame.src], 0, out)
-        this.enterWave(now, out)
-    }
+/** The wave's winner is known: take it and pass it down the tree. */
+function finish(node: EchoNode, winner: number, now: number, out: Action[]) {
+    node.status = DONE
+    if (epochAfter(node.waveEpoch, node.epoch)) node.epoch = node.waveEpoch
+    if (winner === node.id) node.assumeCoordinatorRole(out)
+    else node.follow(winner, now, out)
+    const children: number[] = []
+    for (let k = 0; k < node.neighbors.length; k++) if (node.child[k]) children.push(node.neighbors[k])
+    if (children.length > 0) sendWaveFrame(node, Kind.COORDINATOR, children, winner, out)
+}
 
-    private enterWave(now: number, out: Action[]) {
-        this.status = ACTIVE
-        this.best = this.id
-        this.clearWaveState()
-        this.enterElection(out)
-        const to: number[] = []
-        for (let k = 0; k < this.neighbors.length; k++) {
-            if (this.neighbors[k] === this.parent) this.heard[k] = true
-            else to.push(this.neighbors[k])
-        }
-        if (to.length > 0) {
-            this.sendWaveFrame(Kind.ELECTION, to, 0, out)
-            // the first one arms the link's timer (T)
-            for (let j = 0; j < to.length; j++) this.link.expect(to[j], 0, null, now, out)
-        } else this.link.cancel(out)
-        this.checkDone(now, out)
-    }
+/** A frame of the current wave: epoch and initiator name the wave. */
+function sendWaveFrame(node: EchoNode, kind: Kind, to: number[], bid: number, out: Action[]) {
+    const f = frameFrom(node, kind, to.length === 1 ? to[0] : BROADCAST)
+    f.epoch = node.waveEpoch
+    f.initiator = node.waveInitiator
+    f.bid = bid
+    out.push({ type: ActionType.Send, to: to, frame: f })
+}
 
-    private checkDone(now: number, out: Action[]) {
-        if (this.status !== ACTIVE) return
-        for (let k = 0; k < this.neighbors.length; k++) if (!this.heard[k]) return
-        this.link.cancel(out)
-        if (this.parent === NO_NODE) {
-            this.finish(this.best, now, out)
-            return
-        }
-        this.status = ECHOED
-        this.sendWaveFrame(Kind.ECHO, [this.parent], this.best, out)
-    }
+/** Sign of (epoch, initiator) against the current wave: epoch first, then initiator. */
+function compareWave(node: EchoNode, epoch: number, initiator: number): number {
+    if (node.status === IDLE) return 1
+    if (epoch !== node.waveEpoch) return epochAfter(epoch, node.waveEpoch) ? 1 : -1
+    if (initiator !== node.waveInitiator) return initiator > node.waveInitiator ? 1 : -1
+    return 0
+}
 
-    /** The wave's winner is known: take it and pass it down the tree. */
-    private finish(winner: number, now: number, out: Action[]) {
-        this.status = DONE
-        if (epochAfter(this.waveEpoch, this.epoch)) this.epoch = this.waveEpoch
-        if (winner === this.id) this.assumeCoordinatorRole(out)
-        else this.follow(winner, now, out)
-        const children: number[] = []
-        for (let k = 0; k < this.neighbors.length; k++) if (this.child[k]) children.push(this.neighbors[k])
-        if (children.length > 0) this.sendWaveFrame(Kind.COORDINATOR, children, winner, out)
-    }
-
-    /** A frame of the current wave: epoch and initiator name the wave. */
-    private sendWaveFrame(kind: Kind, to: number[], bid: number, out: Action[]) {
-        const f = this.frame(kind, to.length === 1 ? to[0] : BROADCAST)
-        f.epoch = this.waveEpoch
-        f.initiator = this.waveInitiator
-        f.bid = bid
-        out.push({ type: ActionType.Send, to: to, frame: f })
-    }
-
-    /** Sign of (epoch, initiator) against the current wave: epoch first, then initiator. */
-    private compareWave(epoch: number, initiator: number): number {
-        if (this.status === IDLE) return 1
-        if (epoch !== this.waveEpoch) return epochAfter(epoch, this.waveEpoch) ? 1 : -1
-        if (initiator !== this.waveInitiator) return initiator > this.waveInitiator ? 1 : -1
-        return 0
-    }
-
-    private clearWaveState() {
-        this.heard = []
-        this.child = []
-        this.link.clear()
-        for (let k = 0; k < this.neighbors.length; k++) {
-            this.heard.push(false)
-            this.child.push(false)
-        }
+function clearWaveState(node: EchoNode) {
+    node.heard = []
+    node.child = []
+    node.link.clear()
+    for (let k = 0; k < node.neighbors.length; k++) {
+        node.heard.push(false)
+        node.child.push(false)
     }
 }
+
 
 export const echoDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Echo,
     name: "echo",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(echoElectionBound(n, timing), timing),
+    electionBound: echoElectionBound,
     create: (config: NodeConfig) => new EchoNode(config),
     frameLabels: ["ELECTION wave={initiator}/{epoch}", "ECHO wave={initiator}/{epoch} best={bid}", "COORDINATOR {bid} wave={initiator}/{epoch}"],
     timerLabels: ["no ACK within T"],

@@ -52,18 +52,23 @@ export class FenceGate {
 
     /** True (and remembered) when `token` is at least the highest accepted; false (counted) otherwise. */
     offer(token: FenceToken): boolean {
-        if (this.highest && compareTokens(token, this.highest) < 0) {
-            this.refused++
-            return false
+        if (this.highest) {
+            if (compareTokens(token, this.highest) < 0) {
+                this.refused = this.refused + 1
+                return false
+            }
         }
-        this.accepted++
-        if (!this.highest || compareTokens(token, this.highest) > 0) this.highest = makeToken(token.epoch, token.holder)
+        this.accepted = this.accepted + 1
+        this.note(token)
         return true
     }
 
     /** Raises the highest to `token` if it is newer, counting nothing (a coordinator's own token). */
     note(token: FenceToken) {
-        if (!this.highest || compareTokens(token, this.highest) > 0) this.highest = makeToken(token.epoch, token.holder)
+        if (this.highest) {
+            if (compareTokens(token, this.highest) <= 0) return
+        }
+        this.highest = makeToken(token.epoch, token.holder)
     }
 
     /** Would `offer` accept it? Counts nothing. */
@@ -88,8 +93,12 @@ export class TokenIssuer {
     /** A token for a coordinatorship taken in `epoch`, above `last` and above `seen` (may be null). */
     issue(epoch: number, seen: FenceToken): FenceToken {
         let t = makeToken(epoch, this.id)
-        if (this.last && compareTokens(t, this.last) <= 0) t = makeToken(nextEpoch(this.last.epoch), this.id)
-        if (seen && compareTokens(t, seen) <= 0) t = makeToken(nextEpoch(seen.epoch), this.id)
+        if (this.last) {
+            if (compareTokens(t, this.last) <= 0) t = makeToken(nextEpoch(this.last.epoch), this.id)
+        }
+        if (seen) {
+            if (compareTokens(t, seen) <= 0) t = makeToken(nextEpoch(seen.epoch), this.id)
+        }
         this.last = t
         return t
     }

@@ -2,9 +2,9 @@
 // heartbeats on, a process about to lead while a coordinator sits first asks it to step
 // down (HANDOVER) and waits for its RESIGN, or for a bounded time when it does not answer.
 
-import { Action, ActionType, indexOfSorted, NO_NODE, Role, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { NodeState } from "./node-state"
+import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
 
 /**
  * A process about to lead while a live coordinator sits (heard within 1.5 heartbeat periods
@@ -14,14 +14,17 @@ import { NodeState } from "./node-state"
  * naming itself. True when the claim started (or is under way).
  */
 export function claimFirst(node: NodeState, out: Action[]): boolean {
-    if (node.timing.heartbeatInterval <= 0 || node.misconfigured) return false
+    if (node.timing.heartbeatInterval <= 0) return false
+    if (node.misconfigured) return false
     if (node.claiming) return true
     const sitting =
         node.coordinator !== NO_NODE &&
         node.coordinator !== node.id &&
         !node.coordinatorSuspected &&
         node.clock - node.lastHeardFromCoordinator <= 1.5 * node.timing.heartbeatInterval
-    if (!sitting && !node.freshMemory) return false
+    if (!sitting) {
+        if (!node.freshMemory) return false
+    }
     // a sitting coordinator that outranks us (an election that took it for crashed made us
     // win) answers with a heartbeat, which may queue behind other traffic for longer than T
     // (and the next periodic one comes within a period)
@@ -46,12 +49,12 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     // followed our COORDINATOR meanwhile suspects us after a failure timeout.
     const t = node.timing
     const wait = (node.poweredOn ? t.failureTimeout : outranked ? t.heartbeatInterval : 0) + t.answerTimeout
-    node.setTimer(TIMER_HANDOVER, wait, out)
+    setTimer(TIMER_HANDOVER, wait, out)
     return true
 }
 
 function sendHandover(node: NodeState, to: number, sitting: number, out: Action[]) {
-    const f = node.frame(Kind.HANDOVER, to)
+    const f = frameFrom(node, Kind.HANDOVER, to)
     f.bid = node.rank()
     f.initiator = sitting
     out.push({ type: ActionType.Send, to: [to], frame: f })
@@ -63,11 +66,13 @@ function sendHandover(node: NodeState, to: number, sitting: number, out: Action[
  * bounded). True when it did.
  */
 export function askLowerCoordinator(node: NodeState, frame: Frame, out: Action[]): boolean {
-    if (!node.claiming || frame.bid >= node.rank() || node.claimAsked) return false
+    if (!node.claiming) return false
+    if (frame.bid >= node.rank()) return false
+    if (node.claimAsked) return false
     node.claimAsked = true
     node.claimNamed = frame.src
     sendHandover(node, frame.src, frame.src, out)
-    node.setTimer(TIMER_HANDOVER, node.timing.answerTimeout, out)
+    setTimer(TIMER_HANDOVER, node.timing.answerTimeout, out)
     return true
 }
 
@@ -77,9 +82,10 @@ export function finishClaim(node: NodeState, out: Action[]) {
     node.claiming = false
     node.freshMemory = false
     node.poweredOn = false
-    node.cancelTimer(TIMER_HANDOVER, out)
+    cancelTimer(TIMER_HANDOVER, out)
     // someone else won meanwhile (setRole also clears `claiming` then)
-    if (node.coordinator !== node.id || node.role !== Role.Electing) return
+    if (node.coordinator !== node.id) return
+    if (node.role !== Role.Electing) return
     node.assumeCoordinatorRole(out)
 }
 
@@ -92,7 +98,9 @@ export function finishClaim(node: NodeState, out: Action[]) {
 export function onHandover(node: NodeState, frame: Frame, now: number, out: Action[]): boolean {
     const held = node.role === Role.Coordinator
     if (frame.bid <= node.rank()) {
-        if (held && node.timing.heartbeatInterval > 0) node.sendHeartbeat(out)
+        if (held) {
+            if (node.timing.heartbeatInterval > 0) sendHeartbeat(node, out)
+        }
         return held
     }
     // a coordinator, or a process claiming the role itself, gives way to the higher claim
@@ -110,11 +118,15 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
     awaitFirstHeartbeats(node, now, out)
     // a claim to all is answered by all (the claimer leads once everybody has); a claim
     // by name by the one it names, even if it no longer holds the role
-    if (!gives && frame.initiator !== node.id && frame.initiator !== BROADCAST) return true
+    if (!gives) {
+        if (frame.initiator !== node.id) {
+            if (frame.initiator !== BROADCAST) return true
+        }
+    }
     // A coordinator resigns to all: its followers may hear the claim late (a new board's
     // first frame waits for its freshness proof) and would elect among themselves meanwhile.
     // It names the claimer, whom alone it lets lead.
-    const resign = held ? node.multicast(Kind.RESIGN, node.othersIds(), out) : node.send(Kind.RESIGN, frame.src, out)
+    const resign = held ? multicast(node, Kind.RESIGN, othersIds(node), out) : send(node, Kind.RESIGN, frame.src, out)
     resign.initiator = frame.src
     resign.bid = frame.bid
     return true
@@ -129,10 +141,11 @@ export function onHandover(node: NodeState, frame: Frame, now: number, out: Acti
  * coordinators.
  */
 export function awaitFirstHeartbeats(node: NodeState, now: number, out: Action[]) {
-    if (node.role !== Role.Follower || node.timing.heartbeatInterval <= 0) return
+    if (node.role !== Role.Follower) return
+    if (node.timing.heartbeatInterval <= 0) return
     const t = node.timing
     node.claimedUntil = now + t.failureTimeout + t.answerTimeout + t.heartbeatInterval
-    node.setTimer(TIMER_WATCH, node.claimedUntil - now, out)
+    setTimer(TIMER_WATCH, node.claimedUntil - now, out)
 }
 
 export function onResign(node: NodeState, frame: Frame, out: Action[]): boolean {
@@ -142,7 +155,9 @@ export function onResign(node: NodeState, frame: Frame, out: Action[]): boolean 
         // asks below the claimer, where the resigned coordinator still lives.
         if (frame.src !== node.coordinator) return false
         node.follow(frame.initiator, node.clock, out)
-        if (node.coordinator === frame.initiator && !node.ranksById()) node.noteCoordinatorRank(frame.bid, out)
+        if (node.coordinator === frame.initiator) {
+            if (!node.ranksById()) node.noteCoordinatorRank(frame.bid, out)
+        }
         awaitFirstHeartbeats(node, node.clock, out)
         return true
     }

@@ -17,14 +17,16 @@ import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
     ActionType,
+    cancelTimer,
     indexOfSorted,
     NO_NODE,
     NodeConfig,
+    setTimer,
     TIMER_ALGORITHM,
-    Timing,
 } from "./contract"
 import { ElectionNode } from "./node"
-import { convergenceAfterFaults, improvedBullyElectionBound } from "./bounds"
+import { allMembers, frameFrom, isMember, isStaleCoordinator, multicast, othersIds, send } from "./node-state"
+import { improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
@@ -39,13 +41,16 @@ const AWAITING_COORDINATOR = 2
 const AWAITING_TABLE = 3
 
 export class ImprovedBullyNode extends ElectionNode {
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
+    // (each starts as resetAlgorithm sets it)
     /** alive[i] describes ids[i]: true NORMAL, false CRASHED. */
-    private alive: boolean[] = []
-    private phase = IDLE
+    alive: boolean[]
+    phase: number
     /** Index (in ids) of the process asked last. */
-    private candidate = -1
+    candidate: number
     /** When this process last became coordinator (public: the exhaustive check keys it as now or past). */
-    wonAt = -1
+    wonAt: number
 
     /** The cascade may ask every process in turn, each within T + T'. */
     override electionBound(): number {
@@ -54,7 +59,7 @@ export class ImprovedBullyNode extends ElectionNode {
 
     constructor(config: NodeConfig) {
         super(Algorithm.ImprovedBully, config)
-        this.markAllAlive()
+        this.resetAlgorithm()
     }
 
     /** True when this node's table calls `id` NORMAL. */
@@ -67,7 +72,7 @@ export class ImprovedBullyNode extends ElectionNode {
         this.phase = IDLE
         this.candidate = -1
         this.wonAt = -1
-        this.markAllAlive()
+        markAllAlive(this)
     }
 
     onSuspect(now: number, out: Action[]) {
@@ -76,7 +81,7 @@ export class ImprovedBullyNode extends ElectionNode {
         if (failed < 0) failed = this.ids.length
         else this.alive[failed] = false
         this.enterElection(out)
-        this.askBelow(failed, now, out)
+        askBelow(this, failed, now, out)
     }
 
     /**
@@ -89,8 +94,8 @@ export class ImprovedBullyNode extends ElectionNode {
     override rejoined(now: number, out: Action[]) {
         const i = indexOfSorted(this.ids, this.coordinator)
         if (i < 0 || this.alive[i]) return
-        this.markAllAlive()
-        this.multicast(Kind.UPDATE, this.othersIds(), out)
+        markAllAlive(this)
+        multicast(this, Kind.UPDATE, othersIds(this), out)
     }
 
     /** A departed process is CRASHED; if it was the candidate we wait for, ask the next one now. */
@@ -99,22 +104,22 @@ export class ImprovedBullyNode extends ElectionNode {
         if (i < 0) return
         this.alive[i] = false
         if ((this.phase === AWAITING_OK || this.phase === AWAITING_COORDINATOR) && i === this.candidate) {
-            this.stopWaiting(out)
-            this.askBelow(i, now, out)
+            stopWaiting(this, out)
+            askBelow(this, i, now, out)
         }
     }
 
     /** A lower process acts as coordinator: take over, as a recovered higher process does (4.4). */
     override contest(now: number, out: Action[]) {
         if (this.phase !== IDLE) return
-        this.markAboveCrashed(this.index)
-        this.win(this.liveLowerIds(), now, out)
+        markAboveCrashed(this, this.index)
+        win(this, liveLowerIds(this), now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
         this.enterElection(out)
         this.candidate = this.index
-        this.askNextNeighbour(now, out)
+        askNextNeighbour(this, now, out)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
@@ -125,57 +130,57 @@ export class ImprovedBullyNode extends ElectionNode {
             if (from > this.id) return false
             const wasKnownAlive = this.alive[fromIndex]
             this.alive[fromIndex] = true
-            this.send(Kind.OK, from, out)
+            send(this, Kind.OK, from, out)
             if (this.coordinator !== this.id || this.phase !== IDLE) {
-                this.markAboveCrashed(this.index)
-                this.win(this.liveLowerIds(), now, out)
+                markAboveCrashed(this, this.index)
+                win(this, liveLowerIds(this), now, out)
             } else if (!wasKnownAlive || now !== this.wonAt) {
                 // The sender missed our announcement (or was left out of it).
-                this.send(Kind.COORDINATOR, from, out)
+                send(this, Kind.COORDINATOR, from, out)
             }
             return true
         }
         if (kind === Kind.OK) {
             if (this.phase !== AWAITING_OK || fromIndex !== this.candidate) return false
             this.phase = AWAITING_COORDINATOR
-            this.cancelTimer(TIMER_ANSWER, out)
-            this.setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
+            cancelTimer(TIMER_ANSWER, out)
+            setTimer(TIMER_COORDINATOR, this.timing.coordinatorTimeout, out)
             return true
         }
         if (kind === Kind.COORDINATOR) {
-            if (this.isStaleCoordinator(frame)) return false
+            if (isStaleCoordinator(this, frame)) return false
             this.alive[fromIndex] = true
             if (from < this.id) {
                 // A live process outranks the announcer: take over (case 4.4).
-                this.markAboveCrashed(this.index)
-                this.win(this.liveLowerIds(), now, out)
+                markAboveCrashed(this, this.index)
+                win(this, liveLowerIds(this), now, out)
                 return true
             }
-            this.markAboveCrashed(fromIndex)
-            this.stopWaiting(out)
+            markAboveCrashed(this, fromIndex)
+            stopWaiting(this, out)
             this.follow(from, now, out)
             return true
         }
         if (kind === Kind.REQUEST) {
             this.alive[fromIndex] = true
-            this.replyTable(from, out)
+            replyTable(this, from, out)
             return true
         }
         if (kind === Kind.TABLE) {
             if (this.phase !== AWAITING_TABLE || fromIndex !== this.candidate) return false
             // every id in the payload must be a member: a table cannot name a stranger
-            if (!this.allMembers(frame.list) || (frame.bid === 1 && !this.isMember(frame.initiator))) return false
-            this.cancelTimer(TIMER_TABLE, out)
+            if (!allMembers(this, frame.list) || (frame.bid === 1 && !isMember(this, frame.initiator))) return false
+            cancelTimer(TIMER_TABLE, out)
             this.phase = IDLE
-            this.adoptTable(frame)
+            adoptTable(this, frame)
             const coordinator = frame.bid === 1 ? frame.initiator : NO_NODE
             if (coordinator !== NO_NODE && coordinator > this.id) {
                 // Case 4.3: tell everybody we are back.
-                this.multicast(Kind.UPDATE, this.othersIds(), out)
+                multicast(this, Kind.UPDATE, othersIds(this), out)
                 this.follow(coordinator, now, out)
             } else {
                 // Case 4.4: we outrank the coordinator and take over.
-                this.win(this.othersIds(), now, out)
+                win(this, othersIds(this), now, out)
             }
             return true
         }
@@ -190,100 +195,101 @@ export class ImprovedBullyNode extends ElectionNode {
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) {
             this.alive[this.candidate] = false
-            this.askBelow(this.candidate, now, out)
+            askBelow(this, this.candidate, now, out)
         } else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
             this.alive[this.candidate] = false
-            this.askBelow(this.candidate, now, out)
+            askBelow(this, this.candidate, now, out)
         } else if (timer === TIMER_TABLE && this.phase === AWAITING_TABLE) {
             this.alive[this.candidate] = false
-            this.askNextNeighbour(now, out)
+            askNextNeighbour(this, now, out)
         }
-    }
-
-    /** ELECTION to the highest process below index `limit` believed alive, or win. */
-    private askBelow(limit: number, now: number, out: Action[]) {
-        let c = limit - 1
-        while (c > this.index && !this.alive[c]) c--
-        if (c <= this.index) {
-            this.win(this.liveLowerIds(), now, out)
-            return
-        }
-        this.candidate = c
-        this.phase = AWAITING_OK
-        this.send(Kind.ELECTION, this.ids[c], out)
-        this.setTimer(TIMER_ANSWER, this.timing.answerTimeout, out)
-    }
-
-    /** REQUEST to the next neighbour after `candidate` in id order, wrapping round. */
-    private askNextNeighbour(now: number, out: Action[]) {
-        const n = this.ids.length
-        const next = (this.candidate + 1) % n
-        if (next === this.index) {
-            // Nobody answered: this process is alone.
-            this.phase = IDLE
-            this.win(this.othersIds(), now, out)
-            return
-        }
-        this.candidate = next
-        this.phase = AWAITING_TABLE
-        this.send(Kind.REQUEST, this.ids[next], out)
-        this.setTimer(TIMER_TABLE, this.timing.answerTimeout, out)
-    }
-
-    private win(announceTo: number[], now: number, out: Action[]) {
-        this.stopWaiting(out)
-        this.wonAt = now
-        this.alive[this.index] = true
-        this.takeCoordinatorRole(out)
-        this.multicast(Kind.COORDINATOR, announceTo, out)
-    }
-
-    private stopWaiting(out: Action[]) {
-        if (this.phase === AWAITING_OK) this.cancelTimer(TIMER_ANSWER, out)
-        else if (this.phase === AWAITING_COORDINATOR) this.cancelTimer(TIMER_COORDINATOR, out)
-        else if (this.phase === AWAITING_TABLE) this.cancelTimer(TIMER_TABLE, out)
-        this.phase = IDLE
-    }
-
-    private replyTable(to: number, out: Action[]) {
-        const f = this.frame(Kind.TABLE, to)
-        const known = this.coordinator !== NO_NODE && this.alive[indexOfSorted(this.ids, this.coordinator)]
-        f.initiator = known ? this.coordinator : 0
-        f.bid = known ? 1 : 0
-        for (let i = 0; i < this.ids.length && f.list.length < MAX_LIST_LENGTH; i++)
-            if (!this.alive[i] && this.ids[i] !== to) f.list.push(this.ids[i])
-        out.push({ type: ActionType.Send, to: [to], frame: f })
-    }
-
-    private adoptTable(frame: Frame) {
-        this.markAllAlive()
-        for (let i = 0; i < frame.list.length; i++) {
-            const at = indexOfSorted(this.ids, frame.list[i])
-            if (at >= 0 && at !== this.index) this.alive[at] = false
-        }
-    }
-
-    private liveLowerIds(): number[] {
-        const lower: number[] = []
-        for (let i = 0; i < this.index; i++) if (this.alive[i]) lower.push(this.ids[i])
-        return lower
-    }
-
-    private markAboveCrashed(index: number) {
-        for (let i = index + 1; i < this.ids.length; i++) this.alive[i] = false
-    }
-
-    private markAllAlive() {
-        const n = this.ids.length
-        this.alive = []
-        for (let i = 0; i < n; i++) this.alive.push(true)
     }
 }
+
+/** ELECTION to the highest process below index `limit` believed alive, or win. */
+function askBelow(node: ImprovedBullyNode, limit: number, now: number, out: Action[]) {
+    let c = limit - 1
+    while (c > node.index && !node.alive[c]) c--
+    if (c <= node.index) {
+        win(node, liveLowerIds(node), now, out)
+        return
+    }
+    node.candidate = c
+    node.phase = AWAITING_OK
+    send(node, Kind.ELECTION, node.ids[c], out)
+    setTimer(TIMER_ANSWER, node.timing.answerTimeout, out)
+}
+
+/** REQUEST to the next neighbour after `candidate` in id order, wrapping round. */
+function askNextNeighbour(node: ImprovedBullyNode, now: number, out: Action[]) {
+    const n = node.ids.length
+    const next = (node.candidate + 1) % n
+    if (next === node.index) {
+        // Nobody answered: this process is alone.
+        node.phase = IDLE
+        win(node, othersIds(node), now, out)
+        return
+    }
+    node.candidate = next
+    node.phase = AWAITING_TABLE
+    send(node, Kind.REQUEST, node.ids[next], out)
+    setTimer(TIMER_TABLE, node.timing.answerTimeout, out)
+}
+
+function win(node: ImprovedBullyNode, announceTo: number[], now: number, out: Action[]) {
+    stopWaiting(node, out)
+    node.wonAt = now
+    node.alive[node.index] = true
+    node.takeCoordinatorRole(out)
+    multicast(node, Kind.COORDINATOR, announceTo, out)
+}
+
+function stopWaiting(node: ImprovedBullyNode, out: Action[]) {
+    if (node.phase === AWAITING_OK) cancelTimer(TIMER_ANSWER, out)
+    else if (node.phase === AWAITING_COORDINATOR) cancelTimer(TIMER_COORDINATOR, out)
+    else if (node.phase === AWAITING_TABLE) cancelTimer(TIMER_TABLE, out)
+    node.phase = IDLE
+}
+
+function replyTable(node: ImprovedBullyNode, to: number, out: Action[]) {
+    const f = frameFrom(node, Kind.TABLE, to)
+    const known = node.coordinator !== NO_NODE && node.alive[indexOfSorted(node.ids, node.coordinator)]
+    f.initiator = known ? node.coordinator : 0
+    f.bid = known ? 1 : 0
+    for (let i = 0; i < node.ids.length && f.list.length < MAX_LIST_LENGTH; i++)
+        if (!node.alive[i] && node.ids[i] !== to) f.list.push(node.ids[i])
+    out.push({ type: ActionType.Send, to: [to], frame: f })
+}
+
+function adoptTable(node: ImprovedBullyNode, frame: Frame) {
+    markAllAlive(node)
+    for (let i = 0; i < frame.list.length; i++) {
+        const at = indexOfSorted(node.ids, frame.list[i])
+        if (at >= 0 && at !== node.index) node.alive[at] = false
+    }
+}
+
+function liveLowerIds(node: ImprovedBullyNode): number[] {
+    const lower: number[] = []
+    for (let i = 0; i < node.index; i++) if (node.alive[i]) lower.push(node.ids[i])
+    return lower
+}
+
+function markAboveCrashed(node: ImprovedBullyNode, index: number) {
+    for (let i = index + 1; i < node.ids.length; i++) node.alive[i] = false
+}
+
+function markAllAlive(node: ImprovedBullyNode) {
+    const n = node.ids.length
+    node.alive = []
+    for (let i = 0; i < n; i++) node.alive.push(true)
+}
+
 
 export const improvedBullyDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.ImprovedBully,
     name: "improved-bully",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(improvedBullyElectionBound(n, timing), timing),
+    electionBound: improvedBullyElectionBound,
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
     timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T"],

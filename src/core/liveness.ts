@@ -2,32 +2,35 @@
 // while it holds the role; a follower suspects a coordinator silent for longer than its
 // failure detector allows; two processes that both lead are settled by rank.
 
-import { Action, NO_NODE, Role, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
+import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState } from "./node-state"
+import { NodeState, sendHeartbeat } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
     // Only while it holds the role: an ex-coordinator that is electing (and still names
     // itself) must not keep others believing in it.
-    if (node.role !== Role.Coordinator || node.timing.heartbeatInterval <= 0) return
-    node.sendHeartbeat(out)
-    node.setTimer(TIMER_HEARTBEAT, node.timing.heartbeatInterval, out)
+    if (node.role !== Role.Coordinator) return
+    if (node.timing.heartbeatInterval <= 0) return
+    sendHeartbeat(node, out)
+    setTimer(TIMER_HEARTBEAT, node.timing.heartbeatInterval, out)
 }
 
 export function onWatchTimer(node: NodeState, now: number, out: Action[]) {
-    if (node.role !== Role.Follower || node.coordinator === NO_NODE) return
+    if (node.role !== Role.Follower) return
+    if (node.coordinator === NO_NODE) return
     let remaining = node.suspicionDelay() - (now - node.lastHeardFromCoordinator)
     if (node.claimedUntil - now > remaining) remaining = node.claimedUntil - now
     // A re-armed timer must move the clock: with floating-point time a tiny remainder
     // would not (now + remaining === now), and the watch would fire for ever.
     if (remaining <= 0 || now + remaining <= now) node.onSuspect(now, out)
-    else node.setTimer(TIMER_WATCH, remaining, out)
+    else setTimer(TIMER_WATCH, remaining, out)
 }
 
 export function onContestTimer(node: NodeState, now: number, out: Action[]) {
-    if (node.role !== Role.Follower || node.coordinator === NO_NODE) return
+    if (node.role !== Role.Follower) return
+    if (node.coordinator === NO_NODE) return
     const theirs = node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator
     if (theirs < node.rank()) node.contest(now, out)
 }
@@ -53,10 +56,12 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         // A live coordinator that outranks us (the one we followed before, or another):
         // whatever our election was for is settled. Drop it and follow (our extension:
         // an election stuck on a lost message ends at the next heartbeat, not at the deadline).
-        if (senderRank > mine && !node.carriesOthersElection()) {
-            node.forgetElection(now, out)
-            followHigher(node, frame, now, out)
-            node.rejoined(now, out)
+        if (senderRank > mine) {
+            if (!node.carriesOthersElection()) {
+                node.forgetElection(now, out)
+                followHigher(node, frame, now, out)
+                node.rejoined(now, out)
+            }
         } else if (senderRank < mine) node.lowerLeadsWhileElecting(now, out)
         return
     }
@@ -67,9 +72,13 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         node.coordinatorRank = senderRank
         node.detector.heartbeat(now, frame.seq)
         // a learning detector's delay just changed: watch from this arrival
-        if (node.detector.learns() && node.role === Role.Follower) node.setTimer(TIMER_WATCH, node.suspicionDelay(), out)
+        if (node.detector.learns()) {
+            if (node.role === Role.Follower) setTimer(TIMER_WATCH, node.suspicionDelay(), out)
+        }
         // We outrank the coordinator we follow: contest it, in every algorithm.
-        if (node.role === Role.Follower && senderRank < mine) node.contest(now, out)
+        if (node.role === Role.Follower) {
+            if (senderRank < mine) node.contest(now, out)
+        }
         return
     }
     // our coordinator's rank: ours if we lead; as its heartbeats told it; its id until one arrived
@@ -77,13 +86,13 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
     const theirs = leading ? mine : node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator
     if (senderRank > mine && (node.coordinator === NO_NODE || senderRank > theirs)) {
         followHigher(node, frame, now, out)
-        node.cancelTimer(TIMER_CONTEST, out)
+        cancelTimer(TIMER_CONTEST, out)
         node.rejoined(now, out)
     } else if (senderRank < mine && leading) {
         // Reassert at once with a heartbeat of our own: the sender follows a higher rank.
         // No election: one could not reach a process the graph hides from us, and would
         // start again at every heartbeat.
-        node.sendHeartbeat(out)
+        sendHeartbeat(node, out)
     } else if (senderRank < mine && (node.coordinator === NO_NODE || theirs < mine)) {
         // Nobody above us leads: contest the lower sender. A follower of a coordinator
         // that outranks the sender leaves it to that coordinator's heartbeats.

@@ -11,7 +11,7 @@ import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter } from "./portable"
-import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
 
 export abstract class NodeState {
     readonly id: number
@@ -124,7 +124,7 @@ export abstract class NodeState {
      * Ring algorithms override it to keep passing on what they carry for others.
      */
     forgetElection(now: number, out: Action[]) {
-        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        for (let t = TIMER_ALGORITHM; t < TIMER_CONTEST; t++) cancelTimer(t, out)
         this.resetAlgorithm()
     }
 
@@ -133,7 +133,7 @@ export abstract class NodeState {
      * algorithm's fault-free election, so that it never fires in the seeds' examples.
      */
     electionBound(): number {
-        return bullyElectionBound(this.timing)
+        return bullyElectionBound(this.ids.length, this.timing)
     }
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
@@ -155,87 +155,67 @@ export abstract class NodeState {
 
     // ---- helpers ----
 
-    /**
-     * Fencing (our extension): a COORDINATOR from an epoch older than this process had
-     * reached before the frame came is stale (delayed, duplicated, or from the far side
-     * of a partition) and is refused, unless its sender outranks the coordinator we have:
-     * a recovered process's epoch may lag behind, and the seeds let the highest take over.
-     */
-    isStaleCoordinator(frame: Frame): boolean {
-        if (!epochAfter(this.epochBeforeFrame, frame.epoch)) return false
-        const current = this.coordinator === NO_NODE ? -1 : this.coordinator
-        return frame.src <= current || frame.src <= this.id
-    }
-
-    /** A whole number in [0, bound), from the driver's seed. */
-    draw(bound: number): number {
-        return this.jitter.below(bound)
-    }
-
-    /** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
-    isMember(id: number): boolean {
-        return indexOfSorted(this.ids, id) >= 0
-    }
-
-    /** True when every id in `list` is a member. */
-    allMembers(list: number[]): boolean {
-        for (let i = 0; i < list.length; i++) if (indexOfSorted(this.ids, list[i]) < 0) return false
-        return true
-    }
-
-    /** Ids above this one, ascending. */
-    higherIds(): number[] {
-        return this.ids.slice(this.index + 1)
-    }
-
-    /** Ids below this one, ascending. */
-    lowerIds(): number[] {
-        return this.ids.slice(0, this.index)
-    }
-
-    othersIds(): number[] {
-        const all: number[] = []
-        for (let i = 0; i < this.ids.length; i++) if (i !== this.index) all.push(this.ids[i])
-        return all
-    }
-
     /** Silence from the coordinator after which it is suspected. */
     suspicionDelay(): number {
         return this.detector.delay()
     }
+}
 
-    frame(kind: Kind, dst: number): Frame {
-        return makeFrame(kind, this.algorithm, this.group, this.epoch, this.id, dst)
-    }
+// Helpers, as functions: a method is in every image that holds the class, called or not, a
+// function only in those that call it (and a call to it names no receiver).
 
-    send(kind: Kind, to: number, out: Action[]): Frame {
-        const f = this.frame(kind, to)
-        out.push({ type: ActionType.Send, to: [to], frame: f })
-        return f
-    }
+/** True when `id` is one of the cluster's processes: ids taken from payloads are checked. */
+export function isMember(node: NodeState, id: number): boolean {
+    return indexOfSorted(node.ids, id) >= 0
+}
 
-    /** One frame to several processes: one message each, one broadcast frame on a bus. */
-    multicast(kind: Kind, to: number[], out: Action[]): Frame {
-        if (to.length === 0) return null
-        const f = this.frame(kind, to.length === 1 ? to[0] : BROADCAST)
-        out.push({ type: ActionType.Send, to: to, frame: f })
-        return f
-    }
+export function othersIds(node: NodeState): number[] {
+    const all: number[] = []
+    for (let i = 0; i < node.ids.length; i++) if (i !== node.index) all.push(node.ids[i])
+    return all
+}
 
-    /** A heartbeat to all, with the sender's rank, so that conflicts are settled by rank (bids), not by id. */
-    sendHeartbeat(out: Action[]) {
-        const f = this.frame(Kind.HEARTBEAT, BROADCAST)
-        f.bid = this.rank()
-        this.heartbeatSeq = this.heartbeatSeq < MAX_SEQ ? this.heartbeatSeq + 1 : 1
-        f.seq = this.heartbeatSeq
-        out.push({ type: ActionType.Send, to: this.othersIds(), frame: f })
-    }
+export function frameFrom(node: NodeState, kind: Kind, dst: number): Frame {
+    return makeFrame(kind, node.algorithm, node.group, node.epoch, node.id, dst)
+}
 
-    setTimer(timer: number, delay: number, out: Action[]) {
-        out.push({ type: ActionType.SetTimer, timer: timer, delay: delay })
-    }
+export function send(node: NodeState, kind: Kind, to: number, out: Action[]): Frame {
+    const f = frameFrom(node, kind, to)
+    out.push({ type: ActionType.Send, to: [to], frame: f })
+    return f
+}
 
-    cancelTimer(timer: number, out: Action[]) {
-        out.push({ type: ActionType.CancelTimer, timer: timer })
-    }
+/** One frame to several processes: one message each, one broadcast frame on a bus. */
+export function multicast(node: NodeState, kind: Kind, to: number[], out: Action[]): Frame {
+    if (to.length === 0) return null
+    const f = frameFrom(node, kind, to.length === 1 ? to[0] : BROADCAST)
+    out.push({ type: ActionType.Send, to: to, frame: f })
+    return f
+}
+
+/** A heartbeat to all, with the sender's rank, so that conflicts are settled by rank (bids), not by id. */
+export function sendHeartbeat(node: NodeState, out: Action[]) {
+    const f = frameFrom(node, Kind.HEARTBEAT, BROADCAST)
+    f.bid = node.rank()
+    node.heartbeatSeq = node.heartbeatSeq < MAX_SEQ ? node.heartbeatSeq + 1 : 1
+    f.seq = node.heartbeatSeq
+    out.push({ type: ActionType.Send, to: othersIds(node), frame: f })
+}
+
+/**
+ * Fencing (our extension): a COORDINATOR from an epoch older than this process had
+ * reached before the frame came is stale (delayed, duplicated, or from the far side
+ * of a partition) and is refused, unless its sender outranks the coordinator we have:
+ * a recovered process's epoch may lag behind, and the seeds let the highest take over.
+ */
+export function isStaleCoordinator(node: NodeState, frame: Frame): boolean {
+    if (!epochAfter(node.epochBeforeFrame, frame.epoch)) return false
+    const current = node.coordinator === NO_NODE ? -1 : node.coordinator
+    return frame.src <= current || frame.src <= node.id
+}
+
+/** True when every id in `list` is one of `node`'s members. */
+export function allMembers(node: NodeState, list: number[]): boolean {
+    for (let i = 0; i < list.length; i++) if (indexOfSorted(node.ids, list[i]) < 0) return false
+    return true
 }

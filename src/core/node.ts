@@ -12,16 +12,18 @@ import { armDeadline, onDeadline, waitsForLeader } from "./deadline"
 import { BROADCAST, Frame, Kind } from "./frame"
 import { awaitFirstHeartbeats, claimFirst, finishClaim, onHandover, onResign } from "./handover"
 import { onContestTimer, onHeartbeat, onHeartbeatTimer, onWatchTimer } from "./liveness"
-import { NodeState } from "./node-state"
+import { isMember, NodeState, sendHeartbeat } from "./node-state"
 import { epochAfter, nextEpoch } from "./portable"
 import {
     Action,
     ActionType,
+    cancelTimer,
     Ignored,
     indexOfSorted,
     MAX_TIMERS,
     NO_NODE,
     Role,
+    setTimer,
     TIMER_CONTEST,
     TIMER_DEADLINE,
     TIMER_HANDOVER,
@@ -61,39 +63,45 @@ export abstract class ElectionNode extends NodeState {
             if (joining) awaitFirstHeartbeats(this, now, out)
             return
         }
-        if (joining && this.timing.heartbeatInterval > 0) {
-            this.freshMemory = true
-            this.poweredOn = true
-            this.takeCoordinatorRole(out)
-            return
+        if (joining) {
+            if (this.timing.heartbeatInterval > 0) {
+                this.freshMemory = true
+                this.poweredOn = true
+                this.takeCoordinatorRole(out)
+                return
+            }
         }
         this.setRole(Role.Coordinator, this.id, out)
         if (this.timing.heartbeatInterval > 0)
-            this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+            setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
     /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
     hears(frame: Frame): boolean {
-        return !this.crashed && frame.src !== this.id && (frame.dst === BROADCAST || frame.dst === this.id)
+        if (this.crashed) return false
+        if (frame.src === this.id) return false
+        return frame.dst === BROADCAST || frame.dst === this.id
     }
 
     /** A decoded frame arrived. Returns true when the node acted on it. */
     receive(frame: Frame, now: number, out: Action[]): boolean {
         if (this.crashed) return false
         this.clock = now
-        if (frame.group !== this.group) return this.ignore(Ignored.OtherGroup)
+        if (frame.group !== this.group) return ignore(this, Ignored.OtherGroup)
         if (frame.algorithm !== this.algorithm) {
             this.misconfigure(out)
-            return this.ignore(Ignored.OtherAlgorithm)
+            return ignore(this, Ignored.OtherAlgorithm)
         }
-        if (frame.dst !== BROADCAST && frame.dst !== this.id) return this.ignore(Ignored.NotForMe)
+        if (frame.dst !== BROADCAST) {
+            if (frame.dst !== this.id) return ignore(this, Ignored.NotForMe)
+        }
         if (frame.src === this.id) {
             // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
             // news; a unicast to us from our own id we never sent: another process has our id.
             if (frame.dst === this.id) this.misconfigure(out)
-            return this.ignore(Ignored.OwnId)
+            return ignore(this, Ignored.OwnId)
         }
-        if (indexOfSorted(this.ids, frame.src) < 0) return this.ignore(Ignored.UnknownSender)
+        if (indexOfSorted(this.ids, frame.src) < 0) return ignore(this, Ignored.UnknownSender)
         this.heardFrom(frame.src)
         if (frame.kind === Kind.HEARTBEAT) {
             onHeartbeat(this, frame, now, out)
@@ -102,10 +110,16 @@ export abstract class ElectionNode extends NodeState {
         if (frame.src === this.coordinator) this.lastHeardFromCoordinator = now
         this.epochBeforeFrame = this.epoch
         if (epochAfter(frame.epoch, this.epoch)) this.epoch = frame.epoch
-        if (frame.kind === Kind.HANDOVER) return onHandover(this, frame, now, out) || this.ignore(Ignored.Unexpected)
-        if (frame.kind === Kind.RESIGN) return onResign(this, frame, out) || this.ignore(Ignored.Unexpected)
+        if (frame.kind === Kind.HANDOVER) {
+            if (onHandover(this, frame, now, out)) return true
+            return ignore(this, Ignored.Unexpected)
+        }
+        if (frame.kind === Kind.RESIGN) {
+            if (onResign(this, frame, out)) return true
+            return ignore(this, Ignored.Unexpected)
+        }
         const handled = this.onFrame(frame, now, out)
-        if (!handled) this.ignore(Ignored.Unexpected)
+        if (!handled) ignore(this, Ignored.Unexpected)
         return handled
     }
 
@@ -122,7 +136,8 @@ export abstract class ElectionNode extends NodeState {
 
     /** This process notices that the coordinator does not answer. */
     suspect(now: number, out: Action[]) {
-        if (this.crashed || this.coordinator === this.id) return
+        if (this.crashed) return
+        if (this.coordinator === this.id) return
         this.clock = now
         this.coordinatorSuspected = true
         this.onSuspect(now, out)
@@ -133,20 +148,25 @@ export abstract class ElectionNode extends NodeState {
      * news of a failure that no timeout had to wait for.
      */
     peerLeft(id: number, now: number, out: Action[]) {
-        if (this.crashed || id === this.id) return
+        if (this.crashed) return
+        if (id === this.id) return
         this.clock = now
         if (id === this.coordinator) this.coordinatorSuspected = true
         // the coordinator our claim waits for has gone: nobody is left to resign
-        if (this.claiming && id === this.claimNamed) finishClaim(this, out)
+        if (this.claiming) {
+            if (id === this.claimNamed) finishClaim(this, out)
+        }
         this.onPeerLeft(id, now, out)
-        if (id === this.coordinator && this.role === Role.Follower) this.onSuspect(now, out)
+        if (id === this.coordinator) {
+            if (this.role === Role.Follower) this.onSuspect(now, out)
+        }
     }
 
     crash(now: number, out: Action[]) {
         if (this.crashed) return
         this.crashed = true
         this.resetAlgorithm()
-        for (let t = 0; t < MAX_TIMERS; t++) this.cancelTimer(t, out)
+        for (let t = 0; t < MAX_TIMERS; t++) cancelTimer(t, out)
         this.setRole(Role.Crashed, NO_NODE, out)
     }
 
@@ -175,7 +195,9 @@ export abstract class ElectionNode extends NodeState {
 
     setRole(role: Role, coordinator: number, out: Action[]) {
         if (this.misconfigured) role = Role.Misconfigured
-        if (role === this.role && coordinator === this.coordinator) return
+        if (role === this.role) {
+            if (coordinator === this.coordinator) return
+        }
         if (coordinator !== this.coordinator) {
             this.coordinatorRank = -1
             this.coordinatorSuspected = false
@@ -183,10 +205,14 @@ export abstract class ElectionNode extends NodeState {
                 this.claiming = false
                 this.poweredOn = false
             }
-            if (coordinator !== NO_NODE && coordinator !== this.id) this.freshMemory = false
+            if (coordinator !== NO_NODE) {
+                if (coordinator !== this.id) this.freshMemory = false
+            }
         }
         const wasWaiting = waitsForLeader(this)
-        if (coordinator !== NO_NODE && (role === Role.Follower || role === Role.Coordinator)) this.restarts = 0
+        if (coordinator !== NO_NODE) {
+            if (role === Role.Follower || role === Role.Coordinator) this.restarts = 0
+        }
         this.role = role
         this.coordinator = coordinator
         out.push({
@@ -197,12 +223,15 @@ export abstract class ElectionNode extends NodeState {
         })
         // Electing, or following nobody, always has a way out; a crash cancels every timer itself.
         const waiting = waitsForLeader(this)
-        if (waiting && !wasWaiting) armDeadline(this, out)
-        else if (!waiting && wasWaiting && role !== Role.Crashed) this.cancelTimer(TIMER_DEADLINE, out)
+        if (waiting) {
+            if (!wasWaiting) armDeadline(this, out)
+        } else if (wasWaiting) {
+            if (role !== Role.Crashed) cancelTimer(TIMER_DEADLINE, out)
+        }
     }
 
     /** Take the coordinator role in a new epoch and start heartbeats. */
-    protected takeCoordinatorRole(out: Action[]) {
+    takeCoordinatorRole(out: Action[]) {
         this.epoch = nextEpoch(this.epoch)
         this.assumeCoordinatorRole(out)
     }
@@ -210,49 +239,50 @@ export abstract class ElectionNode extends NodeState {
     /** Take the coordinator role in the current epoch (set by the election) and start heartbeats. */
     assumeCoordinatorRole(out: Action[]) {
         const already = this.role === Role.Coordinator
-        if (!already && claimFirst(this, out)) return
+        if (!already) {
+            if (claimFirst(this, out)) return
+        }
         this.setRole(Role.Coordinator, this.id, out)
-        this.cancelTimer(TIMER_WATCH, out)
+        cancelTimer(TIMER_WATCH, out)
         if (this.timing.heartbeatInterval > 0) {
             // A new coordinator says so at once: processes that already follow it (a ring
             // result reaches them before it reaches the winner) must not wait a period.
-            if (!already && this.role === Role.Coordinator) this.sendHeartbeat(out)
-            this.setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
+            if (!already) {
+                if (this.role === Role.Coordinator) sendHeartbeat(this, out)
+            }
+            setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
         }
     }
 
     /** Accept `coordinator` and watch it for silence. A non-member is never followed. */
     follow(coordinator: number, now: number, out: Action[]) {
-        if (!this.isMember(coordinator) || coordinator === this.id) return
+        if (!isMember(this, coordinator)) return
+        if (coordinator === this.id) return
         this.claimedUntil = 0
         this.detector.watch(coordinator)
         this.setRole(Role.Follower, coordinator, out)
         this.lastHeardFromCoordinator = now
         if (this.timing.heartbeatInterval > 0) {
-            this.cancelTimer(TIMER_HEARTBEAT, out)
-            this.setTimer(TIMER_WATCH, this.suspicionDelay(), out)
+            cancelTimer(TIMER_HEARTBEAT, out)
+            setTimer(TIMER_WATCH, this.suspicionDelay(), out)
         }
         // Where rank is the id, a lower coordinator is known at once: contest it (after T,
         // so that frames in flight land first). Bid-ring learns ranks from bids instead.
         if (this.ranksById() && coordinator < this.id)
-            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
-        else this.cancelTimer(TIMER_CONTEST, out)
+            setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        else cancelTimer(TIMER_CONTEST, out)
     }
 
     /** The coordinator's rank is known (a bid-ring result): contest it if we outrank it. */
     noteCoordinatorRank(rank: number, out: Action[]) {
         this.coordinatorRank = rank
-        if (this.role === Role.Follower && rank < this.rank())
-            this.setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        if (this.role === Role.Follower) {
+            if (rank < this.rank()) setTimer(TIMER_CONTEST, this.timing.answerTimeout, out)
+        }
     }
 
-    protected enterElection(out: Action[]) {
+    enterElection(out: Action[]) {
         this.setRole(Role.Electing, this.coordinator, out)
-    }
-
-    private ignore(reason: Ignored): boolean {
-        this.ignored[reason]++
-        return false
     }
 
     /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
@@ -262,3 +292,9 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Misconfigured, this.coordinator, out)
     }
 }
+
+function ignore(node: ElectionNode, reason: Ignored): boolean {
+    node.ignored[reason] = node.ignored[reason] + 1
+    return false
+}
+

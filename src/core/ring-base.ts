@@ -8,12 +8,13 @@
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
-import { AckLink } from "./ack-link"
+import { AckLink, removeMessages } from "./ack-link"
 import { Algorithm, Frame, Kind, MAX_SEQ } from "./frame"
-import { Action, ActionType, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
+import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { CheckHints } from "./descriptor"
 import { ElectionNode } from "./node"
 import { ringElectionBound, ringRoundTrip } from "./bounds"
+import { send } from "./node-state"
 
 /** Ring messages remembered to drop their copies. */
 export const SEEN_MESSAGES = 32
@@ -44,26 +45,29 @@ export abstract class RingBaseNode extends ElectionNode {
     readonly ringPos: number
     // down, downAt, link, lastSeq and seen are public: the exhaustive check writes them into
     // a state's key in its own way (times as ages, seqs by who gave them: ringBaseCheckHints)
+    // (the fields below are set by the constructor and clearRing, not by initializers: the
+    // same assignments twice would cost every ring image bytes)
     /** down[i]: this process believes ids[i] is down, since downAt[i]. */
-    down: boolean[] = []
-    downAt: number[] = []
+    down: boolean[]
+    downAt: number[]
     /** Ring messages sent and not yet acknowledged, oldest first (ack-link.ts). */
     readonly link: AckLink
     /** Last seq this process gave a message it originated. */
-    lastSeq = 0
+    lastSeq: number
     /** Keys of the ring messages handled last (a small ring buffer), to drop copies. */
-    seen: number[] = []
-    private seenNext = 0
+    seen: number[]
+    // (this one and the next are the module's functions' too)
+    seenNext: number
     /** Depth of messages handed to our own handler because everybody else is down. */
-    private loopback = 0
+    loopback: number
 
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
         this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout)
         // A rebooted board must not reuse the seqs its peers remember: start anywhere.
-        this.lastSeq = this.draw(MAX_SEQ)
-        this.clearRing()
+        this.lastSeq = this.jitter.below(MAX_SEQ)
+        clearRing(this)
     }
 
     // ---- what each ring algorithm defines ----
@@ -71,7 +75,7 @@ export abstract class RingBaseNode extends ElectionNode {
     /** Forget the algorithm's own state (start, crash, recovery). */
     protected abstract resetRing(): void
     /** Start this algorithm's election (unless one is already on here). */
-    protected abstract beginElection(now: number, out: Action[]): void
+    abstract beginElection(now: number, out: Action[]): void
     /** True for the kinds that travel round the ring (acknowledged, bypassing dead successors). */
     protected abstract isRingKind(kind: number): boolean
     /** A ring message arrived (already acknowledged). */
@@ -85,7 +89,7 @@ export abstract class RingBaseNode extends ElectionNode {
     // ---- the shared mechanism ----
 
     protected resetAlgorithm() {
-        this.clearRing()
+        clearRing(this)
         this.resetRing()
     }
 
@@ -95,9 +99,9 @@ export abstract class RingBaseNode extends ElectionNode {
      * must not die with ours.
      */
     override forgetElection(now: number, out: Action[]) {
-        for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) this.cancelTimer(t, out)
+        for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
-        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frameAt(k).initiator === this.id) this.link.removeAt(k)
+        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frames[k].initiator === this.id) removeMessages(this.link, k, -1)
         this.link.rearm(now, out)
         this.leaveRing()
     }
@@ -111,33 +115,27 @@ export abstract class RingBaseNode extends ElectionNode {
         this.beginElection(now, out)
     }
 
-    /** A lower process heartbeats as coordinator: hold an election; nobody is known down. */
-    override contest(now: number, out: Action[]) {
-        this.beginElection(now, out)
-    }
-
     protected override heardFrom(id: number) {
         this.markUp(id)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
-        if (frame.kind === Kind.ACK) return this.onAck(frame, now, out)
+        if (frame.kind === Kind.ACK) return onAck(this, frame, now, out)
         if (this.isRingKind(frame.kind)) {
-            const ack = this.send(Kind.ACK, frame.src, out)
+            const ack = send(this, Kind.ACK, frame.src, out)
             ack.seq = frame.seq
             ack.initiator = frame.initiator
             ack.bid = frame.kind
-            if (!this.firstSight(frame)) return true
+            if (!firstSight(this, frame)) return true
             return this.onRingFrame(frame, now, out)
         }
         return this.onDirectFrame(frame, now, out)
     }
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_RING_ACK) this.onAckTimeout(now, out)
+        if (timer === TIMER_RING_ACK) onAckTimeout(this, now, out)
         else this.onRingTimer(timer, now, out)
     }
-
 
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {
@@ -155,48 +153,19 @@ export abstract class RingBaseNode extends ElectionNode {
         return i >= 0 && this.down[i]
     }
 
-    protected markDown(id: number, now: number) {
+    markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
-        if (i >= 0 && id !== this.id) {
-            this.down[i] = true
-            this.downAt[i] = now
+        if (i >= 0) {
+            if (id !== this.id) {
+                this.down[i] = true
+                this.downAt[i] = now
+            }
         }
     }
 
-    /**
-     * Our extension: with the failure detector on, a process is believed down for one round
-     * trip R, then the next message probes it again. A lost ACK, or a member list from an
-     * election it missed, must not leave a live process out of every later election (it sends
-     * nothing while it follows, so nothing else would show it alive). R is longer than one
-     * message's pass over every dead successor, (n - 1)T, so a pass never probes one twice.
-     */
-    private believedDown(id: number, now: number): boolean {
-        const i = indexOfSorted(this.ids, id)
-        if (i < 0 || !this.down[i]) return false
-        if (this.timing.heartbeatInterval > 0 && now - this.downAt[i] >= this.roundTrip()) {
-            this.down[i] = false
-            return false
-        }
-        return true
-    }
-
-    protected markUp(id: number) {
+    markUp(id: number) {
         const i = indexOfSorted(this.ids, id)
         if (i >= 0) this.down[i] = false
-    }
-
-    /** Forget which successors we found down: the next message probes each of them again. */
-    protected forgetDown() {
-        for (let i = 0; i < this.down.length; i++) this.down[i] = false
-    }
-
-    /** A membership list is the truth about who is up: everybody else is down. */
-    protected adoptMembers(members: number[], now: number) {
-        for (let i = 0; i < this.ids.length; i++) {
-            this.down[i] = this.ids[i] !== this.id
-            this.downAt[i] = now
-        }
-        for (let k = 0; k < members.length; k++) this.markUp(members[k])
     }
 
     /** Ring messages still waiting for their ACK. */
@@ -208,12 +177,12 @@ export abstract class RingBaseNode extends ElectionNode {
      * Sends `f` (src, kind and payload set) to the next successor not known to be down,
      * and waits for its ACK.
      */
-    protected passOn(f: Frame, now: number, out: Action[]) {
-        if (f.seq === 0) f.seq = this.nextSeq()
+    passOn(f: Frame, now: number, out: Action[]) {
+        if (f.seq === 0) f.seq = nextSeq(this)
         const n = this.ringOrder.length
         for (let step = 1; step < n; step++) {
             const id = this.ringOrder[(this.ringPos + step) % n]
-            if (!this.believedDown(id, now)) {
+            if (!believedDown(this, id, now)) {
                 f.dst = id
                 out.push({ type: ActionType.Send, to: [id], frame: f })
                 this.link.expect(id, ackTag(f.kind, f.initiator, f.seq), f, now, out)
@@ -225,78 +194,112 @@ export abstract class RingBaseNode extends ElectionNode {
         // handler passes on again from there could never reach anybody.
         if (this.loopback > 0) return
         f.dst = this.id
-        this.loopback++
+        this.loopback = this.loopback + 1
         this.onRingFrame(f, now, out)
-        this.loopback--
+        this.loopback = this.loopback - 1
     }
+}
 
-    /** Copies a ring message's identity onto the frame that forwards it. */
-    protected sameMessage(from: Frame, to: Frame): Frame {
-        to.seq = from.seq
-        return to
-    }
-
-    private nextSeq(): number {
-        this.lastSeq = this.lastSeq >= MAX_SEQ ? 1 : this.lastSeq + 1
-        return this.lastSeq
-    }
-
-    /**
-     * False for a copy of a ring message this process has already handled: the same message
-     * (kind, initiator, seq) whatever list or bid it carries. A late ACK makes the sender pass
-     * the message past a live successor, which passes on its own version too, and a version's
-     * list and bid grow on its way (ring's ELECTION carries the newest epoch it met):
-     * forwarding each version would fork the message at every late hop and multiply it
-     * round the ring.
-     */
-    private firstSight(frame: Frame): boolean {
-        const key = ackTag(frame.kind, frame.initiator, frame.seq)
-        if (this.seen.indexOf(key) >= 0) return false
-        if (this.seen.length < SEEN_MESSAGES) this.seen.push(key)
-        else {
-            this.seen[this.seenNext] = key
-            this.seenNext = (this.seenNext + 1) % SEEN_MESSAGES
+/**
+ * Our extension: with the failure detector on, a process is believed down for one round
+ * trip R, then the next message probes it again. A lost ACK, or a member list from an
+ * election it missed, must not leave a live process out of every later election (it sends
+ * nothing while it follows, so nothing else would show it alive). R is longer than one
+ * message's pass over every dead successor, (n - 1)T, so a pass never probes one twice.
+ */
+function believedDown(node: RingBaseNode, id: number, now: number): boolean {
+    const i = indexOfSorted(node.ids, id)
+    if (i < 0) return false
+    if (!node.down[i]) return false
+    if (node.timing.heartbeatInterval > 0) {
+        if (now - node.downAt[i] >= node.roundTrip()) {
+            node.down[i] = false
+            return false
         }
-        return true
     }
+    return true
+}
 
-    private onAck(frame: Frame, now: number, out: Action[]): boolean {
-        const k = this.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
-        if (k === 0) this.link.rearm(now, out)
-        return k >= 0 // false when late: the sender was already given up
+function nextSeq(node: RingBaseNode): number {
+    node.lastSeq = node.lastSeq >= MAX_SEQ ? 1 : node.lastSeq + 1
+    return node.lastSeq
+}
+
+/**
+ * False for a copy of a ring message this process has already handled: the same message
+ * (kind, initiator, seq) whatever list or bid it carries. A late ACK makes the sender pass
+ * the message past a live successor, which passes on its own version too, and a version's
+ * list and bid grow on its way (ring's ELECTION carries the newest epoch it met):
+ * forwarding each version would fork the message at every late hop and multiply it
+ * round the ring.
+ */
+function firstSight(node: RingBaseNode, frame: Frame): boolean {
+    const key = ackTag(frame.kind, frame.initiator, frame.seq)
+    if (node.seen.indexOf(key) >= 0) return false
+    if (node.seen.length < SEEN_MESSAGES) node.seen.push(key)
+    else {
+        node.seen[node.seenNext] = key
+        node.seenNext = (node.seenNext + 1) % SEEN_MESSAGES
     }
+    return true
+}
 
-    private onAckTimeout(now: number, out: Action[]) {
-        const link = this.link
-        const due = link.count() > 0 && link.deadlineAt(0) <= now
-        while (link.count() > 0 && link.deadlineAt(0) <= now) {
-            const dead = link.dstAt(0)
-            this.markDown(dead, now)
-            // Everything still waiting on `dead` goes to the next successor, in order.
-            const again = link.takeWaitingOn(dead)
-            const wasEmpty = link.count() === 0
-            for (let k = 0; k < again.length; k++) {
-                this.passOn(copyFrame(again[k]), now, out)
-            }
-            // passOn armed the timer when the queue was empty; otherwise arm it here.
-            if (!wasEmpty) link.rearm(now, out)
+function onAck(node: RingBaseNode, frame: Frame, now: number, out: Action[]): boolean {
+    const k = node.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
+    if (k === 0) node.link.rearm(now, out)
+    return k >= 0 // false when late: the sender was already given up
+}
+
+function onAckTimeout(node: RingBaseNode, now: number, out: Action[]) {
+    const link = node.link
+    const due = link.count() > 0 && link.deadlines[0] <= now
+    while (link.count() > 0 && link.deadlines[0] <= now) {
+        const dead = link.dsts[0]
+        node.markDown(dead, now)
+        // Everything still waiting on `dead` goes to the next successor, in order.
+        const again = link.takeWaitingOn(dead)
+        const wasEmpty = link.count() === 0
+        for (let k = 0; k < again.length; k++) {
+            node.passOn(copyFrame(again[k]), now, out)
         }
-        // The message this wait was for has gone (dropped with our election): wait for the
-        // oldest one left.
-        if (!due) link.rearm(now, out)
+        // passOn armed the timer when the queue was empty; otherwise arm it here.
+        if (!wasEmpty) link.rearm(now, out)
     }
+    // The message this wait was for has gone (dropped with our election): wait for the
+    // oldest one left.
+    if (!due) link.rearm(now, out)
+}
 
-    private clearRing() {
-        this.down = []
-        this.downAt = []
-        for (let i = 0; i < this.ids.length; i++) {
-            this.down.push(false)
-            this.downAt.push(0)
-        }
-        this.link.clear()
-        this.seen = []
-        this.seenNext = 0
-        this.loopback = 0
+function clearRing(node: RingBaseNode) {
+    node.down = []
+    node.downAt = []
+    for (let i = 0; i < node.ids.length; i++) {
+        node.down.push(false)
+        node.downAt.push(0)
+    }
+    node.link.clear()
+    node.seen = []
+    node.seenNext = 0
+    node.loopback = 0
+}
+
+// Steps one ring algorithm takes, as functions: a method is in every ring image, a
+// function only in those that call it.
+
+/** Forget which successors `node` found down: the next message probes each of them again. */
+export function forgetDown(node: RingBaseNode) {
+    for (let i = 0; i < node.down.length; i++) node.down[i] = false
+}
+
+/** A membership list is the truth about who is up: everybody else is down. */
+export function adoptMembers(node: RingBaseNode, members: number[], now: number) {
+    for (let i = 0; i < node.ids.length; i++) {
+        node.down[i] = node.ids[i] !== node.id
+        node.downAt[i] = now
+    }
+    for (let k = 0; k < members.length; k++) {
+        const i = indexOfSorted(node.ids, members[k])
+        if (i >= 0) node.down[i] = false
     }
 }
 

@@ -14,19 +14,22 @@
 
 import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, NodeConfig, Role, Timing } from "./contract"
-import { convergenceAfterFaults, ringElectionBound } from "./bounds"
+import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
+import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
+import { allMembers, frameFrom, isMember } from "./node-state"
+import { adoptMembers, RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
 const TIMER_RESULT = TIMER_RING_FREE
 
 export class RingNode extends RingBaseNode {
+    // (state public to the module: its steps are functions after the class, which cost a
+    // board no class-table entry each)
     /** This process's own ELECTION is out. */
-    private electing = false
+    electing = false
     /** Epoch of the COORDINATOR accepted last. */
-    private acceptedEpoch = -1
+    acceptedEpoch = -1
 
     constructor(config: NodeConfig) {
         super(Algorithm.Ring, config)
@@ -58,38 +61,43 @@ export class RingNode extends RingBaseNode {
      * the wait (campaign seed ring mixed 3830).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_RESULT && this.role === Role.Electing && !this.electing) this.holdElection(now, out)
+        if (timer !== TIMER_RESULT) return
+        if (this.role !== Role.Electing) return
+        if (!this.electing) holdElection(this, now, out)
     }
 
-
-    protected beginElection(now: number, out: Action[]) {
+    beginElection(now: number, out: Action[]) {
         if (this.electing) return
-        this.holdElection(now, out)
+        holdElection(this, now, out)
     }
 
     protected onRecover(now: number, out: Action[]) {
-        this.holdElection(now, out)
+        holdElection(this, now, out)
     }
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         // Ids from payloads must be members (a list naming a stranger is dropped).
-        if (!this.isMember(frame.initiator) || !this.allMembers(frame.list) || frame.list.length === 0) return false
+        if (!isMember(this, frame.initiator)) return false
+        if (!allMembers(this, frame.list)) return false
+        if (frame.list.length === 0) return false
         if (frame.kind === Kind.ELECTION) {
             const list = frame.list
             if (list.indexOf(this.id) >= 0) {
-                this.electionReturned(frame, now, out)
+                electionReturned(this, frame, now, out)
                 return true
             }
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
-            const f = this.sameMessage(frame, this.frame(Kind.ELECTION, 0))
+            const f = frameFrom(this, Kind.ELECTION, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.initiator = frame.initiator
             // the newest accepted epoch on the way, compared as serial numbers (they wrap)
             f.bid = this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.bid) ? this.acceptedEpoch : frame.bid
             f.list = list.slice(0)
             f.list.push(this.id)
             this.passOn(f, now, out)
-            this.setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
+            setTimer(TIMER_RESULT, this.roundTrip() + this.timing.coordinatorTimeout, out)
             return true
         }
         if (frame.kind === Kind.COORDINATOR) {
@@ -97,13 +105,20 @@ export class RingNode extends RingBaseNode {
             if (frame.initiator === this.id) return true
             const c = frame.bid
             if (frame.list.indexOf(c) < 0) return false
-            if (this.role !== Role.Electing && this.coordinator === c && this.acceptedEpoch === frame.epoch)
-                return true
+            if (this.role !== Role.Electing) {
+                if (this.coordinator === c) {
+                    if (this.acceptedEpoch === frame.epoch) return true
+                }
+            }
             // A result older than the one accepted is stale: it dies here instead of circling.
-            if (this.acceptedEpoch >= 0 && epochAfter(this.acceptedEpoch, frame.epoch)) return true
-            this.adoptMembers(frame.list, now)
-            this.accept(c, frame.epoch, now, out)
-            const f = this.sameMessage(frame, this.frame(Kind.COORDINATOR, 0))
+            if (this.acceptedEpoch >= 0) {
+                if (epochAfter(this.acceptedEpoch, frame.epoch)) return true
+            }
+            adoptMembers(this, frame.list, now)
+            accept(this, c, frame.epoch, now, out)
+            const f = frameFrom(this, Kind.COORDINATOR, 0)
+            // the same ring message, forwarded
+            f.seq = frame.seq
             f.epoch = frame.epoch
             f.initiator = frame.initiator
             f.bid = c
@@ -113,48 +128,50 @@ export class RingNode extends RingBaseNode {
         }
         return false
     }
+}
 
-    private holdElection(now: number, out: Action[]) {
-        this.electing = true
-        this.epoch = nextEpoch(this.epoch)
-        this.enterElection(out)
-        const f = this.frame(Kind.ELECTION, 0)
-        f.initiator = this.id
-        f.bid = this.acceptedEpoch >= 0 ? this.acceptedEpoch : 0
-        f.list = [this.id]
-        this.passOn(f, now, out)
-    }
+function holdElection(node: RingNode, now: number, out: Action[]) {
+    node.electing = true
+    node.epoch = nextEpoch(node.epoch)
+    node.enterElection(out)
+    const f = frameFrom(node, Kind.ELECTION, 0)
+    f.initiator = node.id
+    f.bid = node.acceptedEpoch >= 0 ? node.acceptedEpoch : 0
+    f.list = [node.id]
+    node.passOn(f, now, out)
+}
 
-    /** The ELECTION went round: announce the highest number in it, once round the ring. */
-    private electionReturned(frame: Frame, now: number, out: Action[]) {
-        const c = maxOf(frame.list)
-        // Someone else's COORDINATOR already told us this result.
-        if (this.role !== Role.Electing && this.coordinator === c) return
-        // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
-        if (!epochAfter(this.epoch, frame.bid)) this.epoch = nextEpoch(frame.bid)
-        this.adoptMembers(frame.list, now)
-        this.accept(c, this.epoch, now, out)
-        const f = this.frame(Kind.COORDINATOR, 0)
-        f.initiator = this.id
-        f.bid = c
-        f.list = frame.list.slice(0)
-        this.passOn(f, now, out)
+/** The ELECTION went round: announce the highest number in it, once round the ring. */
+function electionReturned(node: RingNode, frame: Frame, now: number, out: Action[]) {
+    const c = maxOf(frame.list)
+    // Someone else's COORDINATOR already told us this result.
+    if (node.role !== Role.Electing) {
+        if (node.coordinator === c) return
     }
+    // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
+    if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
+    adoptMembers(node, frame.list, now)
+    accept(node, c, node.epoch, now, out)
+    const f = frameFrom(node, Kind.COORDINATOR, 0)
+    f.initiator = node.id
+    f.bid = c
+    f.list = frame.list.slice(0)
+    node.passOn(f, now, out)
+}
 
-    private accept(c: number, epoch: number, now: number, out: Action[]) {
-        this.acceptedEpoch = epoch
-        this.electing = false
-        this.cancelTimer(TIMER_RESULT, out)
-        if (epochAfter(epoch, this.epoch)) this.epoch = epoch
-        if (c === this.id) this.assumeCoordinatorRole(out)
-        else this.follow(c, now, out)
-    }
+function accept(node: RingNode, c: number, epoch: number, now: number, out: Action[]) {
+    node.acceptedEpoch = epoch
+    node.electing = false
+    cancelTimer(TIMER_RESULT, out)
+    if (epochAfter(epoch, node.epoch)) node.epoch = epoch
+    if (c === node.id) node.assumeCoordinatorRole(out)
+    else node.follow(c, now, out)
 }
 
 export const ringDescriptor: AlgorithmDescriptor = {
     algorithm: Algorithm.Ring,
     name: "ring",
-    convergenceBound: (n: number, timing: Timing) => convergenceAfterFaults(ringElectionBound(n, timing), timing),
+    electionBound: ringElectionBound,
     create: (config: NodeConfig) => new RingNode(config),
     frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
     timerLabels: ["no ACK within T", "no result within R + T'"],

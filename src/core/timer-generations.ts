@@ -1,6 +1,7 @@
-// Which firing of a timer is still wanted: every driver (the engine, the firmware's driver)
-// keeps one generation per timer slot. Setting a timer again or cancelling it moves the
-// generation on, so a firing scheduled before is recognised as stale and dropped.
+// Which firing of a timer is still wanted: the engine keeps one generation per timer slot
+// (the firmware's driver keeps the same counts in a plain array, cheaper on a board).
+// Setting a timer again or cancelling it moves the generation on, so a firing scheduled
+// before is recognised as stale and dropped.
 //
 // Portable (DeviceScript subset): one plain array.
 

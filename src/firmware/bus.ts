@@ -3,9 +3,9 @@
 // destination's server; broadcast is the `broadcast` event of our own server.
 
 import * as ds from "@devicescript/core"
-import { randomBuffer } from "@devicescript/crypto"
 import { Server, startServer } from "@devicescript/server"
 import { Role } from "../core/contract"
+import { boardRandom32 } from "./crypto"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 
@@ -56,22 +56,12 @@ class ElectionServer extends Server implements ds.ElectlabElectionServerSpec {
     async setCrashed(crashed: boolean) {
         // anyone on the bus may send it: only the virtual lab's image obeys
         if (!this.driver.config.labTools) {
-            this.labCommandsRefused++
+            this.labCommandsRefused = this.labCommandsRefused + 1
             return
         }
         log("action", "n=" + this.driver.config.nodeId + " crashed=" + (crashed ? 1 : 0))
         await this.driver.setCrashed(crashed)
     }
-}
-
-/**
- * A number that differs per device and per boot. Not Math.random: the VM seeds it the same
- * way at every boot (every VM drew 3514796). The crypto source is the chip's RNG on a board
- * and Node's crypto in the VM.
- */
-function bootNonce(): number {
-    const b = randomBuffer(4)
-    return ((b[0] * 256 + b[1]) * 256 + b[2]) * 256 + b[3]
 }
 
 /** Bound, not identified yet. */
@@ -97,16 +87,18 @@ async function onRolePacket(this: ds.ElectlabElection, pkt: ds.Packet) {
 }
 
 export class BusTransport implements FrameTransport {
-    private server: ElectionServer
-    private peers: ds.ElectlabElection[] = []
+    server: ElectionServer
+    peers: ds.ElectlabElection[] = []
     /** Node id behind each role: UNBOUND, UNKNOWN while being identified, SELF for our own server. */
-    private peerNode: number[] = []
+    peerNode: number[] = []
     /** Bound roles waiting to be identified, and whether a fiber is identifying them. */
-    private unidentified: number[] = []
-    private identifying = false
+    unidentified: number[] = []
+    identifying = false
 
-    constructor(private driver: NodeDriver) {
-        this.server = new ElectionServer(driver, bootNonce())
+    constructor(readonly driver: NodeDriver) {
+        // a number that differs per device and per boot: not Math.random, which the VM seeds
+        // the same way at every boot (every VM drew 3514796)
+        this.server = new ElectionServer(driver, boardRandom32())
     }
 
     start() {
@@ -131,9 +123,11 @@ export class BusTransport implements FrameTransport {
                 const bound = role.isBound
                 if (bound === (this.peerNode[i] !== UNBOUND)) return
                 this.peerNode[i] = bound ? UNKNOWN : UNBOUND
-                if (bound) await this.identifyInTurn(i)
-            } else if (pkt.isEvent && pkt.eventCode === EVENT_BROADCAST && this.peerNode[i] !== SELF) {
-                await this.driver.receive(pkt.payload)
+                if (bound) await identifyInTurn(this, i)
+            } else if (pkt.isEvent) {
+                if (pkt.eventCode === EVENT_BROADCAST) {
+                    if (this.peerNode[i] !== SELF) await this.driver.receive(pkt.payload)
+                }
             }
         } catch (e) {
             log("err", "where=role msg=" + e)
@@ -151,92 +145,16 @@ export class BusTransport implements FrameTransport {
         return n
     }
 
-    /**
-     * Identifies freshly bound roles one at a time: at boot every role binds at once, and a
-     * fiber per role, each waiting for two register reads, held 6 KB of the heap at 12 boards.
-     */
-    private async identifyInTurn(i: number) {
-        this.unidentified.push(i)
-        if (this.identifying) return
-        this.identifying = true
-        try {
-            while (this.unidentified.length > 0) {
-                const next = this.unidentified.shift()
-                if (this.peerNode[next] === UNKNOWN) await this.identify(next)
-            }
-        } finally {
-            this.identifying = false
-        }
-    }
-
-    /** Which board a freshly bound role talks to: ourselves, a peer, or a duplicate id. */
-    private async identify(i: number) {
-        const peer = this.peers[i]
-        const id = await peer.nodeId.read()
-        const nonce = await peer.bootNonce.read()
-        const me = this.driver.config.nodeId
-        if (id === me && nonce === this.server.nonce) {
-            this.peerNode[i] = SELF
-            return
-        }
-        this.peerNode[i] = id
-        log("peer", "n=" + me + " peer=" + id)
-        if (id === me) await this.checkTwin(i)
-    }
-
-    /**
-     * Anyone can advertise our id: a hint the driver checks (with a key) before it acts.
-     * Checked again while that role stays bound: a check goes unproven when the other board
-     * had not started, or had not yet found us, when it ran.
-     */
-    private async checkTwin(i: number) {
-        if (this.peerNode[i] !== this.driver.config.nodeId || this.driver.role() === Role.Misconfigured) return
-        await this.driver.duplicateIdReported()
-        const self = this
-        setTimeout(async () => {
-            try {
-                await self.checkTwin(i)
-            } catch (e) {
-                log("err", "where=twin msg=" + e)
-            }
-        }, TWIN_RECHECK_MS)
-    }
-
     /** To every role bound to `dst`: a device advertising that id too cannot divert the frames. */
     async unicast(dst: number, bytes: Buffer) {
         let sent = 0
         for (let i = 0; i < this.peerNode.length; i++) {
             if (this.peerNode[i] !== dst) continue
             sent++
-            await this.command(i, bytes)
+            await command(this, i, bytes)
         }
         // no role bound to the destination: it is off the bus; the algorithm's timeouts cover it
         if (sent === 0) log("lost", "n=" + this.driver.config.nodeId + " dst=" + dst + " why=unroutable")
-    }
-
-    /**
-     * The `frame` command to role i, given up after SEND_TIMEOUT_MS: a command to a role that
-     * lost its binding (its board went off the bus) waits until the role binds again, for ever
-     * if the board never comes back, and every frame the board sends after it would wait too.
-     */
-    private async command(i: number, bytes: Buffer) {
-        const waiter = ds.Fiber.self()
-        const peer = this.peers[i]
-        let done = false
-        const send = async () => {
-            try {
-                await peer.frame(bytes)
-            } catch (e) {
-                log("err", "where=unicast msg=" + e)
-            }
-            done = true
-            if (waiter.suspended) waiter.resume(true)
-        }
-        const sender = send.start()
-        if (!done) await ds.suspend(SEND_TIMEOUT_MS)
-        if (done) return
-        sender.terminate()
-        log("lost", "n=" + this.driver.config.nodeId + " dst=" + this.peerNode[i] + " why=stalled")
     }
 
     async broadcast(bytes: Buffer) {
@@ -247,3 +165,82 @@ export class BusTransport implements FrameTransport {
         }
     }
 }
+
+/**
+ * Identifies freshly bound roles one at a time: at boot every role binds at once, and a
+ * fiber per role, each waiting for two register reads, held 6 KB of the heap at 12 boards.
+ */
+async function identifyInTurn(bus: BusTransport, i: number) {
+    bus.unidentified.push(i)
+    if (bus.identifying) return
+    bus.identifying = true
+    try {
+        while (bus.unidentified.length > 0) {
+            const next = bus.unidentified.shift()
+            if (bus.peerNode[next] === UNKNOWN) await identify(bus, next)
+        }
+    } finally {
+        bus.identifying = false
+    }
+}
+
+/** Which board a freshly bound role talks to: ourselves, a peer, or a duplicate id. */
+async function identify(bus: BusTransport, i: number) {
+    const peer = bus.peers[i]
+    const id = await peer.nodeId.read()
+    const nonce = await peer.bootNonce.read()
+    const me = bus.driver.config.nodeId
+    if (id === me) {
+        if (nonce === bus.server.nonce) {
+            bus.peerNode[i] = SELF
+            return
+        }
+    }
+    bus.peerNode[i] = id
+    log("peer", "n=" + me + " peer=" + id)
+    if (id === me) await checkTwin(bus, i)
+}
+
+/**
+ * Anyone can advertise our id: a hint the driver checks (with a key) before it acts.
+ * Checked again while that role stays bound: a check goes unproven when the other board
+ * had not started, or had not yet found us, when it ran.
+ */
+async function checkTwin(bus: BusTransport, i: number) {
+    if (bus.peerNode[i] !== bus.driver.config.nodeId) return
+    if (bus.driver.role() === Role.Misconfigured) return
+    await bus.driver.duplicateIdReported()
+    setTimeout(async () => {
+        try {
+            await checkTwin(bus, i)
+        } catch (e) {
+            log("err", "where=twin msg=" + e)
+        }
+    }, TWIN_RECHECK_MS)
+}
+
+/**
+ * The `frame` command to role i, given up after SEND_TIMEOUT_MS: a command to a role that
+ * lost its binding (its board went off the bus) waits until the role binds again, for ever
+ * if the board never comes back, and every frame the board sends after it would wait too.
+ */
+async function command(bus: BusTransport, i: number, bytes: Buffer) {
+    const waiter = ds.Fiber.self()
+    const peer = bus.peers[i]
+    let done = false
+    const send = async () => {
+        try {
+            await peer.frame(bytes)
+        } catch (e) {
+            log("err", "where=unicast msg=" + e)
+        }
+        done = true
+        if (waiter.suspended) waiter.resume(true)
+    }
+    const sender = send.start()
+    if (!done) await ds.suspend(SEND_TIMEOUT_MS)
+    if (done) return
+    sender.terminate()
+    log("lost", "n=" + bus.driver.config.nodeId + " dst=" + bus.peerNode[i] + " why=stalled")
+}
+

@@ -9,8 +9,8 @@ import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
+import { isMember } from "../core/node-state"
 import { sum } from "../core/portable"
-import { TimerGenerations } from "../core/timer-generations"
 import { FirmwareConfig } from "./config"
 
 /** How frames leave the board. Implementations must not throw. */
@@ -95,35 +95,42 @@ export class NodeDriver {
     outboxDropped = 0
     /** Tags, counters and the replay window; null when no key is configured. */
     auth: FrameAuth = null
-    private timers: any[] = []
-    private generations = new TimerGenerations(MAX_TIMERS)
-    private problems: string[]
-    private started = false
-    private crashAtStart = false
+    // (internal from here on: the module's functions after the class use these fields; as
+    // functions rather than methods they cost a board no class-table entry each)
+    timers: any[] = []
+    /**
+     * Per timer, the count of its armings and cancellings: a timeout that fires with an older
+     * count was cancelled or set again (the engine's TimerGenerations, as a plain array: a
+     * class costs a board more)
+     */
+    generations: number[] = []
+    problems: string[]
+    started = false
+    crashAtStart = false
     /** The auth layer's refusals already logged, by AuthRefusal; the last sender of each. */
-    private refusalsLogged: number[] = []
-    private refusalsSeen = 0
-    private refusalFrom: number[] = []
-    private refusalLoggedAt = -REFUSAL_LOG_MS
-    private refusalFlush: any = 0
+    refusalsLogged: number[] = []
+    refusalsSeen = 0
+    refusalFrom: number[] = []
+    refusalLoggedAt = -REFUSAL_LOG_MS
+    refusalFlush: any = 0
     /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
-    private checking: number[] = []
-    private duplicateHintPending = false
+    checking: number[] = []
+    duplicateHintPending = false
     /** Frames waiting their turn (see receive), and leave hints (a node id) in their order among them. */
-    private inbox: (Buffer | number)[] = []
+    inbox: (Buffer | number)[] = []
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
-    private handlers = 0
+    handlers = 0
     /**
      * Sealed frames for the wire and where each goes (a node id, or BROADCAST), oldest first,
      * with the timers set after them as [timer, generation, delay] (-1 in outboxTo); the
      * authentication layer's challenges and proofs in a queue of their own that goes first (a
      * proof counts only within PROOF_WINDOW_MS of its challenge).
      */
-    private outbox: (Buffer | number[])[] = []
-    private outboxTo: number[] = []
-    private controlOut: Buffer[] = []
-    private controlTo: number[] = []
-    private sending = false
+    outbox: (Buffer | number[])[] = []
+    outboxTo: number[] = []
+    controlOut: Buffer[] = []
+    controlTo: number[] = []
+    sending = false
 
     readonly platform: Platform
 
@@ -161,6 +168,7 @@ export class NodeDriver {
         }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
+            this.generations.push(0)
         }
     }
 
@@ -169,7 +177,8 @@ export class NodeDriver {
     }
 
     role(): Role {
-        if (this.problems.length > 0 || !this.node) return Role.Misconfigured
+        if (this.problems.length > 0) return Role.Misconfigured
+        if (!this.node) return Role.Misconfigured
         return this.node.role
     }
 
@@ -189,7 +198,7 @@ export class NodeDriver {
         )
         if (this.problems.length > 0 || !this.node) {
             for (let i = 0; i < this.problems.length; i++) this.log("config", "problem=" + this.problems[i])
-            this.report(Role.Misconfigured, NO_NODE, 0)
+            report(this, Role.Misconfigured, NO_NODE, 0)
             return
         }
         const out: Action[] = []
@@ -198,12 +207,12 @@ export class NodeDriver {
             this.node.powerOn(this.platform.now(), out)
             if (this.crashAtStart) this.node.crash(this.platform.now(), out)
         } catch (e) {
-            this.caught("start", e)
+            caught(this, "start", e)
         }
         this.started = true
         // meet every peer's boot now, not in the middle of the first election
-        if (this.auth) this.post(Buffer.from(this.auth.helloChallenge(this.platform.now())), BROADCAST)
-        this.apply(out)
+        if (this.auth) post(this, Buffer.from(this.auth.helloChallenge(this.platform.now())), BROADCAST)
+        apply(this, out)
         if (this.duplicateHintPending) await this.duplicateIdReported()
     }
 
@@ -221,104 +230,38 @@ export class NodeDriver {
      * algorithms' timeouts cover that). A number is a leave hint's node id (peerLeft).
      */
     async receive(bytes: Buffer | number) {
-        if (!this.node || !this.started) return
+        if (!this.node) return
+        if (!this.started) return
         if (this.problems.length > 0) {
-            // out of the election, but still proving itself: a twin with our id must learn of us too
-            if (this.auth && typeof bytes !== "number" && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE && this.transport) {
-                const opened = this.auth.open(bytes, this.platform.now())
-                if (opened.reply) this.post(Buffer.from(opened.reply), opened.replyTo)
-            }
+            // out of the election, but still proving itself: a twin with our id must learn of
+            // us too (one guard per condition: && and || cost a board bytes each)
+            if (!this.auth) return
+            if (typeof bytes === "number") return
+            if (bytes[0] !== AUTH_CONTROL_MARKER) return
+            if (bytes[1] !== CONTROL_CHALLENGE) return
+            if (!this.transport) return
+            const opened = this.auth.open(bytes, this.platform.now())
+            if (opened.reply) post(this, Buffer.from(opened.reply), opened.replyTo)
             return
         }
         if (this.inbox.length >= INBOX_LIMIT) {
-            this.inboxDropped++
+            this.inboxDropped = this.inboxDropped + 1
             this.log("drop", "why=inbox-full")
             return
         }
         this.inbox.push(bytes)
         if (this.handlers >= INBOX_HANDLERS) return
-        this.handlers++
+        this.handlers = this.handlers + 1
         try {
             while (this.inbox.length > 0) {
                 const next = this.inbox.shift()
-                if (typeof next === "number") await this.hintLeft(next)
-                else if (this.auth) await this.receiveSealed(next)
-                else await this.deliver(next)
+                if (typeof next === "number") await hintLeft(this, next)
+                else if (this.auth) await receiveSealed(this, next)
+                else await deliver(this, next)
             }
         } finally {
-            this.handlers--
+            this.handlers = this.handlers - 1
         }
-    }
-
-    /** The auth layer's step: refused frames are counted and logged, never acted on. */
-    private async receiveSealed(bytes: Buffer) {
-        // a crashed node is silent: it neither challenges nor proves
-        if (this.node.crashed) return
-        const opened = this.auth.open(bytes, this.platform.now())
-        // this frame's refusal, and those of held frames it let go (stale after a re-proof, unproven)
-        if (this.auth.refusedTotal() !== this.refusalsSeen) this.noteRefusal(opened.refusal, opened.src)
-        if (opened.ignored) return
-        if (opened.refusal !== AuthRefusal.None) {
-            if (this.auth.keyMismatch(this.platform.now())) {
-                this.log("config", "problem=key-mismatch")
-                this.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
-            }
-            // a frame refused for want of room to hold it still has its sender challenged
-            if (!opened.reply) return
-        }
-        if (opened.reply) {
-            this.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
-            this.post(Buffer.from(opened.reply), opened.replyTo)
-        }
-        if (opened.challengeBack) this.post(Buffer.from(opened.challengeBack), opened.replyTo)
-        for (let i = 0; i < opened.frames.length; i++) {
-            const sealed = opened.frames[i]
-            await this.deliver(sealed, sealed.length - AUTH_TRAILER_BYTES)
-        }
-    }
-
-    /** The first `length` bytes are the frame (default: all of them). */
-    private async deliver(bytes: ByteSource, length?: number) {
-        const out: Action[] = []
-        const n = length === undefined ? bytes.length : length
-        try {
-            const decoded = decodeFrame(bytes, n)
-            if (decoded.error !== CodecError.None) {
-                this.dropped[decoded.error]++
-                this.log("drop", "why=" + codecErrorName(decoded.error) + " len=" + n)
-                return
-            }
-            const f = decoded.frame
-            if (f.kind === Kind.APP) {
-                const appError = appFrameError(f)
-                if (appError !== CodecError.None) {
-                    this.dropped[appError]++
-                    this.log("drop", "why=" + codecErrorName(appError) + " len=" + n)
-                    return
-                }
-                this.deliverApp(f)
-                return
-            }
-            // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
-            // the counter and the log show what reached this node.
-            if (this.node.hears(f)) {
-                this.framesReceived++
-                if (f.kind !== Kind.HEARTBEAT)
-                    this.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
-            }
-            this.node.receive(f, this.platform.now(), out)
-        } catch (e) {
-            this.caught("receive", e)
-        }
-        this.apply(out)
-    }
-
-    /** An application frame: for the API if it is for us, from a member, and we take part. */
-    private deliverApp(f: Frame) {
-        if (!this.app || this.node.crashed || this.role() === Role.Misconfigured) return
-        if (f.group !== this.config.group || !this.node.hears(f) || !this.node.isMember(f.src)) return
-        this.appReceived++
-        this.app.appFrame(f)
     }
 
     /**
@@ -327,17 +270,22 @@ export class NodeDriver {
      * crashed or misconfigured node, a frame that does not encode or fit).
      */
     async sendApp(frame: Frame): Promise<boolean> {
-        if (!this.transport || !this.node || !this.started || this.node.crashed || this.role() === Role.Misconfigured) return false
-        const sealed = this.seal(frame)
+        if (!this.transport) return false
+        if (!this.node) return false
+        if (!this.started) return false
+        if (this.node.crashed) return false
+        if (this.role() === Role.Misconfigured) return false
+        const sealed = seal(this, frame)
         if (!sealed) return false
-        if (!this.post(sealed, frame.dst)) return false
-        this.appSent++
+        if (!post(this, sealed, frame.dst)) return false
+        this.appSent = this.appSent + 1
         return true
     }
 
     /** The crash/recover action (service command or button). */
     async setCrashed(crashed: boolean) {
-        if (!this.node || this.problems.length > 0) return
+        if (!this.node) return
+        if (this.problems.length > 0) return
         if (!this.started) {
             // before the node runs (boot wait): remember, start() applies it
             this.crashAtStart = crashed
@@ -348,9 +296,9 @@ export class NodeDriver {
             if (crashed) this.node.crash(this.platform.now(), out)
             else this.node.recover(this.platform.now(), out)
         } catch (e) {
-            this.caught("crash", e)
+            caught(this, "crash", e)
         }
-        this.apply(out)
+        apply(this, out)
     }
 
     /** A configuration problem seen at run time (e.g. a duplicate node id): stop taking part. */
@@ -358,50 +306,13 @@ export class NodeDriver {
         if (this.problems.indexOf(problem) >= 0) return
         this.problems.push(problem)
         for (let t = 0; t < MAX_TIMERS; t++) {
-            this.stopTimeout(t)
-            this.generations.cancel(t)
+            stopTimeout(this, t)
+            this.generations[t] = this.generations[t] + 1
         }
         // the core owns the role: it stays misconfigured whatever comes next
         const out: Action[] = []
         if (this.node) this.node.misconfigure(out)
-        this.report(Role.Misconfigured, NO_NODE, this.epoch())
-    }
-
-    /**
-     * Logs the auth layer's refusals: one line per reason at most every REFUSAL_LOG_MS, with the
-     * count since the last one (count=), and the last sender.
-     */
-    private noteRefusal(why: AuthRefusal, src: number) {
-        this.refusalsSeen = this.auth.refusedTotal()
-        this.refusalFrom[why] = src
-        const wait = this.refusalLoggedAt + REFUSAL_LOG_MS - this.platform.now()
-        if (wait <= 0) {
-            this.flushRefusals()
-            return
-        }
-        if (this.refusalFlush) return
-        const self = this
-        this.refusalFlush = setTimeout(() => {
-            try {
-                self.refusalFlush = 0
-                self.flushRefusals()
-            } catch (e) {
-                self.caught("refused", e)
-            }
-        }, wait)
-    }
-
-    private flushRefusals() {
-        this.refusalLoggedAt = this.platform.now()
-        for (let r = 0; r < AUTH_REFUSAL_COUNT; r++) {
-            const count = this.auth.refused[r] - this.refusalsLogged[r]
-            if (count === 0) continue
-            this.refusalsLogged[r] = this.auth.refused[r]
-            this.log(
-                "refused",
-                "why=" + authRefusalName(r) + " from=" + this.refusalFrom[r] + " count=" + count
-            )
-        }
+        report(this, Role.Misconfigured, NO_NODE, this.epoch())
     }
 
     /** How long a hint's check waits for the proof: the algorithm's answer timeout. */
@@ -421,19 +332,6 @@ export class NodeDriver {
         await this.receive(id)
     }
 
-    private async hintLeft(id: number) {
-        if (!this.node || this.problems.length > 0 || !this.started) return
-        if (!this.auth || id === this.node.id || this.node.crashed) {
-            await this.left(id, "")
-            return
-        }
-        const self = this
-        await this.checkHint(id, "left", async (alive: boolean) => {
-            if (alive) self.log("left", "peer=" + id + " verdict=alive")
-            else await self.left(id, " verdict=silent")
-        })
-    }
-
     /**
      * A hint that another board claims this node's id (the bus saw our id with another boot
      * nonce; anyone can advertise that). With a key: a sealed challenge addressed to our own id,
@@ -441,10 +339,11 @@ export class NodeDriver {
      * it does. Without a key: a duplicate at once.
      */
     async duplicateIdReported() {
-        if (!this.node || this.problems.length > 0) return
+        if (!this.node) return
+        if (this.problems.length > 0) return
         const me = this.config.nodeId
         if (!this.auth) {
-            this.duplicateId()
+            duplicateId(this)
             return
         }
         if (!this.started) {
@@ -453,204 +352,332 @@ export class NodeDriver {
             return
         }
         const self = this
-        await this.checkHint(me, "duplicate", async (proven: boolean) => {
-            if (proven) self.duplicateId()
+        await checkHint(this, me, "duplicate", async (proven: boolean) => {
+            if (proven) duplicateId(self)
             else self.log("config", "hint=duplicate-node-id verdict=unproven")
         })
-    }
-
-    private duplicateId() {
-        const me = this.config.nodeId
-        this.log("config", "problem=duplicate-node-id")
-        this.flagProblem("another board on the bus has node id " + me)
-    }
-
-    /** Challenges `id` and calls `verdict(proven)` after hintCheckMs(); one check per id at a time. */
-    private async checkHint(id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
-        if (this.checking.indexOf(id) >= 0) return
-        const since = this.platform.now()
-        const challenge = this.auth.probe(id, since)
-        this.checking.push(id)
-        this.log("hint", "" + what + "=" + id + " check=challenge")
-        const self = this
-        setTimeout(async () => {
-            try {
-                self.checking = self.checking.filter((c) => c !== id)
-                await verdict(self.auth.proven(id, since))
-            } catch (e) {
-                self.caught("hint", e)
-            }
-        }, this.hintCheckMs())
-        this.post(Buffer.from(challenge), id)
-    }
-
-    private async left(id: number, why: string) {
-        if (!this.node || this.problems.length > 0) return
-        const out: Action[] = []
-        try {
-            this.log("left", "peer=" + id + why)
-            this.node.peerLeft(id, this.platform.now(), out)
-        } catch (e) {
-            this.caught("left", e)
-        }
-        this.apply(out)
     }
 
     async toggleCrashed() {
         if (this.node) await this.setCrashed(!this.node.crashed)
     }
 
-    private async fire(timer: number, gen: number) {
-        if (!this.generations.isCurrent(timer, gen)) return
-        this.timers[timer] = 0
-        const out: Action[] = []
-        try {
-            this.node.timer(timer, this.platform.now(), out)
-        } catch (e) {
-            this.caught("timer", e)
-        }
-        this.apply(out)
-    }
-
-    /**
-     * Carries out the actions in order, at once: timers and role reports now, frames sealed
-     * into the outbox. Nothing here waits for the wire.
-     */
-    private apply(out: Action[]) {
-        for (let i = 0; i < out.length; i++) {
-            try {
-                this.applyOne(out[i])
-            } catch (e) {
-                this.caught("action", e)
-            }
-        }
-    }
-
-    /** Queues sealed bytes for `to` (a node id, or BROADCAST); false when the outbox is full or there is no transport. */
-    private post(bytes: Buffer, to: number): boolean {
-        if (!this.transport) return false
-        const control = bytes[0] === AUTH_CONTROL_MARKER
-        const queue = control ? this.controlOut : this.outbox
-        if (queue.length >= OUTBOX_LIMIT) {
-            this.outboxDropped++
-            this.log("drop", "why=outbox-full len=" + bytes.length)
-            return false
-        }
-        queue.push(bytes)
-        if (control) this.controlTo.push(to)
-        else this.outboxTo.push(to)
-        if (!this.sending) {
-            this.sending = true
-            // its own fiber (a timer's, which exists on every platform): the caller goes on
-            const self = this
-            setTimeout(async () => {
-                await self.drain()
-            }, 0)
-        }
-        return true
-    }
-
-    /** The outbox's one fiber: each frame to the wire in turn. */
-    private async drain() {
-        try {
-            while (this.controlOut.length + this.outbox.length > 0) {
-                const control = this.controlOut.length > 0
-                const next = control ? this.controlOut.shift() : this.outbox.shift()
-                const to = control ? this.controlTo.shift() : this.outboxTo.shift()
-                if (!(next instanceof Buffer)) {
-                    // a timer's turn, [timer, generation, delay]: start it, unless cancelled or set again meanwhile
-                    const t = next as number[]
-                    if (this.generations.isCurrent(t[0], t[1])) this.startTimeout(t[0], t[1], t[2])
-                    continue
-                }
-                const bytes = next as Buffer
-                try {
-                    if (to === BROADCAST) await this.transport.broadcast(bytes)
-                    else await this.transport.unicast(to, bytes)
-                } catch (e) {
-                    this.caught("send", e)
-                }
-            }
-        } finally {
-            this.sending = false
-        }
-    }
-
-    private applyOne(action: Action) {
-        if (action.type === ActionType.Send) {
-            const frame = action.frame
-            const bytes = this.seal(frame)
-            if (!bytes || !this.post(bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) return
-            this.framesSent++
-            if (frame.kind !== Kind.HEARTBEAT)
-                this.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
-        } else if (action.type === ActionType.SetTimer) {
-            this.stopTimeout(action.timer)
-            const gen = this.generations.arm(action.timer)
-            // A timeout counts from when the frames sent before it have left (T: no answer T
-            // after the request went): it waits its turn in the outbox.
-            if (!this.sending || this.outbox.length >= OUTBOX_LIMIT) this.startTimeout(action.timer, gen, action.delay)
-            else {
-                this.outbox.push([action.timer, gen, action.delay])
-                this.outboxTo.push(-1)
-            }
-        } else if (action.type === ActionType.CancelTimer) {
-            this.stopTimeout(action.timer)
-            this.generations.cancel(action.timer)
-        } else if (action.type === ActionType.RoleChange) {
-            this.report(action.role, action.coordinator, action.epoch)
-        }
-    }
-
-    private startTimeout(timer: number, gen: number, delay: number) {
-        const self = this
-        this.timers[timer] = setTimeout(async () => {
-            await self.fire(timer, gen)
-        }, delay)
-    }
-
-    private stopTimeout(timer: number) {
-        if (this.timers[timer]) clearTimeout(this.timers[timer])
-        this.timers[timer] = 0
-    }
-
-    /** A frame encoded (and sealed, with a key) for the wire; null when it cannot leave. */
-    private seal(frame: Frame): Buffer {
-        const appError = appFrameError(frame)
-        const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
-        if (encoded.error !== CodecError.None) {
-            this.errors++
-            this.log("err", "where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
-            return null
-        }
-        const sealed = this.auth ? this.auth.seal(encoded.bytes, this.platform.now()) : encoded.bytes
-        if (!sealed) {
-            this.errors++
-            this.log("err", "where=seal k=" + kindName(frame.kind) + " why=too-long")
-            return null
-        }
-        return Buffer.from(sealed)
-    }
-
-    private report(role: Role, coordinator: number, epoch: number) {
-        this.log("role", "r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
-        if (this.observer) this.observer.roleChanged(role, coordinator, epoch)
-        for (let i = 0; i < this.listeners.length; i++) {
-            try {
-                this.listeners[i].roleChanged(role, coordinator, epoch)
-            } catch (e) {
-                this.caught("listener", e)
-            }
-        }
-    }
-
     /** A structured log line: the event, the time, this node's id, then `fields`. */
     log(event: string, fields: string) {
-        this.platform.print(formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
-    }
-
-    private caught(where: string, e: any) {
-        this.errors++
-        this.log("err", "where=" + where + " msg=" + e)
+        // ["print"], not .print: the compiler keeps every prototype method named as a property
+        // read anywhere in the image, and a read of .print kept the graphics package's
+        // Image.print (736 bytes with its font) in every board image
+        this.platform["print"](formatLog(event, this.platform.now(), "n=" + this.config.nodeId + " " + fields))
     }
 }
+
+/** The auth layer's step: refused frames are counted and logged, never acted on. */
+async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
+    // a crashed node is silent: it neither challenges nor proves
+    if (driver.node.crashed) return
+    const opened = driver.auth.open(bytes, driver.platform.now())
+    // this frame's refusal, and those of held frames it let go (stale after a re-proof, unproven)
+    if (driver.auth.refusedTotal() !== driver.refusalsSeen) noteRefusal(driver, opened.refusal, opened.src)
+    if (opened.ignored) return
+    if (opened.refusal !== AuthRefusal.None) {
+        if (driver.auth.keyMismatch(driver.platform.now())) {
+            driver.log("config", "problem=key-mismatch")
+            driver.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
+        }
+        // a frame refused for want of room to hold it still has its sender challenged
+        if (!opened.reply) return
+    }
+    if (opened.reply) {
+        driver.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
+        post(driver, Buffer.from(opened.reply), opened.replyTo)
+    }
+    if (opened.challengeBack) post(driver, Buffer.from(opened.challengeBack), opened.replyTo)
+    for (let i = 0; i < opened.frames.length; i++) {
+        const sealed = opened.frames[i]
+        await deliver(driver, sealed, sealed.length - AUTH_TRAILER_BYTES)
+    }
+}
+
+/** The first `length` bytes are the frame (default: all of them). */
+async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
+    const out: Action[] = []
+    const n = length === undefined ? bytes.length : length
+    try {
+        const decoded = decodeFrame(bytes, n)
+        if (decoded.error !== CodecError.None) {
+            driver.dropped[decoded.error] = driver.dropped[decoded.error] + 1
+            driver.log("drop", "why=" + codecErrorName(decoded.error) + " len=" + n)
+            return
+        }
+        const f = decoded.frame
+        if (f.kind === Kind.APP) {
+            const appError = appFrameError(f)
+            if (appError !== CodecError.None) {
+                driver.dropped[appError] = driver.dropped[appError] + 1
+                driver.log("drop", "why=" + codecErrorName(appError) + " len=" + n)
+                return
+            }
+            // for the API if it is for us, from a member, and we take part
+            if (!driver.app) return
+            if (driver.node.crashed) return
+            if (driver.role() === Role.Misconfigured) return
+            if (f.group !== driver.config.group) return
+            if (!driver.node.hears(f)) return
+            if (!isMember(driver.node, f.src)) return
+            driver.appReceived = driver.appReceived + 1
+            driver.app.appFrame(f)
+            return
+        }
+        // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
+        // the counter and the log show what reached this node.
+        if (driver.node.hears(f)) {
+            driver.framesReceived = driver.framesReceived + 1
+            if (f.kind !== Kind.HEARTBEAT)
+                driver.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
+        }
+        driver.node.receive(f, driver.platform.now(), out)
+    } catch (e) {
+        caught(driver, "receive", e)
+    }
+    apply(driver, out)
+}
+
+/**
+ * Logs the auth layer's refusals: one line per reason at most every REFUSAL_LOG_MS, with the
+ * count since the last one (count=), and the last sender.
+ */
+function noteRefusal(driver: NodeDriver, why: AuthRefusal, src: number) {
+    driver.refusalsSeen = driver.auth.refusedTotal()
+    driver.refusalFrom[why] = src
+    const wait = driver.refusalLoggedAt + REFUSAL_LOG_MS - driver.platform.now()
+    if (wait <= 0) {
+        flushRefusals(driver)
+        return
+    }
+    if (driver.refusalFlush) return
+    driver.refusalFlush = setTimeout(() => {
+        try {
+            driver.refusalFlush = 0
+            flushRefusals(driver)
+        } catch (e) {
+            caught(driver, "refused", e)
+        }
+    }, wait)
+}
+
+function flushRefusals(driver: NodeDriver) {
+    driver.refusalLoggedAt = driver.platform.now()
+    for (let r = 0; r < AUTH_REFUSAL_COUNT; r++) {
+        const count = driver.auth.refused[r] - driver.refusalsLogged[r]
+        if (count === 0) continue
+        driver.refusalsLogged[r] = driver.auth.refused[r]
+        driver.log(
+            "refused",
+            "why=" + authRefusalName(r) + " from=" + driver.refusalFrom[r] + " count=" + count
+        )
+    }
+}
+
+async function hintLeft(driver: NodeDriver, id: number) {
+    if (!driver.node) return
+    if (driver.problems.length > 0) return
+    if (!driver.started) return
+    // checked with a key, for another node, while we are up; else taken at once
+    if (driver.auth) {
+        if (id !== driver.node.id) {
+            if (!driver.node.crashed) {
+                await checkHint(driver, id, "left", async (alive: boolean) => {
+                    if (alive) driver.log("left", "peer=" + id + " verdict=alive")
+                    else await left(driver, id, " verdict=silent")
+                })
+                return
+            }
+        }
+    }
+    await left(driver, id, "")
+}
+
+function duplicateId(driver: NodeDriver) {
+    const me = driver.config.nodeId
+    driver.log("config", "problem=duplicate-node-id")
+    driver.flagProblem("another board on the bus has node id " + me)
+}
+
+/** Challenges `id` and calls `verdict(proven)` after hintCheckMs(); one check per id at a time. */
+async function checkHint(driver: NodeDriver, id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
+    if (driver.checking.indexOf(id) >= 0) return
+    const since = driver.platform.now()
+    const challenge = driver.auth.probe(id, since)
+    driver.checking.push(id)
+    driver.log("hint", "" + what + "=" + id + " check=challenge")
+    setTimeout(async () => {
+        try {
+            // by hand, not filter: Array.prototype.filter is in an image only if something calls it
+            const checking: number[] = []
+            for (let i = 0; i < driver.checking.length; i++) if (driver.checking[i] !== id) checking.push(driver.checking[i])
+            driver.checking = checking
+            await verdict(driver.auth.proven(id, since))
+        } catch (e) {
+            caught(driver, "hint", e)
+        }
+    }, driver.hintCheckMs())
+    post(driver, Buffer.from(challenge), id)
+}
+
+async function left(driver: NodeDriver, id: number, why: string) {
+    if (!driver.node) return
+    if (driver.problems.length > 0) return
+    const out: Action[] = []
+    try {
+        driver.log("left", "peer=" + id + why)
+        driver.node.peerLeft(id, driver.platform.now(), out)
+    } catch (e) {
+        caught(driver, "left", e)
+    }
+    apply(driver, out)
+}
+
+/**
+ * Carries out the actions in order, at once: timers and role reports now, frames sealed
+ * into the outbox. Nothing here waits for the wire.
+ */
+function apply(driver: NodeDriver, out: Action[]) {
+    for (let i = 0; i < out.length; i++) {
+        const action = out[i]
+        try {
+            if (action.type === ActionType.Send) {
+                const frame = action.frame
+                const bytes = seal(driver, frame)
+                if (bytes) {
+                    if (post(driver, bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) {
+                        driver.framesSent = driver.framesSent + 1
+                        if (frame.kind !== Kind.HEARTBEAT)
+                            driver.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)
+                    }
+                }
+            } else if (action.type === ActionType.SetTimer) {
+                stopTimeout(driver, action.timer)
+                const gen = driver.generations[action.timer] + 1
+                driver.generations[action.timer] = gen
+                // A timeout counts from when the frames sent before it have left (T: no answer T
+                // after the request went): it waits its turn in the outbox.
+                if (!driver.sending || driver.outbox.length >= OUTBOX_LIMIT) startTimeout(driver, action.timer, gen, action.delay)
+                else {
+                    driver.outbox.push([action.timer, gen, action.delay])
+                    driver.outboxTo.push(-1)
+                }
+            } else if (action.type === ActionType.CancelTimer) {
+                stopTimeout(driver, action.timer)
+                driver.generations[action.timer] = driver.generations[action.timer] + 1
+            } else if (action.type === ActionType.RoleChange) {
+                report(driver, action.role, action.coordinator, action.epoch)
+            }
+        } catch (e) {
+            caught(driver, "action", e)
+        }
+    }
+}
+
+/** Queues sealed bytes for `to` (a node id, or BROADCAST); false when the outbox is full or there is no transport. */
+function post(driver: NodeDriver, bytes: Buffer, to: number): boolean {
+    if (!driver.transport) return false
+    const control = bytes[0] === AUTH_CONTROL_MARKER
+    const queue = control ? driver.controlOut : driver.outbox
+    if (queue.length >= OUTBOX_LIMIT) {
+        driver.outboxDropped = driver.outboxDropped + 1
+        driver.log("drop", "why=outbox-full len=" + bytes.length)
+        return false
+    }
+    queue.push(bytes)
+    if (control) driver.controlTo.push(to)
+    else driver.outboxTo.push(to)
+    if (!driver.sending) {
+        driver.sending = true
+        // its own fiber (a timer's, which exists on every platform): the caller goes on
+        setTimeout(async () => {
+            await drain(driver)
+        }, 0)
+    }
+    return true
+}
+
+/** The outbox's one fiber: each frame to the wire in turn. */
+async function drain(driver: NodeDriver) {
+    try {
+        while (driver.controlOut.length + driver.outbox.length > 0) {
+            const control = driver.controlOut.length > 0
+            const next = control ? driver.controlOut.shift() : driver.outbox.shift()
+            const to = control ? driver.controlTo.shift() : driver.outboxTo.shift()
+            if (!(next instanceof Buffer)) {
+                // a timer's turn, [timer, generation, delay]: start it, unless cancelled or set again meanwhile
+                const t = next as number[]
+                if (driver.generations[t[0]] === t[1]) startTimeout(driver, t[0], t[1], t[2])
+                continue
+            }
+            const bytes = next as Buffer
+            try {
+                if (to === BROADCAST) await driver.transport.broadcast(bytes)
+                else await driver.transport.unicast(to, bytes)
+            } catch (e) {
+                caught(driver, "send", e)
+            }
+        }
+    } finally {
+        driver.sending = false
+    }
+}
+
+function startTimeout(driver: NodeDriver, timer: number, gen: number, delay: number) {
+    driver.timers[timer] = setTimeout(() => {
+        if (driver.generations[timer] !== gen) return
+        driver.timers[timer] = 0
+        const out: Action[] = []
+        try {
+            driver.node.timer(timer, driver.platform.now(), out)
+        } catch (e) {
+            caught(driver, "timer", e)
+        }
+        apply(driver, out)
+    }, delay)
+}
+
+function stopTimeout(driver: NodeDriver, timer: number) {
+    if (driver.timers[timer]) clearTimeout(driver.timers[timer])
+    driver.timers[timer] = 0
+}
+
+/** A frame encoded (and sealed, with a key) for the wire; null when it cannot leave. */
+function seal(driver: NodeDriver, frame: Frame): Buffer {
+    const appError = appFrameError(frame)
+    const encoded = appError !== CodecError.None ? { bytes: null, error: appError } : encodeFrame(frame)
+    if (encoded.error !== CodecError.None) {
+        driver.errors = driver.errors + 1
+        driver.log("err", "where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(encoded.error))
+        return null
+    }
+    const sealed = driver.auth ? driver.auth.seal(encoded.bytes, driver.platform.now()) : encoded.bytes
+    if (!sealed) {
+        driver.errors = driver.errors + 1
+        driver.log("err", "where=seal k=" + kindName(frame.kind) + " why=too-long")
+        return null
+    }
+    return Buffer.from(sealed)
+}
+
+function report(driver: NodeDriver, role: Role, coordinator: number, epoch: number) {
+    driver.log("role", "r=" + roleName(role) + " c=" + coordinator + " e=" + epoch)
+    if (driver.observer) driver.observer.roleChanged(role, coordinator, epoch)
+    for (let i = 0; i < driver.listeners.length; i++) {
+        try {
+            driver.listeners[i].roleChanged(role, coordinator, epoch)
+        } catch (e) {
+            caught(driver, "listener", e)
+        }
+    }
+}
+
+function caught(driver: NodeDriver, where: string, e: any) {
+    driver.errors = driver.errors + 1
+    driver.log("err", "where=" + where + " msg=" + e)
+}
+

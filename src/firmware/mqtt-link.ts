@@ -62,12 +62,12 @@ export class MqttLink {
     /** The connection is gone (socket closed, error, or the broker silent). */
     onLost: (why: string) => Promise<void> = null
 
-    private socket: Socket = null
-    private answered = ds.emitter<number>()
-    private lastHeard = 0
-    private pinger: any = 0
+    socket: Socket = null
+    answered = ds.emitter<number>()
+    lastHeard = 0
+    pinger: any = 0
 
-    constructor(private opts: MqttLinkOptions) {}
+    constructor(readonly opts: MqttLinkOptions) {}
 
     /** Connects, subscribes; true once the broker has acknowledged both. Never throws. */
     async open(): Promise<boolean> {
@@ -77,7 +77,7 @@ export class MqttLink {
         try {
             sock = await connect({ host: o.host, port: o.port, proto: "tcp", timeout: o.timeoutMs })
         } catch (e) {
-            await this.lost("" + e)
+            await lost(this, "" + e)
             return false
         }
         this.socket = sock
@@ -100,25 +100,25 @@ export class MqttLink {
             }
         }
         const header = mqttString("MQTT").concat(Buffer.from([4, flags, o.keepAliveSec >> 8, o.keepAliveSec & 255]))
-        if (!(await this.write(mqttPacket(CONNECT << 4, header.concat(payload))))) return false
+        if (!(await write(this, mqttPacket(CONNECT << 4, header.concat(payload))))) return false
         const code = await ds.wait(this.answered, o.timeoutMs)
         if (code !== 0) {
-            await this.lost(code === undefined ? "no CONNACK" : "connection refused, code " + code)
+            await lost(this, code === undefined ? "no CONNACK" : "connection refused, code " + code)
             return false
         }
         let subscription = Buffer.from([0, 1])
         for (let i = 0; i < o.topics.length; i++) subscription = subscription.concat(mqttString(o.topics[i])).concat(Buffer.from([0]))
-        if (!(await this.write(mqttPacket((SUBSCRIBE << 4) | 2, subscription)))) return false
+        if (!(await write(this, mqttPacket((SUBSCRIBE << 4) | 2, subscription)))) return false
         if ((await ds.wait(this.answered, o.timeoutMs)) !== SUBACK) {
-            await this.lost("no SUBACK")
+            await lost(this, "no SUBACK")
             return false
         }
         this.connected = true
         const pingMs = (o.keepAliveSec * 1000) / 3
         this.pinger = setInterval(async () => {
             // three pings unanswered: the broker (or the path to it) is gone
-            if (ds.millis() - self.lastHeard > 3 * pingMs + 500) await self.lost("broker silent")
-            else await self.write(Buffer.from([PINGREQ << 4, 0]))
+            if (ds.millis() - self.lastHeard > 3 * pingMs + 500) await lost(self, "broker silent")
+            else await write(self, Buffer.from([PINGREQ << 4, 0]))
         }, pingMs)
         return true
     }
@@ -126,7 +126,7 @@ export class MqttLink {
     /** One PUBLISH (QoS 0) in one write; false when not connected or the write failed. */
     async publish(topic: string, payload: Buffer): Promise<boolean> {
         if (!this.connected) return false
-        return await this.write(mqttPacket(PUBLISH << 4, mqttString(topic).concat(payload)))
+        return await write(this, mqttPacket(PUBLISH << 4, mqttString(topic).concat(payload)))
     }
 
     async close() {
@@ -138,25 +138,10 @@ export class MqttLink {
         if (s) await s.close()
     }
 
-    private async write(bytes: Buffer): Promise<boolean> {
-        const s = this.socket
-        if (!s) return false
-        try {
-            await s.send(bytes)
-            return true
-        } catch (e) {
-            await this.lost("" + e)
-            return false
-        }
-    }
-
-    private async lost(why: string) {
-        const was = this.socket !== null || this.connected
-        await this.close()
-        if (was && this.onLost) await this.onLost(why)
-    }
-
-    /** Reads every chunk the socket queues and parses the packets in it, in order. */
+    /**
+     * Reads every chunk the socket queues and parses the packets in it, in order. A method,
+     * not a function like the other steps: the VM test drives it on a socket of its own.
+     */
     private async readLoop(sock: Socket) {
         let pending = Buffer.alloc(0)
         for (;;) {
@@ -165,12 +150,12 @@ export class MqttLink {
                 // a timeout now and then lets a replaced socket's reader end
                 chunk = await sock.recv(1000)
             } catch (e) {
-                if (this.socket === sock) await this.lost("" + e)
+                if (this.socket === sock) await lost(this, "" + e)
                 return
             }
             if (this.socket !== sock) return
             if (chunk === null) {
-                await this.lost("closed by the broker")
+                await lost(this, "closed by the broker")
                 return
             }
             if (chunk === undefined) continue
@@ -193,7 +178,7 @@ export class MqttLink {
                 }
                 if (!complete) {
                     if (at > 4) {
-                        await this.lost("malformed packet length")
+                        await lost(this, "malformed packet length")
                         return
                     }
                     break
@@ -202,32 +187,53 @@ export class MqttLink {
                 const first = pending[0]
                 const body = pending.slice(at, at + length)
                 pending = pending.slice(at + length)
-                await this.handle(first, body)
+                await handle(this, first, body)
                 // the VM stops a program that runs too long without yielding: a few hundred
                 // sealed frames published at once (a replay through the broker) did
                 await ds.sleep(0)
             }
         }
     }
+}
 
-    private async handle(first: number, body: Buffer) {
-        const type = first >> 4
-        if (type === CONNACK) this.answered.emit(body.length >= 2 ? body[1] : 255)
-        else if (type === SUBACK) this.answered.emit(SUBACK)
-        else if (type === PUBLISH && body.length >= 2) {
-            const topicLength = (body[0] << 8) | body[1]
-            // QoS 1 and 2 carry a packet id after the topic (we subscribe with QoS 0 only)
-            const start = 2 + topicLength + (((first >> 1) & 3) > 0 ? 2 : 0)
-            if (start > body.length) return
-            const topic = body.slice(2, 2 + topicLength).toString()
-            if (this.onMessage) {
-                try {
-                    await this.onMessage(topic, body.slice(start))
-                } catch (e) {
-                    console.log("EL err where=mqtt-message msg=" + e)
-                }
-            }
-        }
-        // PINGRESP and anything else: counted as heard in readLoop
+async function write(link: MqttLink, bytes: Buffer): Promise<boolean> {
+    const s = link.socket
+    if (!s) return false
+    try {
+        await s.send(bytes)
+        return true
+    } catch (e) {
+        await lost(link, "" + e)
+        return false
     }
 }
+
+async function lost(link: MqttLink, why: string) {
+    const was = link.socket !== null || link.connected
+    await link.close()
+    if (was) {
+        if (link.onLost) await link.onLost(why)
+    }
+}
+
+async function handle(link: MqttLink, first: number, body: Buffer) {
+    const type = first >> 4
+    if (type === CONNACK) link.answered.emit(body.length >= 2 ? body[1] : 255)
+    else if (type === SUBACK) link.answered.emit(SUBACK)
+    else if (type === PUBLISH && body.length >= 2) {
+        const topicLength = (body[0] << 8) | body[1]
+        // QoS 1 and 2 carry a packet id after the topic (we subscribe with QoS 0 only)
+        const start = 2 + topicLength + (((first >> 1) & 3) > 0 ? 2 : 0)
+        if (start > body.length) return
+        const topic = body.slice(2, 2 + topicLength).toString()
+        if (link.onMessage) {
+            try {
+                await link.onMessage(topic, body.slice(start))
+            } catch (e) {
+                console.log("EL err where=mqtt-message msg=" + e)
+            }
+        }
+    }
+    // PINGRESP and anything else: counted as heard in readLoop
+}
+

@@ -9,14 +9,14 @@ import { MqttLink } from "./mqtt-link"
 import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "./topics"
 
 export class MqttTransport implements FrameTransport {
-    private client: MqttLink
+    client: MqttLink
     connected = false
-    private backoff = new Backoff()
-    private reconnecting = false
+    backoff = new Backoff()
+    reconnecting = false
     /** Leave messages refused: the payload's id is not the one in the topic. */
     leavesRefused = 0
 
-    constructor(private driver: NodeDriver) {}
+    constructor(readonly driver: NodeDriver) {}
 
     async start() {
         const c = this.driver.config
@@ -44,62 +44,65 @@ export class MqttTransport implements FrameTransport {
                 // a leave is only a hint: the driver checks it before it acts
                 const id = leftNode(c.topicPrefix, c.group, topic, payload.toString())
                 if (id >= 0) await self.driver.peerLeft(id)
-                else self.leavesRefused++
+                else self.leavesRefused = self.leavesRefused + 1
             }
         }
         this.client.onLost = async (why: string) => {
             self.connected = false
-            log("mqtt", "n=" + c.nodeId + " state=closed why=" + why.split(" ").join("_"))
-            await self.reconnectLater()
+            // spaces to underscores by hand: String.prototype.split is 340 bytes of a board image
+            let word = ""
+            for (let i = 0; i < why.length; i++) word += why.charAt(i) === " " ? "_" : why.charAt(i)
+            log("mqtt", "n=" + c.nodeId + " state=closed why=" + word)
+            await reconnectLater(self)
         }
-        await this.connect()
-    }
-
-    private async connect() {
-        const n = this.driver.config.nodeId
-        if (await this.client.open()) {
-            this.connected = true
-            this.backoff.reset()
-            log("mqtt", "n=" + n + " state=connected")
-        } else await this.reconnectLater()
-    }
-
-    private async reconnectLater() {
-        if (this.reconnecting) return
-        this.reconnecting = true
-        const wait = this.backoff.failed()
-        const self = this
-        setTimeout(async () => {
-            self.reconnecting = false
-            try {
-                await self.connect()
-            } catch (e) {
-                log("mqtt", "n=" + self.driver.config.nodeId + " state=error msg=" + e)
-                await self.reconnectLater()
-            }
-        }, wait)
+        await connect(this)
     }
 
     async unicast(dst: number, bytes: Buffer) {
         const c = this.driver.config
-        await this.publish(nodeTopic(c.topicPrefix, c.group, dst), bytes)
+        await publish(this, nodeTopic(c.topicPrefix, c.group, dst), bytes)
     }
 
     async broadcast(bytes: Buffer) {
         const c = this.driver.config
-        await this.publish(groupTopic(c.topicPrefix, c.group), bytes)
-    }
-
-    private async publish(topic: string, bytes: Buffer) {
-        const n = this.driver.config.nodeId
-        if (!this.connected) {
-            log("lost", "n=" + n + " topic=" + topic + " why=offline")
-            return
-        }
-        try {
-            if (!(await this.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=write")
-        } catch (e) {
-            log("err", "n=" + n + " where=publish msg=" + e)
-        }
+        await publish(this, groupTopic(c.topicPrefix, c.group), bytes)
     }
 }
+
+async function connect(mqtt: MqttTransport) {
+    const n = mqtt.driver.config.nodeId
+    if (await mqtt.client.open()) {
+        mqtt.connected = true
+        mqtt.backoff.reset()
+        log("mqtt", "n=" + n + " state=connected")
+    } else await reconnectLater(mqtt)
+}
+
+async function reconnectLater(mqtt: MqttTransport) {
+    if (mqtt.reconnecting) return
+    mqtt.reconnecting = true
+    const wait = mqtt.backoff.failed()
+    setTimeout(async () => {
+        mqtt.reconnecting = false
+        try {
+            await connect(mqtt)
+        } catch (e) {
+            log("mqtt", "n=" + mqtt.driver.config.nodeId + " state=error msg=" + e)
+            await reconnectLater(mqtt)
+        }
+    }, wait)
+}
+
+async function publish(mqtt: MqttTransport, topic: string, bytes: Buffer) {
+    const n = mqtt.driver.config.nodeId
+    if (!mqtt.connected) {
+        log("lost", "n=" + n + " topic=" + topic + " why=offline")
+        return
+    }
+    try {
+        if (!(await mqtt.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=write")
+    } catch (e) {
+        log("err", "n=" + n + " where=publish msg=" + e)
+    }
+}
+

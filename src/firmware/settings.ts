@@ -24,8 +24,11 @@ export async function readFirmwareConfig(image: AlgorithmDescriptor, problems: s
     const ids = parseIdList("" + (await readSetting<string>("NODE_IDS", "")))
     // the image decides the algorithm; the setting only says which one the lab expects
     const named = "" + (await readSetting<string>("ALGORITHM", ""))
-    if (image && named !== "" && named !== image.name)
-        problems.push("ALGORITHM is " + named + " but this image runs " + image.name + ": flash the image for " + named)
+    if (image) {
+        if (named !== "") {
+            if (named !== image.name) problems.push("ALGORITHM is " + named + " but this image runs " + image.name + ": flash the image for " + named)
+        }
+    }
     const transport = ("" + (await readSetting<string>("TRANSPORT", "bus"))) === "mqtt" ? TRANSPORT_MQTT : TRANSPORT_BUS
     const defaults = defaultTiming(transport === TRANSPORT_MQTT ? "wifi" : "bus")
     return {

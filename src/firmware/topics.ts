@@ -3,6 +3,8 @@
 // prefix of node 10's. Leave topics are one per node, so that the broker's ACL can let a
 // node publish its own leave (its last will) and nobody else's.
 
+import { parseDigits } from "../core/codec"
+
 /** Frames for one node. */
 export function nodeTopic(prefix: string, group: number, id: number): string {
     return prefix + "/" + group + "/node/" + id + "/frame"
@@ -34,15 +36,11 @@ export function leaveTopics(prefix: string, group: number): string {
  */
 export function leaveTopicId(prefix: string, group: number, topic: string): number {
     const root = leaveTopicRoot(prefix, group)
-    if (topic.length <= root.length || topic.slice(0, root.length) !== root) return -1
+    if (topic.length <= root.length) return -1
+    if (topic.slice(0, root.length) !== root) return -1
     const rest = topic.slice(root.length)
     if (rest.length > 5) return -1
-    let v = 0
-    for (let i = 0; i < rest.length; i++) {
-        const d = "0123456789".indexOf(rest.charAt(i))
-        if (d < 0) return -1
-        v = v * 10 + d
-    }
+    const v = parseDigits(rest, 10)
     return v <= 0xfffe ? v : -1
 }
 
