@@ -69,7 +69,7 @@ describe("each algorithm's hints to the check", () => {
     let modules = 0
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
       const m = (await import(join(dir, file))) as Record<string, unknown>
-      const descriptor = Object.values(m).find((v): v is AlgorithmDescriptor => typeof v === "object" && v !== null && "convergenceBound" in v)
+      const descriptor = Object.values(m).find((v): v is AlgorithmDescriptor => typeof v === "object" && v !== null && "electionBound" in v && "create" in v)
       const own = Object.entries(m).find(([k, v]) => k.endsWith("CheckHints") && typeof v === "function")
       if (!descriptor || !own) continue
       modules++
