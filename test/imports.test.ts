@@ -125,6 +125,19 @@ function graphOf(imports: Map<string, Import[]>): Map<string, string[]> {
   return graph
 }
 
+/** Every file `start` loads, itself included, following the import graph. */
+function reachedFrom(graph: Map<string, string[]>, start: string): Set<string> {
+  const seen = new Set([start])
+  const queue = [start]
+  for (let i = 0; i < queue.length; i++)
+    for (const w of graph.get(queue[i]) ?? [])
+      if (!seen.has(w)) {
+        seen.add(w)
+        queue.push(w)
+      }
+  return seen
+}
+
 const show = (cycles: string[][]) => cycles.map((c) => c.join(" -> "))
 
 /** The names `file` imports from `specifier`, as written ("*" for a namespace, "default"). */
@@ -190,18 +203,7 @@ describe("imports", () => {
   })
 
   test("the engine, the node's classes and its parts reach no algorithm: they are given their nodes (createCluster)", () => {
-    const graph = graphOf(imports)
-    const reached = (start: string) => {
-      const seen = new Set([start])
-      const queue = [start]
-      for (let i = 0; i < queue.length; i++)
-        for (const w of graph.get(queue[i]) ?? [])
-          if (!seen.has(w)) {
-            seen.add(w)
-            queue.push(w)
-          }
-      return seen
-    }
+    const reached = (start: string) => reachedFrom(graphOf(imports), start)
     const algorithmFiles = ["src/core/algorithms.ts", "src/core/bully.ts", "src/core/improved-bully.ts", "src/core/ring.ts", "src/core/active-list-ring.ts", "src/core/bid-ring.ts", "src/core/echo.ts"]
     for (const file of algorithmFiles) expect(files).toContain(file)
     const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
@@ -210,18 +212,7 @@ describe("imports", () => {
   })
 
   test("a board image reaches one algorithm: each entry of src/images/ its own, the programs none, and never the registry", () => {
-    const graph = graphOf(imports)
-    const reached = (start: string) => {
-      const seen = new Set([start])
-      const queue = [start]
-      for (let i = 0; i < queue.length; i++)
-        for (const w of graph.get(queue[i]) ?? [])
-          if (!seen.has(w)) {
-            seen.add(w)
-            queue.push(w)
-          }
-      return seen
-    }
+    const reached = (start: string) => reachedFrom(graphOf(imports), start)
     const algorithms = ["bully", "improved-bully", "ring", "active-list-ring", "bid-ring", "echo"]
     const images = files.filter((f) => f.startsWith("src/images/"))
     expect(images.sort()).toEqual(algorithms.map((a) => `src/images/${a}.ts`).sort())
