@@ -40,6 +40,8 @@ export type BoardEvent = Common &
     | { event: "config"; problem: string }
     /** The VM stopped the program (code 60004: out of memory) and restarts it: no role until the next boot. */
     | { event: "panic"; code: number }
+    /** The board's process did not run for `ms` until the line was written (sim/lab/stall-probe.cjs). */
+    | { event: "stall"; ms: number }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
     | { event: "other"; name: string }
   )
@@ -73,6 +75,8 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
       return { ...common, event: "config", problem: f.problem ?? "" }
     case "panic":
       return { ...common, event: "panic", code: num(f.code, 0) }
+    case "stall":
+      return { ...common, event: "stall", ms: num(f.ms, 0) }
     default:
       return { ...common, event: "other", name: e.event }
   }

@@ -7,6 +7,7 @@ import { createInterface } from "node:readline"
 import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
 import { DEVS_CLI } from "./firmware-image"
 import { type BoardEvent, type LogEvent, toBoardEvent } from "./board-event"
+import { STALL_PROBE } from "./stalls"
 
 /**
  * The device id the lab gives the board with this node id (see nodeIdFromDeviceId); `copy` > 0
@@ -75,7 +76,8 @@ export class LabMember {
 
   start() {
     if (this.child) return
-    const child = spawn(process.execPath, this.args, { stdio: ["pipe", "pipe", "pipe"] })
+    // every process reports its own stalls (sim/lab/stalls.ts)
+    const child = spawn(process.execPath, ["--require", STALL_PROBE, ...this.args], { stdio: ["pipe", "pipe", "pipe"] })
     this.child = child
     const read = (stream: NodeJS.ReadableStream) =>
       createInterface({ input: stream }).on("line", (line) => {

@@ -23,6 +23,7 @@ import { chmodSync, writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
 import { AppTally } from "./app-tally"
+import { describeStalls, HostStalls } from "./stalls"
 import { type ClusterSpec, defaultSpec } from "../cluster"
 import { clusterArguments } from "../config/cluster-config"
 
@@ -86,6 +87,14 @@ export interface Transition {
   overlapMs: number
   /** With an overlap: who held the role when (ms on startedAt's clock, each board's mapped to the host's), to trace it. */
   reigns?: string
+  /**
+   * The longest time any process of the lab (a board's, or the lab's own, which carries the
+   * bus) did not run during the transition, ms: a process stalled for a good part of the
+   * answer timeout can make a timing-bound election elect two coordinators.
+   */
+  stallMs: number
+  /** With an overlap: the processes that stalled longest, "11: 240 ms, lab: 60 ms". */
+  stalls?: string
 }
 
 /** The old name: every transition, not only failovers. */
@@ -134,6 +143,7 @@ export class Lab {
   private broker: Broker | null = null
   private startedAt = performance.now()
   private readyAt = 0
+  private stalls = new HostStalls()
   private open: OpenTransition | null = null
   private totalTx = 0
   private lastTxAt = 0
@@ -157,6 +167,7 @@ export class Lab {
   /** Build the firmware, start the bus (and the broker), boot every board and host node. */
   async start(): Promise<void> {
     const o = this.options
+    this.stalls.watchSelf()
     const hostNodes = o.hostNodes ?? []
     if (o.transport !== "mqtt" && hostNodes.length) throw new Error("host nodes join over MQTT: use the mqtt transport")
     // the bus port first: a taken port is refused now, not after the firmware build
@@ -458,6 +469,7 @@ export class Lab {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.stalls.stop()
     await Promise.all([...this.members.values()].map((m) => m.kill()))
     if (this.control) await this.control.close().catch((): void => undefined)
     await this.hub.stop()
@@ -490,6 +502,7 @@ export class Lab {
         frameKinds: {},
         busFrames: 0,
         overlapMs: 0,
+        stallMs: 0,
       },
       observed,
       at,
@@ -513,10 +526,13 @@ export class Lab {
     r.electionFrames = this.totalTx - open.txAtStart
     r.busFrames = this.hub.frames - open.busAtStart
     r.overlapMs = Math.round(this.reigns.overlapBetween(open.at, performance.now()))
+    const stalls = this.stalls.worstBetween(open.at, performance.now())
+    r.stallMs = stalls.length ? stalls[0].ms : 0
     if (r.overlapMs > 0) {
       // on the transitions' clock (startedAt): ms since the lab was ready
       r.reigns = this.reigns.describeBetween(open.at, performance.now(), this.readyAt || this.startedAt)
-      this.note(`two coordinators for ${r.overlapMs} ms: ${r.reigns}`)
+      r.stalls = describeStalls(stalls)
+      this.note(`two coordinators for ${r.overlapMs} ms: ${r.reigns}; processes stalled: ${r.stalls || "none"}`)
     }
     this.transitions.push(r)
     if (coordinator !== null)
@@ -565,6 +581,9 @@ export class Lab {
         break
       case "config":
         this.note(`${e.node} configuration problem: ${e.problem}`)
+        break
+      case "stall":
+        this.stalls.record(e.node, e.at, e.ms)
         break
       case "panic": {
         // the program is gone until the VM restarts it: it holds no role meanwhile
