@@ -1,7 +1,6 @@
 // Integration: the virtual lab with the real compiled firmware in DeviceScript VMs on one
-// local bus, over the Jacdac bus and over MQTT. Slow (VM boots take seconds); the file owns
-// port 8082 while it runs, so its lab tests run in sequence (`npm run test:ci`; `npm test`'s
-// two failovers are test/lab-failover.test.ts, which never runs beside it).
+// local bus, over the Jacdac bus and over MQTT. Slow (VM boots take seconds): `npm run
+// test:ci`; `npm test`'s two failovers are test/lab-failover.test.ts.
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -216,7 +215,7 @@ describe("a duplicate node id on the bus, and boot nonces", () => {
   // check may go unproven (the other had not started, or could not yet route its proof to
   // us); it is repeated while the role with our id stays bound, so both end flagged.
   test("a second board started as node 3: both show misconfigured", async () => {
-    twin = new LabMember(3, vmCommand(lab.firmwarePath()!, 3, 1), (e) => e.event === "role" && twinRoles.push(e.fields.r), () => undefined)
+    twin = new LabMember(3, vmCommand(lab.firmwarePath()!, 3, 1), (e) => e.event === "role" && twinRoles.push(e.fields.r), () => undefined, false, lab.hub.port)
     twin.start()
     const t0 = Date.now()
     while (!(twinRoles.includes("misconfigured") && lab.boards.get(3)!.role === Role.Misconfigured)) {

@@ -7,7 +7,8 @@ import { createInterface } from "node:readline"
 import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
 import { DEVS_CLI } from "./firmware-image"
 import { type BoardEvent, type LogEvent, toBoardEvent } from "./board-event"
-import { STALL_PROBE } from "./stalls"
+import { LAB_PRELOAD } from "./stalls"
+import { HUB_PORT } from "./hub"
 
 /**
  * The device id the lab gives the board with this node id (see nodeIdFromDeviceId); `copy` > 0
@@ -63,6 +64,8 @@ export class LabMember {
     private onExit: (member: LabMember, code: number | null) => void,
     /** A host node rather than a VM. */
     readonly host = false,
+    /** The lab's bus port (a VM's `--tcp` is redirected there). */
+    private hubPort = HUB_PORT,
   ) {}
 
   get running(): boolean {
@@ -76,8 +79,9 @@ export class LabMember {
 
   start() {
     if (this.child) return
-    // every process reports its own stalls (sim/lab/stalls.ts)
-    const child = spawn(process.execPath, ["--require", STALL_PROBE, ...this.args], { stdio: ["pipe", "pipe", "pipe"] })
+    // every process reports its own stalls (sim/lab/stalls.ts) and finds the lab's bus port
+    const env = { ...process.env, ELECTLAB_HUB_PORT: String(this.hubPort) }
+    const child = spawn(process.execPath, ["--require", LAB_PRELOAD, ...this.args], { stdio: ["pipe", "pipe", "pipe"], env })
     this.child = child
     const read = (stream: NodeJS.ReadableStream) =>
       createInterface({ input: stream }).on("line", (line) => {

@@ -1,5 +1,5 @@
 // A local Jacdac bus: the DeviceScript VMs started with `--tcp` connect to 127.0.0.1:8082
-// and send frames as [1 length byte][Jacdac frame]; the hub relays each one to every other
+// (the lab redirects them to its hub's port, sim/lab/lab-preload.cjs) and send frames as [1 length byte][Jacdac frame]; the hub relays each one to every other
 // client. It is also where bus faults are injected: loss and delay, drawn from a seed.
 
 import net from "node:net"
@@ -8,6 +8,7 @@ import { Rng } from "../rng"
 export const HUB_PORT = 8082
 
 export interface HubOptions {
+  /** 0: any free port (the default). */
   port?: number
   /** Probability that one relayed frame copy is lost, 0..1. */
   loss?: number
@@ -17,7 +18,8 @@ export interface HubOptions {
 }
 
 export class BusHub {
-  readonly port: number
+  /** The port it listens on (known once started when asked for any). */
+  port: number
   private server: net.Server | null = null
   private clients = new Set<net.Socket>()
   private rng: Rng
@@ -33,7 +35,7 @@ export class BusHub {
   intercept: ((frame: Buffer, from: net.Socket) => "pass" | "drop" | number) | null = null
 
   constructor(private options: HubOptions = {}) {
-    this.port = options.port ?? HUB_PORT
+    this.port = options.port ?? 0
     this.rng = new Rng(options.seed ?? 1)
   }
 
@@ -49,6 +51,7 @@ export class BusHub {
       )
       this.server!.listen(this.port, "127.0.0.1", () => resolve())
     })
+    this.port = (this.server.address() as net.AddressInfo).port
   }
 
   /** Change the injected loss and delay while the lab runs. */

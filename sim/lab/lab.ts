@@ -41,6 +41,7 @@ export interface LabOptions {
   loss?: number
   delayMs?: number
   seed?: number
+  /** The bus hub's port (default: any free one; devtools: 8082). */
   port?: number
   /** How election frames travel: the Jacdac bus (default) or MQTT through a local mosquitto. */
   transport?: "bus" | "mqtt"
@@ -155,7 +156,8 @@ export class Lab {
 
   constructor(readonly options: LabOptions) {
     this.hub = new BusHub({
-      port: options.port ?? HUB_PORT,
+      // the lab's own hub on any free port (labs side by side); devtools serves 8082
+      port: options.port ?? (options.hub === "devtools" ? HUB_PORT : 0),
       loss: options.loss,
       delayMs: options.delayMs,
       seed: options.seed,
@@ -192,13 +194,13 @@ export class Lab {
     for (const node of o.ids) {
       const host = hostNodes.includes(node)
       const args = host ? this.hostNodeCommand(node) : vmCommand(imageFor(node).path, node)
-      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), host)
+      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), host, this.hub.port)
       this.members.set(node, member)
       member.start()
     }
     if (o.rogue !== undefined) {
       const rogue = o.rogue
-      const member = new LabMember(rogue, vmCommand(imageFor(rogue).path, rogue), (e) => this.onEvent(e), (m, code) => this.onExit(m, code))
+      const member = new LabMember(rogue, vmCommand(imageFor(rogue).path, rogue), (e) => this.onEvent(e), (m, code) => this.onExit(m, code), false, this.hub.port)
       this.members.set(rogue, member)
       member.start()
     }
@@ -438,7 +440,7 @@ export class Lab {
     this.reigns.clear()
     for (const [node, old] of this.members) {
       const args = old.host ? this.hostNodeCommand(node) : vmCommand(this.image.path, node)
-      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), old.host)
+      const member = new LabMember(node, args, (e) => this.onEvent(e), (m, code) => this.onExit(m, code), old.host, this.hub.port)
       this.members.set(node, member)
       Object.assign(this.boards.get(node)!, emptyBoard(node))
       member.start()

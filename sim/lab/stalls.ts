@@ -7,8 +7,8 @@
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 
-/** The probe every member's process preloads (`node --require`). */
-export const STALL_PROBE = fileURLToPath(new URL("./stall-probe.cjs", import.meta.url))
+/** What every member's process preloads (`node --require`): this probe, and the bus port. */
+export const LAB_PRELOAD = fileURLToPath(new URL("./lab-preload.cjs", import.meta.url))
 
 /** A process that did not run from `to - ms` to `to` (host ms). */
 export interface Stall {
