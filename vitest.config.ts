@@ -7,8 +7,9 @@ import { defineConfig } from "vitest/config"
 //           no broker, no browser, no search past a few thousand states
 //   medium  with fast in `npm test`: firmware builds, CLI processes, the check at N = 3, a small
 //           campaign, and one five-board failover on the bus and one over MQTT ("lab-failover")
-//   slow    `npm run test:ci`: the longer searches and campaigns ("slow"), every other lab,
-//           broker and browser test ("labs"), then test/ci/ (vitest.ci.config.ts)
+//   slow    `npm run test:ci`: the longer searches and campaigns ("slow", at the lowest CPU
+//           priority) beside every other lab, broker and browser test, two at a time ("labs"),
+//           then the 12-board labs alone ("twelve")
 // A file that spans tiers (SPLIT) runs in each tier's project; test/tiers.ts skips there the
 // tests of the other tiers.
 
@@ -18,12 +19,20 @@ const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts"]
 const SPLIT = readdirSync(join(import.meta.dirname, "test"))
   .filter((f) => f.endsWith(".test.ts") && /from "\.\/tiers"/.test(readFileSync(join(import.meta.dirname, "test", f), "utf8")))
   .map((f) => `test/${f}`)
+/** Searches too long for `npm test`. */
+const SEARCHES = ["test/ci/check-large.test.ts", "test/ci/attacks-12.test.ts"]
+/** Twelve VMs take the machine: nothing runs beside them. */
+const TWELVE = ["test/ci/lab12.test.ts"]
 /** `npm test`'s VMs: one failover on each transport. */
 const LAB_FAILOVER = ["test/lab-failover.test.ts"]
 // Files that run the virtual lab, a broker or a browser are timing-sensitive (a loaded core
-// makes a VM answer late) and some own a fixed port: they run one at a time, after the rest,
-// which share every core (vitest's default leaves one idle: on two cores, one worker).
+// makes a VM answer late): in `npm run test:ci` two at a time, with nothing but the niced
+// searches beside them.
 const LABS = [
+  "test/ci/attacks-lab-bus.test.ts",
+  "test/ci/attacks-lab-mqtt.test.ts",
+  "test/ci/web-live.test.ts",
+  "test/ci/host-program-lab.test.ts",
   "test/lab.test.ts",
   "test/web.test.ts",
   "test/observer.test.ts",
@@ -55,11 +64,22 @@ export default defineConfig({
         test: { name: "medium", include: [...MEDIUM, ...SPLIT], env: { ELECTLAB_TIER: "medium" }, maxWorkers: "100%", sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: "lab-failover", include: LAB_FAILOVER, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      // the searches at the lowest CPU priority beside the labs: the labs' VMs keep their timing
       {
         extends: true,
-        test: { name: "slow", include: SPLIT, env: { ELECTLAB_TIER: "slow" }, maxWorkers: "100%", sequence: { groupOrder: 0 } },
+        test: {
+          name: "slow",
+          include: [...SPLIT, ...SEARCHES],
+          env: { ELECTLAB_TIER: "slow" },
+          setupFiles: ["test/background.ts"],
+          testTimeout: 900_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
       },
-      { extends: true, test: { name: "labs", include: LABS, fileParallelism: false, sequence: { groupOrder: 2 } } },
+      // each lab takes free ports (sim/lab/lab.ts): two run side by side
+      { extends: true, test: { name: "labs", include: LABS, testTimeout: 300_000, hookTimeout: 300_000, maxWorkers: 2, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: "twelve", include: TWELVE, testTimeout: 900_000, fileParallelism: false, sequence: { groupOrder: 3 } } },
     ],
   },
 })

@@ -4,7 +4,7 @@
 // as a device of its own (raw Jacdac frames into the hub) and, as a man in the middle, holds
 // frames back at the hub; over MQTT it records with the read-only observer login and publishes
 // with a guest login (no node id, no key), as far as the broker's ACL lets it. Where an attack
-// has no means on a transport, the entry says why instead. test/ci/attacks-lab.test.ts runs
+// has no means on a transport, the entry says why instead. test/ci/attacks-lab-suite.ts runs
 // them and checks the catalogue's property after each.
 
 import { randomBytes } from "node:crypto"

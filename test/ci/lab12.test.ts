@@ -1,15 +1,24 @@
-// The virtual lab at the firmware's largest size, 12 boards: ten crashes and recoveries of the
-// coordinator and five kills and restarts (failover-10), on the bus and over MQTT, with two
-// coordinators at once in no transition (overlapMs 0). Run under `flock /tmp/electlab-lab.lock`.
-import { describe, test } from "vitest"
-import { expectCleanFailovers, runTwelve } from "./lab12-run"
+// The virtual lab at the firmware's largest cluster, 12 boards, running the example
+// application with a group key: ten crashes and recoveries of the coordinator and five kills
+// and restarts (failover-10). One run per transport, between them the boards' own timing and
+// the one the heap headroom is stated at, both failure detectors, and the most heap held that
+// each transport allows (docs/lab-guide.md, "Memory"). A board that runs out of memory panics
+// and the run fails on `panics`. Run alone: `npx vitest run test/ci/lab12.test.ts`.
+import { describe, expect, test } from "vitest"
+import { APPLICATION, expectApplicationFenced, expectCleanFailovers, runTwelve } from "./lab12-run"
 
-describe("the lab at 12 boards: failover-10, two coordinators never for long", () => {
-  test("over the bus", async () => {
-    expectCleanFailovers(await runTwelve({ transport: "bus" }))
+describe("the lab at 12 boards with the application: failover-10", () => {
+  test("over the bus: 24 KB of each heap held, the adaptive detector, T 300 ms", async () => {
+    const s = await runTwelve({ transport: "bus", program: APPLICATION, ballastKb: "24", failureDetector: "adaptive", answerTimeout: "300", coordinatorTimeout: "600" })
+    expect([s.auth, s.ballastKb, s.timing.answerTimeout, s.timing.failureDetector]).toEqual([true, 24, 300, "adaptive"])
+    expectCleanFailovers(s)
+    expectApplicationFenced(s)
   }, 900_000)
 
-  test("over MQTT", async () => {
-    expectCleanFailovers(await runTwelve({ transport: "mqtt" }))
+  test("over MQTT: 20 KB of each heap held, the fixed detector, the boards' own timing", async () => {
+    const s = await runTwelve({ transport: "mqtt", program: APPLICATION, ballastKb: "20" })
+    expect([s.auth, s.ballastKb, s.timing.answerTimeout, s.timing.failureDetector]).toEqual([true, 20, 200, "fixed"])
+    expectCleanFailovers(s)
+    expectApplicationFenced(s)
   }, 900_000)
 })
