@@ -115,17 +115,19 @@ describe("live view: a failover band opens into its election by causal order", (
   })
 
   test("the zoom stays open while the diagram scrolls on, closes with its button, and at the next failover", async () => {
+    // the page answers a click when its own loop runs: each check waits for what it asserts
+    const zoomHidden = () => page.locator("#zoom").isHidden()
     await page.waitForTimeout(1500)
-    expect(await page.locator("#zoom").isHidden()).toBe(false)
+    expect(await zoomHidden()).toBe(false)
     await page.click("#zoom-close")
-    expect(await page.locator("#zoom").isHidden()).toBe(true)
+    await expect.poll(zoomHidden, { timeout: 10_000 }).toBe(true)
     const failover = lab.transitions[lab.transitions.length - 1]
     await page.locator(`rect.failover[data-started="${failover.startedAt}"]`).click({ position: { x: 4, y: 4 } })
-    expect(await page.locator("#zoom").isHidden()).toBe(false)
+    await expect.poll(zoomHidden, { timeout: 10_000 }).toBe(false)
     await page.click('.board[data-node="5"] button.crash') // now "recover"
     await lab.waitForAgreement(30_000)
     expect(lab.coordinator()).toBe(5)
-    await expect.poll(() => page.locator("#zoom").isHidden(), { timeout: 30_000 }).toBe(true)
+    await expect.poll(zoomHidden, { timeout: 30_000 }).toBe(true)
     expect(errors).toEqual([])
   })
 })
