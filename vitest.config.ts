@@ -34,6 +34,7 @@ const LABS = [
   "test/ci/web-live.test.ts",
   "test/ci/host-program-lab.test.ts",
   "test/lab.test.ts",
+  "test/lab-keys.test.ts",
   "test/web.test.ts",
   "test/observer.test.ts",
   "test/mqtt.test.ts",

@@ -1,7 +1,6 @@
 // Attacks on the virtual lab with authenticated frames (docs/security.md): a rogue VM with a wrong key
 // claiming id 99, a board with a wrong key, frames recorded on the bus or the broker and sent
-// again later, forged MQTT publishes. Called from lab.test.ts, which owns the bus port, so
-// that every lab test runs in sequence.
+// again later, forged MQTT publishes. Run by test/lab-keys.test.ts.
 import net from "node:net"
 import mqtt from "mqtt"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"

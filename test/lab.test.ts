@@ -16,10 +16,8 @@ import { launchChromium } from "../sim/web/browser"
 import { LiveFeed } from "../sim/web/live"
 import { runReplay } from "../sim/web/replay"
 import { startWebServer, type WebServer } from "../sim/web/server"
-import { authLabSuites } from "./auth-lab"
 import { HostLateness } from "./lateness"
 import { unexplainedOverlaps } from "./overlaps"
-import { suitabilityLabSuite } from "./suitability-lab"
 
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 /** Where a test asserts a time, its message says how late the host ran timers meanwhile. */
@@ -362,5 +360,3 @@ describe("live web view: five boards in the browser", () => {
   }, 120_000)
 })
 
-authLabSuites()
-suitabilityLabSuite()

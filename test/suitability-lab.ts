@@ -1,6 +1,5 @@
 // The manifest's bid-ring suitability in the virtual lab: the compiled firmware and
-// a host node both bid with their board's suitability. Called from lab.test.ts, which owns
-// the bus port, so that every lab test runs in sequence.
+// a host node both bid with their board's suitability. Run by test/lab-keys.test.ts.
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
