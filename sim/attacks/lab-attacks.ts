@@ -691,6 +691,8 @@ const oldBootEviction: LabRun = {
   evidence: [{ why: ["unproven", "replay", "stale"], on: "rebooted" }],
 }
 
+const OTHER_LAB = "it needs a second lab with the same key; the catalogue runs it on two clusters of firmware drivers (test/attacks.test.ts)"
+
 /** The catalogue in the lab, by key: adding an attack to the catalogue without a lab entry fails the type check. */
 export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   ...(Object.fromEntries(AGES.map(([label, age]) => [`replay-${label}`, replayAtAgeAttack(label, age)])) as Record<`replay-${(typeof AGES)[number][0]}`, LabAttack>),
@@ -718,4 +720,5 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   },
   "bad-tag-flood": { bus: badTagFlood, mqtt: badTagFlood },
   "old-boot-eviction": { bus: oldBootEviction, mqtt: oldBootEviction },
+  "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
 }
