@@ -6,7 +6,7 @@
 // without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
 
 import { randomBytes } from "node:crypto"
-import { BROADCAST } from "../../src/core/frame"
+import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
 import { Cluster, type ClusterOptions, type WireFrame } from "./cluster"
 
@@ -34,6 +34,7 @@ export type AttackKey =
   | "bad-tag-flood"
   | "old-boot-eviction"
   | "relay-other-cluster"
+  | "relay-other-algorithm"
 
 export interface Attack {
   key: AttackKey
@@ -308,6 +309,10 @@ function relayOtherLab(key: AttackKey, name: string, other: (c: Cluster) => Part
 
 const relayOtherCluster = relayOtherLab("relay-other-cluster", "relay from another lab with the same key and algorithm, group 2", () => ({ group: 2 }))
 
+const relayOtherAlgorithm = relayOtherLab("relay-other-algorithm", "relay from another lab with the same key and group, another algorithm", (c) => ({
+  algorithm: ((c.options.algorithm % MAX_ALGORITHM) + 1) as Algorithm,
+}))
+
 export function catalogue(): Attack[] {
   return [
     ...AGES.map(([label, age]) => replayAtAge(label, age)),
@@ -321,5 +326,6 @@ export function catalogue(): Attack[] {
     badTagFlood,
     oldBootEviction,
     relayOtherCluster,
+    relayOtherAlgorithm,
   ]
 }

@@ -721,4 +721,5 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   "bad-tag-flood": { bus: badTagFlood, mqtt: badTagFlood },
   "old-boot-eviction": { bus: oldBootEviction, mqtt: oldBootEviction },
   "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
+  "relay-other-algorithm": { bus: OTHER_LAB, mqtt: OTHER_LAB },
 }
