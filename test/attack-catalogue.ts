@@ -77,7 +77,7 @@ export function attackSuite(ids: number[]) {
       const attacked = await outcome(algorithm, attack, true)
       expect(attacked.misconfigured).toEqual(everyone(false))
       expect(attacked.final).toEqual(control.final)
-      expect(control.final).toEqual(everyone(top))
+      expect(control.final).toEqual(attack.final ? attack.final(ids) : everyone(top))
       if (attack.property === "safety")
         attacked.named.forEach((names, i) => expect([...names].filter((n) => !control.named[i].has(n)), `node ${i + 1}`).toEqual([]))
     })

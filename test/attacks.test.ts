@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest"
 import { AuthRefusal } from "../src/core/auth"
 import { Algorithm, BROADCAST } from "../src/core/frame"
-import { Role } from "../src/core/contract"
+import { Role, roleName } from "../src/core/contract"
 import { challengeReplayFlood, inject } from "../sim/attacks/attacks"
 import { Cluster } from "../sim/attacks/cluster"
 import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"
@@ -84,6 +84,35 @@ describe("hints are checked, not believed", () => {
     await advance(SETTLE_MS)
     await c.board(2).driver.peerLeft(3)
     expect(c.board(2).driver.role()).toBe(Role.Coordinator)
+  })
+
+  test.each([2, 3])("without a key, a board with another algorithm's image (node %i): misconfigured only while its frames come", async (wrong) => {
+    // one wire: the lab's boards and the wrong image's board, each frame relayed to the other side
+    const lab = new Cluster({ algorithm: Algorithm.Bully, key: null, seed: 1 })
+    const odd = new Cluster({ algorithm: Algorithm.Ring, key: null, seed: 2 })
+    lab.intercept = (f) => {
+      inject(odd, f.bytes, f.to)
+      return "pass"
+    }
+    odd.intercept = (f) => {
+      inject(lab, f.bytes, f.to)
+      return "pass"
+    }
+    for (const id of [1, 2, 3]) if (id !== wrong) await lab.boot(id)
+    await odd.boot(wrong)
+    await advance(2 * SETTLE_MS)
+    const roles = () => lab.boards.map((b) => (b.driver ? roleName(b.driver.role()) : "off"))
+    // a follower with the wrong image hears the others and stays out; the highest with it leads
+    // alone, and those that hear it stay out
+    if (wrong === 2) expect(roles()).toEqual(["follower", "off", "coordinator"])
+    else expect(roles()).toEqual(["misconfigured", "misconfigured", "off"])
+    expect(odd.board(wrong).driver.role()).toBe(wrong === 2 ? Role.Misconfigured : Role.Coordinator)
+    // the right image instead: back a few failure timeouts after the last foreign frame, no reboot
+    await odd.board(wrong).driver.setCrashed(true)
+    await lab.boot(wrong)
+    await advance(4 * 800 + SETTLE_MS)
+    expect(roles()).toEqual(["follower", "follower", "coordinator"])
+    expect(lab.coordinators()).toEqual([3, 3, 3])
   })
 })
 

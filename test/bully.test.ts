@@ -1,6 +1,6 @@
 import { describe as group, expect, test } from "vitest"
 import { Algorithm, Kind } from "../src/core/frame"
-import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, MAX_TIMERS } from "../src/core/contract"
+import { type Action, Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, TIMER_OTHER_ALGORITHM, MAX_TIMERS } from "../src/core/contract"
 import { describe, frameFrom, makeNode, sends } from "./helpers"
 
 const A = Algorithm.Bully
@@ -144,6 +144,41 @@ group("bully rules", () => {
     expect(n.receive(frameFrom(Algorithm.ImprovedBully, Kind.ELECTION, 1, 3), 1, out)).toBe(false)
     expect(n.misconfigured).toBe(true)
     expect(n.role).toBe(Role.Misconfigured)
+  })
+
+  test("another algorithm is a hint, not a verdict: misconfigured while its frames come, then back in the election", () => {
+    const n = started(3)
+    // ideal timing: 4 × max(failure timeout 0, T' 5)
+    const quiet = `set ${TIMER_OTHER_ALGORITHM} +20`
+    const first: Action[] = []
+    n.receive(frameFrom(Algorithm.Ring, Kind.ELECTION, 1, 3), 1, first)
+    expect(describe(first)).toEqual(["role misconfigured 5", quiet])
+    const again: Action[] = []
+    n.receive(frameFrom(Algorithm.Ring, Kind.HEARTBEAT, 5, 3), 15, again)
+    expect(describe(again)).toEqual([quiet])
+    expect(n.role).toBe(Role.Misconfigured)
+    // quiet since 15: timers afresh, and an election as after a recovery (bully: ELECTION to the higher)
+    const back: Action[] = []
+    n.timer(TIMER_OTHER_ALGORITHM, 35, back)
+    expect(n.misconfigured).toBe(false)
+    expect(n.role).toBe(Role.Electing)
+    expect(describe(back).filter((a) => a.startsWith("cancel")).length).toBe(MAX_TIMERS)
+    expect(sends(back)).toEqual(["send ELECTION 4,5 (broadcast)"])
+    expect(n.ignored[1]).toBe(2)
+  })
+
+  test("a lasting sign meanwhile (our own id) keeps the node misconfigured; a crash forgets the hint", () => {
+    const dup = started(3)
+    dup.receive(frameFrom(Algorithm.Ring, Kind.ELECTION, 1, 3), 1, [])
+    dup.receive(frameFrom(A, Kind.ELECTION, 3, 3), 2, [])
+    dup.timer(TIMER_OTHER_ALGORITHM, 30, [])
+    expect(dup.role).toBe(Role.Misconfigured)
+    const crashed = started(3)
+    crashed.receive(frameFrom(Algorithm.Ring, Kind.ELECTION, 1, 3), 1, [])
+    crashed.crash(2, [])
+    crashed.recover(3, [])
+    expect(crashed.misconfigured).toBe(false)
+    expect(crashed.role).toBe(Role.Electing)
   })
 
   test("a frame carrying our own id as source flags a duplicate id", () => {

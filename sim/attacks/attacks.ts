@@ -7,9 +7,9 @@
 
 import { randomBytes } from "node:crypto"
 import { CHALLENGE_RETRY_MS } from "../../src/core/auth"
-import { BROADCAST } from "../../src/core/frame"
+import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
-import { Cluster, type WireFrame } from "./cluster"
+import { Cluster, type ClusterOptions, type WireFrame } from "./cluster"
 
 export interface AttackContext {
   cluster: Cluster
@@ -36,6 +36,8 @@ export type AttackKey =
   | "old-boot-eviction"
   | "proof-starvation"
   | "proof-starvation-25ms"
+  | "relay-other-cluster"
+  | "relay-other-algorithm"
 
 export interface Attack {
   key: AttackKey
@@ -44,6 +46,8 @@ export interface Attack {
   property: "safety" | "denial"
   /** For denial attacks: the bound on recovery after the attack ends, ms. */
   recoverMs?: number
+  /** The coordinator each node names at the end without the attacker (-1: down); by default the highest, everywhere. */
+  final?(ids: number[]): number[]
   /** The control run (no attacker) does the same with `attacking` false: reboots, waits. */
   run(ctx: AttackContext, attacking: boolean): Promise<void>
 }
@@ -348,6 +352,51 @@ function proofStarvation(key: AttackKey, spacing: number): Attack {
   }
 }
 
+/** Relays every frame of each wire onto the other as it goes by, both ways (challenges and proofs too). */
+function relay(a: Cluster, b: Cluster) {
+  a.intercept = (f) => {
+    inject(b, f.bytes, f.to)
+    return "pass"
+  }
+  b.intercept = (f) => {
+    inject(a, f.bytes, f.to)
+    return "pass"
+  }
+}
+
+/**
+ * Another lab with the same key (a class copying one key file) and the same ids, with another
+ * group number or another algorithm: the attacker relays between the two wires while the
+ * cluster's highest board is down, so that the other lab's board of that id would be followed.
+ */
+function relayOtherLab(key: AttackKey, name: string, other: (c: Cluster) => Partial<ClusterOptions>): Attack {
+  return {
+    key,
+    name,
+    property: "safety",
+    // the highest stays down: the others follow the next one
+    final: (ids) => ids.map((id) => (id === ids[ids.length - 1] ? -1 : ids[ids.length - 2])),
+    async run(ctx, attacking) {
+      const c = ctx.cluster
+      let lab: Cluster | null = null
+      if (attacking) {
+        lab = new Cluster({ ...c.options, ids: c.ids, seed: 7, ...other(c) })
+        await lab.bootAll()
+      }
+      await ctx.advance(3000)
+      if (lab) relay(c, lab)
+      await c.board(c.highest()).driver.setCrashed(true)
+      await ctx.advance(8000)
+    },
+  }
+}
+
+const relayOtherCluster = relayOtherLab("relay-other-cluster", "relay from another lab with the same key and algorithm, group 2", () => ({ group: 2 }))
+
+const relayOtherAlgorithm = relayOtherLab("relay-other-algorithm", "relay from another lab with the same key and group, another algorithm", (c) => ({
+  algorithm: ((c.options.algorithm % MAX_ALGORITHM) + 1) as Algorithm,
+}))
+
 export function catalogue(): Attack[] {
   return [
     ...AGES.map(([label, age]) => replayAtAge(label, age)),
@@ -362,5 +411,7 @@ export function catalogue(): Attack[] {
     oldBootEviction,
     proofStarvation("proof-starvation", 10),
     proofStarvation("proof-starvation-25ms", 25),
+    relayOtherCluster,
+    relayOtherAlgorithm,
   ]
 }

@@ -46,6 +46,8 @@ export interface ClusterOptions {
   delay?: number
   /** Seed of the nodes' random numbers (nonces, challenges, jitter): an earlier run differs. */
   seed?: number
+  /** The election group (GROUP); 1 unless another lab's. */
+  group?: number
 }
 
 export const ATTACK_KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -86,7 +88,7 @@ export class Cluster {
       nodeId: id,
       ids: this.ids,
       algorithm: this.options.algorithm,
-      group: 1,
+      group: this.options.group ?? 1,
       timing: defaultTiming("bus"),
       buttonPin: -1,
       suitability: id * 10,

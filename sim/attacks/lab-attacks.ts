@@ -693,6 +693,7 @@ const oldBootEviction: LabRun = {
 
 /** An attack the lab does not run yet (it could): the catalogue's cluster checks it, at 3 and 12 boards. */
 const NOT_IN_LAB_YET = "not in the lab yet; test/attacks.test.ts and test/ci/attacks-12.test.ts check it on the firmware drivers"
+const OTHER_LAB = "it needs a second lab with the same key; the catalogue runs it on two clusters of firmware drivers (test/attacks.test.ts)"
 
 /** The catalogue in the lab, by key: adding an attack to the catalogue without a lab entry fails the type check. */
 export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
@@ -723,4 +724,6 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   "old-boot-eviction": { bus: oldBootEviction, mqtt: oldBootEviction },
   "proof-starvation": { bus: NOT_IN_LAB_YET, mqtt: NOT_IN_LAB_YET },
   "proof-starvation-25ms": { bus: NOT_IN_LAB_YET, mqtt: NOT_IN_LAB_YET },
+  "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
+  "relay-other-algorithm": { bus: OTHER_LAB, mqtt: OTHER_LAB },
 }

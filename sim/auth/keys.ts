@@ -7,8 +7,8 @@ import { type MacFunction, parseKeyHex } from "../../src/core/auth"
 import type { ByteSource } from "../../src/core/codec"
 import { InputError } from "../config/input"
 
-export function nodeMac(key: number[]): MacFunction {
-  const keyBuffer = Buffer.from(key)
+export function nodeMac(key: ByteSource): MacFunction {
+  const keyBuffer = Buffer.from(Array.from(key))
   return (data: ByteSource, length: number) => createHmac("sha256", keyBuffer).update(Uint8Array.from({ length }, (_, i) => data[i])).digest()
 }
 

@@ -1,9 +1,10 @@
 // Authenticated frames: a layer around the encoded election frame, not part of any
-// algorithm. Pure and portable: the MAC (HMAC-SHA256 with the group key) and the random
+// algorithm. Pure and portable: the MAC (HMAC-SHA256 with the frame key, which the driver
+// derives from the group key, the group and the algorithm: driver.ts frameKey) and the random
 // numbers come from the driver, so the same code runs in Node and in the DeviceScript VM.
 //
 // Sealed election frame: [encoded frame][counter u32][boot nonce u32][tag 8 bytes]
-//   tag = first 8 bytes of HMAC-SHA256(key, frame || counter || nonce)
+//   tag = first 8 bytes of HMAC-SHA256(frame key, frame || counter || nonce)
 // Control frame (32 bytes), answered by the auth layer itself:
 //   0 marker 0xA5 | 1 type (1 challenge, 2 proof) | 2 group | 3 zero | 4 src u16 | 6 dst u16
 //   8 challenge u32 | 12 nonce u32 | 16 clock u32 (the sender's, rising) | 20 floor u32 | 24 tag 8 bytes (over 0..23)
@@ -104,7 +105,7 @@ const MAX_PEERS = 64
 const MAX_U32 = 4294967295
 
 /**
- * HMAC-SHA256 with the group key of the first `length` bytes of `data` (at least
+ * HMAC-SHA256 with the frame key of the first `length` bytes of `data` (at least
  * AUTH_TAG_BYTES bytes out). The data is a received frame as the transport gave it (a Buffer
  * on a board) or a frame being sealed: no copy of it is made here.
  */
@@ -545,9 +546,10 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     if (n !== AUTH_CONTROL_BYTES) return refuse(auth, r, AuthRefusal.Unsigned, now)
     const dst = getU16(bytes, 6)
     const nonce = getU32(bytes, 12)
-    // our own control frame heard back; another nonce under our id is a duplicate board
+    // our own control frame heard back; another nonce under our id is a duplicate board.
+    // Another group's fails its tag: the frame key is the group's.
     const own = r.src === auth.id && nonce === auth.nonce
-    if ((dst !== auth.id && dst !== BROADCAST) || own || bytes[2] !== auth.group) {
+    if ((dst !== auth.id && dst !== BROADCAST) || own) {
         r.ignored = true
         return r
     }

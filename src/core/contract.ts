@@ -81,7 +81,9 @@ export const TIMER_CONTEST = 6
 export const TIMER_DEADLINE = 7
 /** A process claiming the role waits this long (T) for the sitting coordinator's RESIGN. */
 export const TIMER_HANDOVER = 8
-export const MAX_TIMERS = 9
+/** Frames of another algorithm stopped coming: the node takes part again (a hint, not a verdict). */
+export const TIMER_OTHER_ALGORITHM = 9
+export const MAX_TIMERS = 10
 
 /** Time values are in the driver's unit: ticks in the ideal network, ms on boards. */
 export interface Timing {

@@ -33,6 +33,8 @@ export abstract class NodeState {
     ignored: number[] = [0, 0, 0, 0, 0, 0]
     /** Set when the node saw a sign that the lab is misconfigured (e.g. another node with its id). */
     misconfigured = false
+    /** Misconfigured only because frames of another algorithm come: lifted once they stop. */
+    otherAlgorithm = false
 
     lastHeardFromCoordinator = 0
     /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */

@@ -28,6 +28,7 @@ import {
     TIMER_DEADLINE,
     TIMER_HANDOVER,
     TIMER_HEARTBEAT,
+    TIMER_OTHER_ALGORITHM,
     TIMER_WATCH,
 } from "./contract"
 
@@ -89,7 +90,14 @@ export abstract class ElectionNode extends NodeState {
         this.clock = now
         if (frame.group !== this.group) return ignore(this, Ignored.OtherGroup)
         if (frame.algorithm !== this.algorithm) {
-            this.misconfigure(out)
+            // A sign of a misconfigured lab, but only a hint: without a key anybody can send
+            // one (with a key it fails its tag). Misconfigured while they keep coming, back in
+            // the election a few failure timeouts after the last.
+            if (!this.misconfigured) {
+                this.misconfigure(out)
+                this.otherAlgorithm = true
+            }
+            if (this.otherAlgorithm) setTimer(TIMER_OTHER_ALGORITHM, 4 * Math.max(this.timing.failureTimeout, this.timing.coordinatorTimeout), out)
             return ignore(this, Ignored.OtherAlgorithm)
         }
         if (frame.dst !== BROADCAST) {
@@ -131,7 +139,12 @@ export abstract class ElectionNode extends NodeState {
         else if (timer === TIMER_WATCH) onWatchTimer(this, now, out)
         else if (timer === TIMER_DEADLINE) onDeadline(this, now, out)
         else if (timer === TIMER_CONTEST) onContestTimer(this, now, out)
-        else this.onTimer(timer, now, out)
+        else if (timer === TIMER_OTHER_ALGORITHM) {
+            // no frame of another algorithm for a while: timers afresh, and back in the election
+            if (!this.otherAlgorithm) return
+            for (let t = 0; t < MAX_TIMERS; t++) cancelTimer(t, out)
+            this.rejoin(now, out)
+        } else this.onTimer(timer, now, out)
     }
 
     /** This process notices that the coordinator does not answer. */
@@ -175,11 +188,21 @@ export abstract class ElectionNode extends NodeState {
      * election, a fresh failure detector. Two things survive, as if kept in stable storage:
      * the epoch (a recovered process must not accept what it had already fenced off, nor
      * announce in an epoch it had already passed) and `misconfigured` (a crash does not
-     * cure a wrong configuration).
+     * cure a wrong configuration; frames of another algorithm heard are memory, not
+     * configuration, and are forgotten).
      */
     recover(now: number, out: Action[]) {
         if (!this.crashed) return
         this.crashed = false
+        this.rejoin(now, out)
+    }
+
+    /** Back in the election with a blank memory of the cluster: after a crash, or once frames of another algorithm stopped. */
+    rejoin(now: number, out: Action[]) {
+        if (this.otherAlgorithm) {
+            this.otherAlgorithm = false
+            this.misconfigured = false
+        }
         this.clock = now
         this.coordinator = NO_NODE
         this.coordinatorRank = -1
@@ -285,8 +308,9 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Electing, this.coordinator, out)
     }
 
-    /** A sign that the lab is misconfigured (another algorithm, a duplicate id): stop taking part. */
+    /** A sign that the lab is misconfigured (a duplicate id, a driver's problem): stop taking part, for good. */
     misconfigure(out: Action[]) {
+        this.otherAlgorithm = false
         if (this.misconfigured) return
         this.misconfigured = true
         this.setRole(Role.Misconfigured, this.coordinator, out)

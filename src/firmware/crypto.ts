@@ -5,8 +5,8 @@ import { hmac, randomBuffer } from "@devicescript/crypto"
 import { MacFunction } from "../core/auth"
 import { ByteSource } from "../core/codec"
 
-export function boardMac(key: number[]): MacFunction {
-    const keyBuffer = Buffer.from(key)
+export function boardMac(key: ByteSource): MacFunction {
+    const keyBuffer = Buffer.from(key as number[])
     return (data: ByteSource, length: number) => {
         // a received frame is a Buffer already: its prefix, not a copy of every byte as a number
         const bytes = data instanceof Buffer ? data : Buffer.from(data as number[])

@@ -39,7 +39,7 @@ export interface Platform {
     /** One log line. */
     print(line: string): void
     /** HMAC-SHA256 with this key (authenticated frames); absent where there is no crypto. */
-    makeMac?(key: number[]): MacFunction
+    makeMac?(key: ByteSource): MacFunction
     /** A cryptographically random integer 0..2^32-1. */
     random32?(): number
 }
@@ -164,7 +164,7 @@ export class NodeDriver {
             const key = parseKeyHex(config.authKey)
             if (!key) problems.push("AUTH_KEY is not 64 hex digits")
             else if (!platform.makeMac || !platform.random32) problems.push("no HMAC on this platform")
-            else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(key), platform.random32)
+            else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(frameKey(platform.makeMac(key), config.group, config.algorithm)), platform.random32)
         }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
@@ -371,6 +371,21 @@ export class NodeDriver {
     }
 }
 
+/**
+ * The key every tag is made with, bound to what it protects: HKDF-Expand (RFC 5869) with the
+ * group key as its pseudorandom key, info "electlab frame key" || group || algorithm, one block
+ * (32 bytes). A frame of another group or algorithm sealed with the same group key then fails
+ * its tag; the group key itself only derives.
+ */
+export function frameKey(groupMac: MacFunction, group: number, algorithm: number): ByteSource {
+    // the label, then group, algorithm and HKDF's block counter over the three spaces
+    const info = Buffer.from("electlab frame key   ")
+    info[18] = group
+    info[19] = algorithm
+    info[20] = 1
+    return groupMac(info, 21)
+}
+
 /** The auth layer's step: refused frames are counted and logged, never acted on. */
 async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     // a crashed node is silent: it neither challenges nor proves
@@ -382,7 +397,7 @@ async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     if (opened.refusal !== AuthRefusal.None) {
         if (driver.auth.keyMismatch(driver.platform.now())) {
             driver.log("config", "problem=key-mismatch")
-            driver.flagProblem("no frame verifies: AUTH_KEY is not the group's key")
+            driver.flagProblem("no frame verifies: AUTH_KEY, GROUP or the algorithm differs from the rest of the group")
         }
         // a frame refused for want of room to hold it still has its sender challenged
         if (!opened.reply) return

@@ -3,12 +3,13 @@
 // Portable: compiled by both tsc and the DeviceScript compiler.
 
 import { FrameAuth, MacFunction, MAX_SEALED_LIST_LENGTH, parseKeyHex } from "../../src/core/auth"
-import { encodeFrame } from "../../src/core/codec"
+import { ByteSource, encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "../../src/core/frame"
+import { frameKey } from "../../src/firmware/driver"
 
 export const VECTOR_KEY = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-function hex(bytes: number[]): string {
+function hex(bytes: ByteSource): string {
     const digits = "0123456789abcdef"
     let s = ""
     for (let i = 0; i < bytes.length; i++) s += digits.charAt(Math.floor(bytes[i] / 16)) + digits.charAt(bytes[i] % 16)
@@ -27,14 +28,16 @@ function vectorFrames(): Frame[] {
     return [election, coordinator, heartbeat, longest]
 }
 
-/** One line per sealed frame (its trailer: counter, nonce, tag), then the challenge and proof. */
+/** The frame keys the driver derives, then one line per sealed frame (its trailer: counter, nonce, tag), then the challenge and proof. */
 export function authVectorLines(makeMac: (key: number[]) => MacFunction): string[] {
     const key = parseKeyHex(VECTOR_KEY)
+    const lines: string[] = []
+    lines.push("ELECTLAB-AUTH frame-key g=1 a=1 " + hex(frameKey(makeMac(key), 1, Algorithm.Bully)))
+    lines.push("ELECTLAB-AUTH frame-key g=255 a=6 " + hex(frameKey(makeMac(key), 255, Algorithm.Echo)))
     let r1 = 0x12345678
     let r2 = 0xfedcba98
     const sender = new FrameAuth(7, 3, makeMac(key), () => r1++)
     const receiver = new FrameAuth(8, 3, makeMac(key), () => r2++)
-    const lines: string[] = []
     const frames = vectorFrames()
     let first: number[] = null
     for (let i = 0; i < frames.length; i++) {

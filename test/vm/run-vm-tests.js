@@ -53,7 +53,7 @@ const authLines = checkVm("test/vm/auth.vm.ts", "")
 const nodeTags = authVectorLines(nodeMac)
 const vmTags = authLines.filter((l) => l.startsWith("ELECTLAB-AUTH "))
 const sameTags = nodeTags.length === vmTags.length && nodeTags.every((l, i) => l === vmTags[i])
-check(sameTags, "VM agrees with Node on sealed frames, challenge and proof (HMAC-SHA256 tags)")
+check(sameTags, "VM agrees with Node on frame keys, sealed frames, challenge and proof (HMAC-SHA256)")
 if (!sameTags) console.log(`  node: ${nodeTags.join("\n        ")}\n  vm:   ${vmTags.join("\n        ")}`)
 
 console.log(`${passed} passed, ${failed} failed`)
