@@ -6,7 +6,6 @@
 // without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
 
 import { randomBytes } from "node:crypto"
-import { CHALLENGE_RETRY_MS } from "../../src/core/auth"
 import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
 import { Cluster, type ClusterOptions, type WireFrame } from "./cluster"
@@ -34,8 +33,6 @@ export type AttackKey =
   | "duplicate-id"
   | "bad-tag-flood"
   | "old-boot-eviction"
-  | "proof-starvation"
-  | "proof-starvation-25ms"
   | "relay-other-cluster"
   | "relay-other-algorithm"
 
@@ -271,87 +268,6 @@ const oldBootEviction: Attack = {
   },
 }
 
-/** Earlier boots of the rebooted board whose challenges the proof-starvation attack records. */
-export const STARVATION_OLD_BOOTS = 4
-/** Stale frames the proof-starvation attack replays per old boot, each drawing challenges out. */
-export const STARVATION_HARVEST_ROUNDS = 3
-/** How long the proof-starvation attack replays, ms, and how long of it before the reboot. */
-export const STARVATION_MS = 15000
-export const STARVATION_LEAD_MS = 200
-
-/** Distinct challenges (by value) among `frames`, in the order recorded. */
-function distinctChallenges(frames: WireFrame[]): WireFrame[] {
-  const seen = new Set<string>()
-  return frames.filter((f) => {
-    const value = f.bytes.slice(8, 12).join(",")
-    if (Cluster.kindOf(f.bytes) !== "challenge" || seen.has(value)) return false
-    seen.add(value)
-    return true
-  })
-}
-
-/**
- * Proof starvation: the coordinator reboots several times while the attacker records each
- * boot's challenges (its hello and the challenges it sends, the others' challenges to it) and
- * draws more out by replaying a stale frame of it and of each other board (its receivers
- * challenge the sender to re-prove it). Then, from STARVATION_LEAD_MS before its last reboot
- * and for STARVATION_MS, the attacker replays them: the board's old challenges to every other
- * board and theirs to it, one per `spacing` ms in each stream, and at the reboot (the new
- * boot's hello is on the wire) the others' to it all at once. A board that can prove nobody
- * and whom nobody proves hears no coordinator: the rebooted coordinator keeps the role, the
- * others elect among themselves. (The coordinator: every other board challenges it when it
- * reboots; a follower's reboots drew fewer of the others' challenges to it.)
- */
-function proofStarvation(key: AttackKey, spacing: number): Attack {
-  return {
-    key,
-    name: `proof starvation: the coordinator reboots amid replays of its earlier boots' challenges (one per ${spacing} ms per stream)`,
-    property: "safety",
-    async run(ctx, attacking) {
-      const c = ctx.cluster
-      const victim = c.highest()
-      const others = c.ids.filter((id) => id !== victim)
-      for (let boot = 0; boot < STARVATION_OLD_BOOTS; boot++) {
-        const bootedAt = c.now()
-        await c.boot(victim)
-        await ctx.advance(3000)
-        for (let round = 0; round < STARVATION_HARVEST_ROUNDS; round++) {
-          // a sealed frame of each board, sent at least 2.2 s ago: its receivers hold it and challenge its sender
-          if (attacking)
-            for (const id of c.ids) {
-              const stale = c.recorded.filter((g) => g.from === id && g.at >= bootedAt && g.at < c.now() - 2200 && Cluster.kindOf(g.bytes).startsWith("kind"))
-              if (stale.length > round) inject(c, stale[round].bytes, stale[round].to)
-            }
-          await ctx.advance(CHALLENGE_RETRY_MS + 50)
-        }
-      }
-      const recorded = [...ctx.previousSession, ...c.recorded]
-      const mine = distinctChallenges(recorded.filter((f) => f.from === victim))
-      const toThem = new Map(others.map((id) => [id, mine.filter((f) => f.to === id || f.to === BROADCAST)]))
-      const theirs = new Map(others.map((id) => [id, distinctChallenges(recorded.filter((f) => f.from === id && f.to === victim))]))
-      // one stream each way per other board, from before the reboot (an attacker cannot know
-      // when a board reboots), queued a stretch at a time (thousands of timers at once slow the fake clock)
-      let sent = 0
-      const stretch = async (ms: number) => {
-        if (attacking)
-          for (let t = 0; t < ms; t += spacing, sent++)
-            for (const id of others) {
-              const a = toThem.get(id)!
-              const b = theirs.get(id)!
-              inject(c, a[sent % a.length].bytes, id, t)
-              inject(c, b[sent % b.length].bytes, victim, t)
-            }
-        await ctx.advance(ms)
-      }
-      await stretch(STARVATION_LEAD_MS)
-      await c.boot(victim)
-      // the new boot's hello is on the wire: the others' recorded challenges to the board go to it at once
-      if (attacking) for (const id of others) for (const f of theirs.get(id)!) inject(c, f.bytes, victim)
-      for (let t = STARVATION_LEAD_MS; t < STARVATION_MS; t += STARVATION_LEAD_MS) await stretch(STARVATION_LEAD_MS)
-    },
-  }
-}
-
 /** Relays every frame of each wire onto the other as it goes by, both ways (challenges and proofs too). */
 function relay(a: Cluster, b: Cluster) {
   a.intercept = (f) => {
@@ -409,8 +325,6 @@ export function catalogue(): Attack[] {
     duplicateIdReport,
     badTagFlood,
     oldBootEviction,
-    proofStarvation("proof-starvation", 10),
-    proofStarvation("proof-starvation-25ms", 25),
     relayOtherCluster,
     relayOtherAlgorithm,
   ]

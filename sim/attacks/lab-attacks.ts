@@ -411,7 +411,7 @@ export interface LabRun {
   denial?: { recoverMs: number; restarts: boolean; because: string }
 }
 
-/** An attack of the catalogue in the lab: how it runs over each transport, or why it does not run there. */
+/** An attack of the catalogue in the lab: how it runs over each transport, or why it cannot apply there. */
 export interface LabAttack {
   bus: LabRun | string
   mqtt: LabRun | string
@@ -691,8 +691,6 @@ const oldBootEviction: LabRun = {
   evidence: [{ why: ["unproven", "replay", "stale"], on: "rebooted" }],
 }
 
-/** An attack the lab does not run yet (it could): the catalogue's cluster checks it, at 3 and 12 boards. */
-const NOT_IN_LAB_YET = "not in the lab yet; test/attacks.test.ts and test/ci/attacks-12.test.ts check it on the firmware drivers"
 const OTHER_LAB = "it needs a second lab with the same key; the catalogue runs it on two clusters of firmware drivers (test/attacks.test.ts)"
 
 /** The catalogue in the lab, by key: adding an attack to the catalogue without a lab entry fails the type check. */
@@ -722,8 +720,6 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   },
   "bad-tag-flood": { bus: badTagFlood, mqtt: badTagFlood },
   "old-boot-eviction": { bus: oldBootEviction, mqtt: oldBootEviction },
-  "proof-starvation": { bus: NOT_IN_LAB_YET, mqtt: NOT_IN_LAB_YET },
-  "proof-starvation-25ms": { bus: NOT_IN_LAB_YET, mqtt: NOT_IN_LAB_YET },
   "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
   "relay-other-algorithm": { bus: OTHER_LAB, mqtt: OTHER_LAB },
 }

@@ -26,14 +26,11 @@
 // Against an attacker without the key who records, replays, reflects and floods:
 // - a proof carries the sender's clock but takes no counter: answering any number of
 //   challenges never moves the frame counter, which stays within MAX_AHEAD_MS of the clock;
-// - a challenge carries its challenger's clock, rising: a challenge of the challenger's proven
-//   boot below the last one answered (or the boot's proof) is a replay, and so is one of another
-//   boot at or below the highest answered of that boot (UNPROVEN_BOOTS boots remembered per
-//   challenger, the oldest forgotten first). No proof budget is shared between boots: recorded
-//   challenges of old boots, however many, cannot keep a new boot's genuine challenge (always
-//   above any recorded one) from its proof. Cost: a proof per replay at most once per recorded
-//   challenge, or per replay from more old boots than remembered; a challenge back at most
-//   once per CHALLENGE_RETRY_MS;
+// - a challenge carries its challenger's clock, rising: once the challenger's boot is proven, a
+//   challenge of that boot below the last one answered (or the boot's proof) is a replay; a
+//   challenge of a boot not proven here has its value remembered (CHALLENGE_MEMORY) and answered
+//   once, rate-limited (PROOF_BURST, one more per CHALLENGE_RETRY_MS): replays of old boots'
+//   challenges cannot spend a proven boot's proofs;
 // - a proof counts only within PROOF_WINDOW_MS of its challenge (a held-back proof is refused);
 // - held frames are kept per boot nonce: frames of another boot never push out a held one;
 // - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
@@ -87,11 +84,10 @@ export const MAX_HELD_NONCES = 2
  * millisecond); a frame beyond it is not sealed. Receivers allow for it within FRESH_MS.
  */
 export const MAX_AHEAD_MS = 100
-/**
- * Boot nonces remembered per challenger besides the proven one, each with the highest challenge
- * clock answered: a challenge of such a boot at or below it is a replay (4 × 2 numbers).
- */
-export const UNPROVEN_BOOTS = 4
+/** Challenge values remembered per challenger: a repeat is a replay, answered never (8 × 4 bytes). */
+export const CHALLENGE_MEMORY = 8
+/** Proofs a challenger gets at once; one more per CHALLENGE_RETRY_MS (4 proofs/s at steady flood). */
+export const PROOF_BURST = 4
 /** The drift allowance grows for at most this much silence (12 ms); beyond, a stale frame re-proves its sender. */
 export const CREEP_CAP_MS = 60000
 /**
@@ -127,7 +123,7 @@ export enum AuthRefusal {
     TooLong = 5,
     /** Sent longer than FRESH_MS ago by the sender's clock (a captured frame replayed later). */
     Stale = 6,
-    /** No longer given (challenges were once rate-limited per challenger); kept so the numbers after it stay. */
+    /** A challenge beyond the challenger's rate (PROOF_BURST): a flood, dropped unanswered. */
     Flood = 7,
     /** A proof later than PROOF_WINDOW_MS after its challenge (held back on the way). */
     Late = 8,
@@ -182,17 +178,18 @@ class PeerState {
     challenge = -1
     /** The challenge before the last one: its proof may still be on the way. */
     previousChallenge = -1
-    /** When the last challenge to this node left (at first long enough ago for a challenge back to go at once). */
-    challengeAt = -CHALLENGE_RETRY_MS
+    challengeAt = 0
     previousChallengeAt = 0
     held: Held[] = []
     helloAnswered = false
     /** A challenge of the proven nonce with a clock below this is a replay. */
     challengeFloor = 0
-    /** This challenger's boots not proven here (a ring of UNPROVEN_BOOTS) and the highest challenge clock answered of each. */
-    boots: number[] = []
-    bootClocks: number[] = []
-    bootsNext = 0
+    /** Challenge values of this challenger's unproven boots already answered (a ring of CHALLENGE_MEMORY). */
+    answered: number[] = []
+    answeredNext = 0
+    /** Proofs this challenger's unproven boots may still get now (refilled one per CHALLENGE_RETRY_MS). */
+    proofTokens = PROOF_BURST
+    tokensAt = 0
     /** A frame of the proven nonce was found stale: the next proof sets the offset afresh. */
     reproving = false
     /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
@@ -518,25 +515,25 @@ function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now
     return true
 }
 
-/**
- * Whether a challenge of challenger `q`'s boot `nonce` (not the one proven here) at `clock` is
- * new: above the highest answered of that boot. A boot not remembered takes the oldest slot.
- */
-function newChallenge(q: PeerState, nonce: number, clock: number): boolean {
-    const i = q.boots.indexOf(nonce)
-    if (i >= 0) {
-        if (clock <= q.bootClocks[i]) return false
-        q.bootClocks[i] = clock
-        return true
+/** Whether `challenge` from challenger `q` was answered already; remembers it if not. */
+function answeredBefore(q: PeerState, challenge: number): boolean {
+    if (q.answered.indexOf(challenge) >= 0) return true
+    if (q.answered.length < CHALLENGE_MEMORY) q.answered.push(challenge)
+    else q.answered[q.answeredNext] = challenge
+    q.answeredNext = (q.answeredNext + 1) % CHALLENGE_MEMORY
+    return false
+}
+
+/** Takes one proof token of challenger `q`, refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST. */
+function takeProofToken(q: PeerState, now: number): boolean {
+    const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
+    if (refill > 0) {
+        q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
+        q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
     }
-    if (q.boots.length < UNPROVEN_BOOTS) {
-        q.boots.push(nonce)
-        q.bootClocks.push(clock)
-    } else {
-        q.boots[q.bootsNext] = nonce
-        q.bootClocks[q.bootsNext] = clock
-    }
-    q.bootsNext = (q.bootsNext + 1) % UNPROVEN_BOOTS
+    if (q.proofTokens === PROOF_BURST) q.tokensAt = now
+    if (q.proofTokens <= 0) return false
+    q.proofTokens = q.proofTokens - 1
     return true
 }
 
@@ -560,13 +557,14 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     if (type === CONTROL_CHALLENGE) {
         const q = peerOf(auth, r.src)
         const clock = getU32(bytes, 16)
-        // a recorded challenge replayed: no proof. Every boot's challenges are told by their
-        // clock, which rises: the proven boot's by its floor, others' by the highest answered of
-        // that boot (no budget shared between boots, which replays of old ones could spend)
+        // a recorded challenge replayed, or more than the challenger's rate: no proof. A proven
+        // boot's challenges are told by their clock (a keyed board challenges a peer at most
+        // once per CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
         if (q.nonce === nonce) {
             if (clock < q.challengeFloor) return refuse(auth, r, AuthRefusal.Replay, now)
             q.challengeFloor = clock + 1
-        } else if (!newChallenge(q, nonce, clock)) return refuse(auth, r, AuthRefusal.Replay, now)
+        } else if (answeredBefore(q, challenge)) return refuse(auth, r, AuthRefusal.Replay, now)
+        else if (!takeProofToken(q, now)) return refuse(auth, r, AuthRefusal.Flood, now)
         auth.proofsSent = auth.proofsSent + 1
         // the clock, not a counter: proofs never move the frame counter ahead of the clock; the
         // floor: every frame sent within FRESH_MS has a counter at least this (counters never
@@ -574,12 +572,9 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         const ours = clockOf(auth, now)
         r.reply = controlFrame(auth, CONTROL_PROOF, r.src, challenge, ours, Math.max(0, ours - FRESH_MS))
         r.replyTo = r.src
-        // the challenger is probably new (it just started): make sure of it too, but at most once
-        // per CHALLENGE_RETRY_MS, answered or not (each replay of an old boot's challenge is answered)
+        // the challenger is probably new (it just started): make sure of it too
         if (q.nonce !== nonce) {
-            if (r.src !== auth.id) {
-                if (now - q.challengeAt >= CHALLENGE_RETRY_MS) r.challengeBack = challengeTo(auth, q, now)
-            }
+            if (r.src !== auth.id) r.challengeBack = challengeTo(auth, q, now)
         }
         return r
     }
@@ -601,8 +596,6 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     if (answersHello) p.helloAnswered = true
     const proofCounter = getU32(bytes, 16)
     if (p.nonce !== nonce) {
-        // the boot proven before (the sender rebooted): its recorded challenges stay replays
-        if (p.nonce >= 0) newChallenge(p, p.nonce, p.challengeFloor - 1)
         p.nonce = nonce
         p.offset = now - proofCounter
         p.offsetAt = now

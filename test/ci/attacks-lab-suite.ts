@@ -97,7 +97,7 @@ export function catalogueSuite(transport: "bus" | "mqtt", options: LabOptions, m
   for (const attack of labOrder()) {
     const labRun = LAB_ATTACKS[attack.key][transport]
     if (typeof labRun === "string") {
-      test.skip(`${attack.name}: not run over ${transport === "bus" ? "the bus" : "MQTT"} (${labRun})`, () => {})
+      test.skip(`${attack.name}: cannot apply over ${transport === "bus" ? "the bus" : "MQTT"} (${labRun})`, () => {})
       continue
     }
     // where the transport cannot keep the catalogue's property, the lab entry says what holds instead, and why
