@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 // The test tiers (docs/benchmarks.md, "Test tiers"); each test runs in exactly one:
 //   fast    `npm run test:fast`: core, codec, auth, API and host logic; no VM, no devs build,
@@ -43,9 +44,24 @@ const LABS = [
   "test/failover-bench.test.ts",
 ]
 
+/** The longest files, longest first: on two lanes they start first and the short ones fill in around them. */
+const LONGEST = ["test/lab.test.ts", "test/ci/attacks-lab-bus.test.ts", "test/ci/attacks-lab-mqtt.test.ts", "test/lab-keys.test.ts", "test/ci/check-large.test.ts"]
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST.findIndex((l) => f.moduleId.endsWith(l))
+      return i < 0 ? LONGEST.length : i
+    }
+    const sorted = await super.sort(files)
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f)
+  }
+}
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
