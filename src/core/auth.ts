@@ -34,7 +34,8 @@
 // - held frames are kept per boot nonce: frames of another boot never push out a held one;
 // - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
 //   is held and its sender re-proven, not refused for as long as the offset is off;
-// - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check.
+// - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check,
+//   which waits proofWait(): a few round trips of our challenges to that node's proofs.
 
 import { ByteSource, getU16, getU32, parseHex, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
@@ -95,6 +96,11 @@ export const CREEP_CAP_MS = 60000
  */
 export const KEY_MISMATCH_TAGS = 8
 export const KEY_MISMATCH_MS = 3000
+/**
+ * A hint's check waits at least this for the proof, however quick the round trips measured:
+ * timers and a busy event loop are late by a few milliseconds.
+ */
+export const PROOF_WAIT_FLOOR_MS = 10
 /** Senders tracked at most (only holders of the key create entries). */
 const MAX_PEERS = 64
 const MAX_U32 = 4294967295
@@ -193,6 +199,10 @@ class PeerState {
     reproving = false
     /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
     provenAt = -1
+    /** Smoothed round trip from our challenges to this node's proofs (RFC 6298's SRTT); -1: none measured yet. */
+    srtt = -1
+    /** Their mean deviation (RTTVAR). */
+    rttvar = 0
     constructor(public id: number) {}
 }
 
@@ -341,6 +351,21 @@ export class FrameAuth {
         for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt > since
         return false
     }
+}
+
+/**
+ * How long a hint's check waits for node `id`'s proof: twice the smoothed round trip of our
+ * challenges to its proofs plus four mean deviations (RFC 6298's RTO, SRTT doubled), whole
+ * milliseconds within [PROOF_WAIT_FLOOR_MS, ceiling]; the ceiling until a round trip was measured.
+ */
+export function proofWait(auth: FrameAuth, id: number, ceiling: number): number {
+    for (let i = 0; i < auth.peers.length; i++) {
+        const p = auth.peers[i]
+        if (p.id === id) {
+            if (p.srtt >= 0) return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p.srtt + 4 * p.rttvar)))
+        }
+    }
+    return ceiling
 }
 
 /** Appends the tag of `out` to it. */
@@ -610,6 +635,15 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     } else learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
     p.reproving = false
     p.provenAt = now
+    // this challenge's round trip, smoothed as RFC 6298 does (a late one too: the wait grows)
+    const rtt = now - askedAt
+    if (p.srtt < 0) {
+        p.srtt = rtt
+        p.rttvar = rtt / 2
+    } else {
+        p.rttvar = (3 * p.rttvar + Math.abs(p.srtt - rtt)) / 4
+        p.srtt = (7 * p.srtt + rtt) / 8
+    }
     if (answersCurrent) p.challenge = -1
     if (answersPrevious) p.previousChallenge = -1
     // release the held frames of this boot, oldest first, each once
