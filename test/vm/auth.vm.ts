@@ -101,6 +101,11 @@ describe("a hint's check", () => {
         const a = new FrameAuth(1, 1, boardMac(key), boardRandom32)
         const b = new FrameAuth(3, 1, boardMac(key), boardRandom32)
         expect(proofWait(a, 3, 200)).toBe(200)
+        // first contact (not measured): b's frame held, b challenged, proven
+        const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
+        const first = a.open(b.seal(plain, 0), 0)
+        expect(a.open(b.open(first.reply, 0).reply, 0).frames.length).toBe(1)
+        expect(proofWait(a, 3, 200)).toBe(200)
         // a round trip of 20 ms: 2·20 + 4·10
         expect(a.open(b.open(a.probe(3, 0), 10).reply, 20).refusal).toBe(AuthRefusal.None)
         expect(proofWait(a, 3, 200)).toBe(80)
