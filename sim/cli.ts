@@ -423,9 +423,10 @@ export function buildProgram(): Command {
     .command("bench:failover")
     .description("failover time of a 3-member etcd cluster against our improved Bully over MQTT")
     .option("--trials <n>", "trials per side and failure", "20")
+    .option("--no-auth", "host nodes without a group key: a last will is taken at once, unchecked")
     .option("--json", "print the figures as JSON")
-    .action(async (flags: { trials: string; json?: boolean }) => {
-      const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000))
+    .action(async (flags: { trials: string; json?: boolean; auth: boolean }) => {
+      const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000), undefined, flags.auth)
       process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
     })
   program

@@ -19,10 +19,13 @@ import {
   MAX_HELD_NONCES,
   MAX_SEALED_LIST_LENGTH,
   PROOF_BURST,
+  PROOF_WAIT_FLOOR_MS,
   PROOF_WINDOW_MS,
   type Opened,
   parseKeyHex,
+  proofWait,
   REPLAY_WINDOW,
+  RTT_SAMPLE_MS,
 } from "../src/core/auth"
 import { encodeFrame } from "../src/core/codec"
 import { Algorithm, BROADCAST, FRAME_HEADER_BYTES, Kind, makeFrame, MAX_FRAME_BYTES, MAX_LIST_LENGTH } from "../src/core/frame"
@@ -545,5 +548,138 @@ describe("against an attacker without the key", () => {
     expect(b.open(self, 300).ignored).toBe(true) // our own, heard back
     expect(b.open(twin.open(self, 301).reply!, 302).refusal).toBe(AuthRefusal.None)
     expect(b.proven(1, 300)).toBe(true)
+  })
+})
+
+describe("how long a hint's check waits for the proof", () => {
+  const T = 200
+
+  /** `checker` challenges `prover` (a check's probe), which answers `rtt` ms later (half each way); returns the wait measured before. */
+  function roundTrip(checker: FrameAuth, prover: FrameAuth, at: number, rtt: number): number {
+    const wait = proofWait(checker, prover.id, T)
+    const opened = prover.open(checker.probe(prover.id, at), at + rtt / 2)
+    expect(opened.refusal).toBe(AuthRefusal.None)
+    expect(checker.open(opened.reply!, at + rtt).refusal).toBe(AuthRefusal.None)
+    return wait
+  }
+
+  /** Two boards that met: each proved its boot to the other (a first contact, measured by neither). */
+  function met(a: FrameAuth, b: FrameAuth, at = -1000) {
+    exchange(b, a, b.seal(frame(Kind.HEARTBEAT, b.id), at)!, at)
+    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, a.id), at)!, at)
+  }
+
+  test("no round trip measured yet: the answer timeout", () => {
+    const a = auth(1)
+    expect(proofWait(a, 3, T)).toBe(T)
+    a.probe(3, 0) // a challenge with no proof back measures nothing
+    expect(proofWait(a, 3, T)).toBe(T)
+  })
+
+  test("a first contact is not measured: it times a board busy booting, not the path", () => {
+    const a = auth(1)
+    const b = auth(3)
+    // b's first frame is held, b challenged and proven 120 ms later
+    const first = a.open(b.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    expect(a.open(b.open(first.reply!, 60).reply!, 120).frames.length).toBe(1)
+    expect(proofWait(a, 3, T)).toBe(T)
+    // nor the answer to the start-up hello
+    const c = auth(2)
+    const hello = c.helloChallenge(0)
+    expect(c.open(b.open(hello, 40).reply!, 80).refusal).toBe(AuthRefusal.None)
+    expect(proofWait(c, 3, T)).toBe(T)
+  })
+
+  test("one round trip r: 2r + 4·r/2 (RFC 6298's first estimate, SRTT doubled)", () => {
+    const a = auth(1)
+    const b = auth(3)
+    met(a, b)
+    roundTrip(a, b, 0, 20)
+    expect(proofWait(a, 3, T)).toBe(80)
+    // per node: another node's wait is still the answer timeout
+    expect(proofWait(a, 2, T)).toBe(T)
+    // then 35 ms: SRTT 21.875, RTTVAR 11.25, 88.75 rounded up (the VM test checks the same)
+    roundTrip(a, b, 1000, 35)
+    expect(proofWait(a, 3, T)).toBe(89)
+  })
+
+  test("a proven sender's frame gets a challenge once the last one sent to it is RTT_SAMPLE_MS old: that round trip is measured", () => {
+    const a = auth(1)
+    const b = auth(3)
+    met(a, b, 0)
+    let at = 250
+    const challenged: number[] = []
+    for (; at <= 2 * RTT_SAMPLE_MS + 250; at += 250) {
+      const opened = a.open(b.seal(frame(Kind.HEARTBEAT, 3), at)!, at + 2)
+      expect(opened.frames.length).toBe(1)
+      if (!opened.reply) continue
+      challenged.push(at)
+      expect(opened.replyTo).toBe(3)
+      expect(a.open(b.open(opened.reply, at + 3).reply!, at + 6).refusal).toBe(AuthRefusal.None)
+    }
+    // counted from the last challenge sent (the first contact's at 0, then 5,002)
+    expect(challenged).toEqual([RTT_SAMPLE_MS, 2 * RTT_SAMPLE_MS])
+    // two round trips of 4 ms: 8 + 4·1.5, rounded up, the floor is below
+    expect(proofWait(a, 3, T)).toBe(14)
+  })
+
+  test("steady round trips: the wait comes down to about two of them", () => {
+    const a = auth(1)
+    const b = auth(3)
+    met(a, b)
+    const waits = Array.from({ length: 40 }, (_, i) => roundTrip(a, b, i * 300, 30))
+    expect(waits[1]).toBe(120)
+    // the deviation decays by a quarter per sample; whole milliseconds, rounded up
+    expect(proofWait(a, 3, T)).toBe(61)
+  })
+
+  test("jitter: the same mean round trip with spread waits longer", () => {
+    const steady = auth(1)
+    const jittery = auth(1, KEY, 5000)
+    const b = auth(3)
+    const c = auth(3, KEY, 9000)
+    met(steady, b)
+    met(jittery, c)
+    for (let i = 0; i < 40; i++) {
+      roundTrip(steady, b, i * 300, 30)
+      roundTrip(jittery, c, i * 300, i % 2 === 0 ? 10 : 50)
+    }
+    const calm = proofWait(steady, 3, T)
+    const spread = proofWait(jittery, 3, T)
+    expect(spread).toBeGreaterThan(calm + 50)
+    // every round trip seen so far fits in the wait
+    expect(spread).toBeGreaterThan(50)
+    expect(spread).toBeLessThan(T)
+  })
+
+  test("a slower round trip than the wait still counts (the proof came too late for that check): the next waits past it", () => {
+    const a = auth(1)
+    const b = auth(3)
+    met(a, b)
+    for (let i = 0; i < 20; i++) roundTrip(a, b, i * 300, 4)
+    const before = proofWait(a, 3, T)
+    expect(before).toBe(PROOF_WAIT_FLOOR_MS)
+    // a loaded broker: the proof takes 60 ms, six times the wait
+    roundTrip(a, b, 20 * 300, 60)
+    expect(proofWait(a, 3, T)).toBeGreaterThan(60)
+    // a proof held beyond the proof window is refused and measures nothing
+    const opened = b.open(a.probe(3, 10_000), 10_000)
+    expect(a.open(opened.reply!, 10_000 + PROOF_WINDOW_MS + 1).refusal).toBe(AuthRefusal.Late)
+    expect(proofWait(a, 3, T)).toBeLessThan(T)
+  })
+
+  test("clamped: never below the floor nor above the answer timeout", () => {
+    const quick = auth(1)
+    const slow = auth(1, KEY, 5000)
+    const b = auth(3)
+    const c = auth(3, KEY, 9000)
+    met(quick, b)
+    met(slow, c)
+    roundTrip(quick, b, 0, 1)
+    roundTrip(slow, c, 0, 300)
+    expect(proofWait(quick, 3, T)).toBe(PROOF_WAIT_FLOOR_MS)
+    expect(proofWait(slow, 3, T)).toBe(T)
+    // and the ceiling is the caller's: a longer answer timeout lets it wait longer
+    expect(proofWait(slow, 3, 2000)).toBe(1200)
   })
 })

@@ -1,13 +1,38 @@
-// The failover benchmark. `stats` runs in every `vitest run`. The end-to-end run (a real
-// 3-member etcd cluster and three host nodes over a real mosquitto, one trial per failure)
-// runs only with `npm run test:bench:failover`: it starts etcd and mosquitto, takes half a
-// minute, and all it can check beyond the benchmark itself is that each trial ended with a
-// new leader that every survivor reports, which every trial already waits for (it throws
-// when that does not happen in time). The figures are in docs/benchmarks.md (`npm run bench:failover`).
+// The failover benchmark: its statistics, and the end-to-end run, a real 3-member etcd
+// cluster against three host nodes with a group key over a real mosquitto. The file is in the
+// labs project, so `npm run test:ci` (CI) runs it, one file at a time; alone,
+// `npm run test:bench:failover`. It takes a few minutes: the adaptive detector needs its
+// 30 s of heartbeats before the trials. Every trial already waits for a new leader that every
+// survivor reports (it throws when that does not happen in time); the test then holds the run
+// to the targets of docs/benchmarks.md, each ElectLab figure against etcd's of the same run.
+// The figures depend on the machine being quiet: a run that misses a target while the load
+// average was above the number of cores is repeated once, and the second run decides.
+import { cpus } from "node:os"
 import { describe, expect, test } from "vitest"
-import { formatFailoverReport, runFailoverBench, stats } from "../sim/bench/failover"
+import { type FailoverReport, formatFailoverReport, runFailoverBench, stats } from "../sim/bench/failover"
 
-const endToEnd = process.env.ELECTLAB_BENCH_E2E === "1"
+/** Trials per side and failure: enough for a median and a p90 that one slow trial does not make. */
+const TRIALS = 10
+/** Killed leader: ElectLab's median at most this fraction of etcd's (fixed and adaptive detector alike: the last will does the work). */
+const KILLED_MEDIAN = 0.1
+/** Frozen leader, adaptive detector: median and p90 at most these fractions of etcd's. */
+const FROZEN_MEDIAN = 0.5
+const FROZEN_P90 = 1 / 3
+
+/** The targets this run misses, in words. */
+function missed(r: FailoverReport): string[] {
+  const out: string[] = []
+  if (r.ratios.kill.median > KILLED_MEDIAN) out.push(`fixed detector, killed leader: median ${r.ratios.kill.median} of etcd's`)
+  if (r.adaptiveRatios.kill.median > KILLED_MEDIAN) out.push(`adaptive detector, killed leader: median ${r.adaptiveRatios.kill.median} of etcd's`)
+  if (r.adaptiveRatios.freeze.median > FROZEN_MEDIAN) out.push(`adaptive detector, frozen leader: median ${r.adaptiveRatios.freeze.median} of etcd's`)
+  if (r.adaptiveRatios.freeze.p90 > FROZEN_P90) out.push(`adaptive detector, frozen leader: p90 ${r.adaptiveRatios.freeze.p90} of etcd's`)
+  return out
+}
+
+/** The machine was busy during the run: the mean one-minute load of some side above the number of cores. */
+function busy(r: FailoverReport): boolean {
+  return Math.max(r.load.etcd.mean, r.load.electlab.mean, r.load.adaptive.mean) > cpus().length
+}
 
 describe("failover benchmark", () => {
   test("stats: min, median and p90 of a sample", () => {
@@ -16,15 +41,22 @@ describe("failover benchmark", () => {
     expect(stats([3, 1, 2]).medianMs).toBe(2)
   })
 
-  test.runIf(endToEnd)("both sides, both failures, from one run: every trial ends with a new leader all survivors report", async () => {
-    const r = await runFailoverBench(1, 1000)
+  test(`against etcd in one run, ${TRIALS} trials each: killed ≤ ${KILLED_MEDIAN} of etcd's median, frozen (adaptive) ≤ ${FROZEN_MEDIAN}, p90 ≤ 1/3`, async () => {
+    let r = await runFailoverBench(TRIALS)
+    process.stdout.write(formatFailoverReport(r) + "\n")
+    if (missed(r).length > 0 && busy(r)) {
+      process.stdout.write(`missed on a busy machine (${missed(r).join("; ")}): once more\n`)
+      r = await runFailoverBench(TRIALS)
+      process.stdout.write(formatFailoverReport(r) + "\n")
+    }
     for (const side of [r.etcd, r.electlab, r.adaptive])
-      for (const failure of ["kill", "freeze"] as const) expect(side[failure].samples).toHaveLength(1)
+      for (const failure of ["kill", "freeze"] as const) expect(side[failure].samples).toHaveLength(TRIALS)
     expect(r.heartbeatMs).toBe(50)
     expect(r.electionTimeoutMs).toBe(250)
-    const text = formatFailoverReport(r)
-    expect(text).toContain("etcd      kill")
-    expect(text).toContain("electlab  freeze")
-    expect(text).toContain("adaptive  freeze")
-  }, 120_000)
+    // the last will is checked by a challenge (the nodes hold a key made for the run), which
+    // waits a few measured round trips
+    expect(r.auth).toBe(true)
+    expect(r.traces.adaptive.summary.kill.wait).not.toBeNull()
+    expect(missed(r), `load average ${JSON.stringify(r.load)}`).toEqual([])
+  }, 30 * 60_000)
 })

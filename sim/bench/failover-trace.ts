@@ -25,8 +25,12 @@ export interface Breakdown {
   lastReceived: number | null
   /** ...the suspicion delay D in force after it... */
   delay: number | null
-  /** ...and when it suspected (started an election, took over, or heard the last will). */
+  /** ...and when it suspected (started an election, took over, or acted on the last will). */
   suspected: number | null
+  /** With a key: the first survivor to receive the leader's last will, which it then checks by a challenge... */
+  hinted: number | null
+  /** ...waiting this long for a proof (from its log line; null where the line does not say). */
+  wait: number | null
   /** First ELECTION or COORDINATOR frame a survivor sent. */
   firstElectionFrame: number | null
   /** The new coordinator took the role. */
@@ -120,6 +124,7 @@ export class TraceLog {
       ? window.filter((e) => e.node === first.node && e.event === "hb" && e.fields.from === String(leader) && e.at <= first.at)
       : []
     const last = heartbeats.at(-1)
+    const hint = after.find((e) => survivors.includes(e.node) && e.event === "hint" && e.fields.left === String(leader))
     const electionFrame = after.find(
       (e) => survivors.includes(e.node) && e.event === "tx" && (e.fields.k === "ELECTION" || e.fields.k === "COORDINATOR"),
     )
@@ -137,6 +142,8 @@ export class TraceLog {
       lastReceived: rel(last?.at),
       delay: last ? Number(last.fields.d) : null,
       suspected: rel(first?.at),
+      hinted: rel(hint?.at),
+      wait: hint?.fields.wait === undefined ? null : Number(hint.fields.wait),
       firstElectionFrame: rel(electionFrame?.at),
       newCoordinator: rel(won?.at),
       allReport: rel(allReport),
@@ -169,6 +176,10 @@ export interface BreakdownSummary {
   delay: number | null
   /** Suspicion later than D said (timer and event-loop lateness). */
   timerLate: number | null
+  /** With a key: the last will's arrival to the verdict of its check... */
+  check: number | null
+  /** ...and the wait for a proof it set. */
+  wait: number | null
   /** First suspicion to the last survivor's report (the election itself). */
   election: number | null
   /** Last report to the benchmark seeing it (pipes and polling). */
@@ -189,6 +200,8 @@ export function summarise(all: Breakdown[]): BreakdownSummary {
     silence: median(all.map((b) => diff(b.suspected, b.lastReceived))),
     delay: median(all.map((b) => b.delay)),
     timerLate: median(all.map((b) => (b.delay === null ? null : diff(diff(b.suspected, b.lastReceived), b.delay)))),
+    check: median(all.map((b) => diff(b.suspected, b.hinted))),
+    wait: median(all.map((b) => b.wait)),
     election: median(all.map((b) => diff(b.allReport, b.suspected))),
     reportLag: median(all.map((b) => diff(b.seen, b.allReport))),
   }

@@ -3,9 +3,12 @@
 // with three host nodes over a local mosquitto, with the same heartbeat and timeout, once
 // with the fixed failure detector and once with the adaptive one.
 // Two failures: the leader process killed (SIGKILL) and frozen (SIGSTOP, resumed after).
+// The host nodes share a group key made for the run (as the virtual lab's boards do), so a
+// killed leader's last will is a hint that each survivor checks with a challenge before it
+// acts; `auth: false` runs them without one (the last will is then taken at once).
 
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -25,6 +28,8 @@ import { median, nearestRank } from "../stats"
 import { sleep, until } from "../wait"
 import { type Breakdown, type BreakdownSummary, type GapStats, gapStats, summarise, TraceLog } from "./failover-trace"
 import { loadavg } from "node:os"
+import { newKeyHex } from "../auth/keys"
+import { holdSecretFolder, removeSecretFolder } from "../lab/secret-files"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -185,13 +190,24 @@ interface HostProcess {
 export class ElectLabCluster {
   nodes: HostProcess[] = [1, 2, 3].map((id): HostProcess => ({ id, child: null, role: "booting", coordinator: -1 }))
   private broker: Broker | null = null
+  /** The group key's folder and file (owner-only, removed at stop); null without a key. */
+  private keyDir: string | null = null
+  private keyFile: string | null = null
   /** The nodes' log lines, heartbeats included, on this process's timeline. */
   readonly trace = new TraceLog()
   readonly breakdowns: Record<Failure, Breakdown[]> = { kill: [], freeze: [] }
 
-  constructor(private detector: DetectorName) {}
+  constructor(
+    private detector: DetectorName,
+    private auth = true,
+  ) {}
 
   async start() {
+    if (this.auth) {
+      this.keyDir = holdSecretFolder(mkdtempSync(join(tmpdir(), "electlab-bench-key-")))
+      this.keyFile = join(this.keyDir, "group.key")
+      writeFileSync(this.keyFile, newKeyHex() + "\n", { mode: 0o600 })
+    }
     this.broker = new Broker(await freePort())
     await this.broker.start()
     for (const n of this.nodes) this.spawn(n)
@@ -212,6 +228,7 @@ export class ElectLabCluster {
         "--coordinator-timeout", "200",
         "--failure-detector", this.detector,
         "--prefix", "electlab-bench",
+        ...(this.keyFile ? ["--key-file", this.keyFile] : []),
       ],
       { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ELECTLAB_TRACE_HEARTBEATS: "1" } },
     )
@@ -280,6 +297,7 @@ export class ElectLabCluster {
       n.child?.kill("SIGKILL")
     }
     await this.broker?.dispose()
+    if (this.keyDir) removeSecretFolder(this.keyDir)
   }
 }
 
@@ -315,6 +333,8 @@ export interface ElectLabTrace {
 }
 
 export interface FailoverReport {
+  /** The host nodes authenticated their frames (a key made for the run): a last will is checked by a challenge. */
+  auth: boolean
   heartbeatMs: number
   electionTimeoutMs: number
   trials: number
@@ -359,10 +379,10 @@ export async function measureElectLab(cluster: ElectLabCluster, trials: number, 
   return { kill, freeze, trace, load: load.stop() }
 }
 
-export async function runFailoverBench(trials: number, warmupMs = 30_000): Promise<FailoverReport> {
+export async function runFailoverBench(trials: number, warmupMs = 30_000, auth = true): Promise<FailoverReport> {
   const etcd = new EtcdCluster()
-  const ours = new ElectLabCluster("fixed")
-  const adaptive = new ElectLabCluster("adaptive")
+  const ours = new ElectLabCluster("fixed", auth)
+  const adaptive = new ElectLabCluster("adaptive", auth)
   try {
     const etcdLoad = new LoadSampler()
     await etcd.start()
@@ -378,6 +398,7 @@ export async function runFailoverBench(trials: number, warmupMs = 30_000): Promi
       p90: Math.round((a.p90Ms / b.p90Ms) * 1000) / 1000,
     })
     return {
+      auth,
       heartbeatMs: HEARTBEAT_MS,
       electionTimeoutMs: ELECTION_TIMEOUT_MS,
       trials,
@@ -403,14 +424,15 @@ export function formatFailoverReport(r: FailoverReport): string {
   const v = (x: number | null) => (x === null ? "-" : String(x))
   const parts = (side: string, failure: Failure, b: BreakdownSummary) =>
     `${side.padEnd(9)} ${failure.padEnd(7)} ${v(b.phase).padStart(6)} ${v(b.silence).padStart(8)} ${v(b.delay).padStart(6)} ` +
-    `${v(b.timerLate).padStart(6)} ${v(b.election).padStart(9)} ${v(b.reportLag).padStart(7)}`
+    `${v(b.timerLate).padStart(6)} ${v(b.wait).padStart(5)} ${v(b.check).padStart(6)} ${v(b.election).padStart(9)} ${v(b.reportLag).padStart(7)}`
   const gaps = (side: string, t: ElectLabTrace) =>
     `${side.padEnd(9)} heartbeat gaps sent: median ${t.sentGaps.median}, p99 ${t.sentGaps.p99}, max ${t.sentGaps.max} ms; ` +
     `received: median ${t.receivedGaps.median}, p99 ${t.receivedGaps.p99}, max ${t.receivedGaps.max} ms ` +
     `(${t.receivedGaps.overOneAndThreeQuarters} of ${t.receivedGaps.count} at 1.75 periods or more)`
   const load = (side: string, l: LoadFigures) => `${side} ${l.mean} (max ${l.max})`
   return [
-    `failover: heartbeat ${r.heartbeatMs} ms, election/failure timeout ${r.electionTimeoutMs} ms, ${r.trials} trials each`,
+    `failover: heartbeat ${r.heartbeatMs} ms, election/failure timeout ${r.electionTimeoutMs} ms, ${r.trials} trials each; ` +
+      (r.auth ? "ElectLab's frames authenticated (a key made for the run: a last will is checked by a challenge)" : "ElectLab without a key (a last will is taken at once)"),
     `side      failure      min   median      p90   (ms, failure to a new leader every survivor reports)`,
     row("etcd", "kill", r.etcd.kill),
     row("etcd", "freeze", r.etcd.freeze),
@@ -424,14 +446,15 @@ export function formatFailoverReport(r: FailoverReport): string {
     `(electlab: the fixed failure timeout; adaptive: the adaptive detector, after ${r.warmupMs / 1000} s of heartbeats)`,
     `load average (1 min) during each side, mean (max): ${load("etcd", r.load.etcd)}; ${load("electlab", r.load.electlab)}; ${load("adaptive", r.load.adaptive)}`,
     `where ElectLab's time went (medians over the trials, ms; from the nodes' logs):`,
-    `side      failure  phase  silence      D  late  election  report`,
+    `side      failure  phase  silence      D  late  wait  check  election  report`,
     parts("electlab", "kill", r.traces.electlab.summary.kill),
     parts("electlab", "freeze", r.traces.electlab.summary.freeze),
     parts("adaptive", "kill", r.traces.adaptive.summary.kill),
     parts("adaptive", "freeze", r.traces.adaptive.summary.freeze),
     `  phase: failure after the leader's last heartbeat; silence: last heartbeat received to the first suspicion`,
-    `  (kill: the broker's last will); D: the suspicion delay then; late: silence beyond D; election: first`,
-    `  suspicion to the last survivor's report; report: that report to the benchmark reading it`,
+    `  (kill: acting on the broker's last will); D: the suspicion delay then; late: silence beyond D; with a key,`,
+    `  wait: how long the last will's check waits for a proof, check: the last will's arrival to its verdict;`,
+    `  election: first suspicion to the last survivor's report; report: that report to the benchmark reading it`,
     gaps("electlab", r.traces.electlab),
     gaps("adaptive", r.traces.adaptive),
   ].join("\n")

@@ -35,7 +35,8 @@
 // - held frames are kept per boot nonce: frames of another boot never push out a held one;
 // - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
 //   is held and its sender re-proven, not refused for as long as the offset is off;
-// - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check.
+// - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check,
+//   which waits proofWait(): a few round trips of our challenges to that node's proofs.
 
 import { ByteSource, getU16, getU32, parseHex, putU16, putU32 } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
@@ -96,6 +97,18 @@ export const CREEP_CAP_MS = 60000
  */
 export const KEY_MISMATCH_TAGS = 8
 export const KEY_MISMATCH_MS = 3000
+/**
+ * A hint's check waits at least this for the proof, however quick the round trips measured:
+ * timers and a busy event loop are late by a few milliseconds.
+ */
+export const PROOF_WAIT_FLOOR_MS = 10
+/**
+ * A sender's fresh frame gets a challenge when the last one we sent it is this old: its proof
+ * measures a round trip of the path as it is now, for the next hint's check. A coordinator's
+ * heartbeats bring one challenge and one proof per follower in this time; a follower that
+ * sends nothing is measured only by the checks themselves.
+ */
+export const RTT_SAMPLE_MS = 5000
 /** Senders tracked at most (only holders of the key create entries). */
 const MAX_PEERS = 64
 const MAX_U32 = 4294967295
@@ -194,6 +207,12 @@ class PeerState {
     reproving = false
     /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
     provenAt = -1
+    /** Smoothed round trip from our challenges to this node's proofs (RFC 6298's SRTT); -1: none measured yet. */
+    srtt = -1
+    /** Their mean deviation (RTTVAR). */
+    rttvar = 0
+    /** The challenge whose round trip is measured (a check's, or a periodic one); -1: none. */
+    measuring = -1
     constructor(public id: number) {}
 }
 
@@ -305,6 +324,11 @@ export class FrameAuth {
             const why = fresh(p, counter, now, now)
             if (why === AuthRefusal.None) {
                 r.frames.push(bytes)
+                // now and then a round trip of this sender's (a challenge; its proof is measured)
+                if (now - p.challengeAt >= RTT_SAMPLE_MS) {
+                    r.reply = challengeTo(this, p, now, true)
+                    r.replyTo = r.src
+                }
                 return r
             }
             if (why !== AuthRefusal.Stale) return refuse(this, r, why, now)
@@ -342,6 +366,18 @@ export class FrameAuth {
         for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt > since
         return false
     }
+}
+
+/**
+ * How long a hint's check waits for node `id`'s proof: twice the smoothed round trip of our
+ * challenges to its proofs plus four mean deviations (RFC 6298's RTO, SRTT doubled), whole
+ * milliseconds within [PROOF_WAIT_FLOOR_MS, ceiling]; the ceiling until a round trip was measured.
+ */
+export function proofWait(auth: FrameAuth, id: number, ceiling: number): number {
+    // (the check probes `id` next: its entry is made here if it is new)
+    const p = peerOf(auth, id)
+    if (p.srtt < 0) return ceiling
+    return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p.srtt + 4 * p.rttvar)))
 }
 
 /** Appends the tag of `out` to it. */
@@ -469,9 +505,13 @@ function expireHeld(auth: FrameAuth, now: number) {
     }
 }
 
-/** A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS (or `force`), or null. */
-function challengeTo(auth: FrameAuth, p: PeerState, now: number, force = false): number[] {
-    if (!force) {
+/**
+ * A fresh challenge to `p` if none went out within CHALLENGE_RETRY_MS, or null. One to
+ * `measure` a round trip (a check's, or a periodic one) goes whatever that limit says, and its
+ * proof's round trip is measured.
+ */
+function challengeTo(auth: FrameAuth, p: PeerState, now: number, measure = false): number[] {
+    if (!measure) {
         if (p.challenge >= 0) {
             if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null
         }
@@ -480,6 +520,7 @@ function challengeTo(auth: FrameAuth, p: PeerState, now: number, force = false):
     p.previousChallengeAt = p.challengeAt
     p.challenge = auth.random32()
     p.challengeAt = now
+    if (measure) p.measuring = p.challenge
     return challengeFrame(auth, p.id, p.challenge, now)
 }
 
@@ -604,12 +645,28 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         p.seen = []
         // this boot's challenges sent before its proof are answered or obsolete
         p.challengeFloor = proofCounter
-    } else if (p.reproving) {
-        // re-proven after a stale frame: the offset starts afresh, the window stands
-        p.offset = now - proofCounter
-        p.offsetAt = now
-        p.floor = Math.max(p.floor, getU32(bytes, 20))
-    } else learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
+    } else {
+        // A boot already proven, and a challenge sent to measure (a check's, or a periodic one):
+        // its round trip, smoothed as RFC 6298 does (a late one too: the wait grows). First
+        // contacts and the hello are not measured: they time a board busy booting (up to ten
+        // times the path's round trip), not the path.
+        if (challenge === p.measuring) {
+            const rtt = now - askedAt
+            if (p.srtt < 0) {
+                p.srtt = rtt
+                p.rttvar = rtt / 2
+            } else {
+                p.rttvar = (3 * p.rttvar + Math.abs(p.srtt - rtt)) / 4
+                p.srtt = (7 * p.srtt + rtt) / 8
+            }
+        }
+        if (p.reproving) {
+            // re-proven after a stale frame: the offset starts afresh, the window stands
+            p.offset = now - proofCounter
+            p.offsetAt = now
+            p.floor = Math.max(p.floor, getU32(bytes, 20))
+        } else learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
+    }
     p.reproving = false
     p.provenAt = now
     if (answersCurrent) p.challenge = -1

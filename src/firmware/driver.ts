@@ -3,7 +3,7 @@
 // may stop a board. Portable: the clock and the log come in as a Platform, so the same
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
-import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex } from "../core/auth"
+import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex, proofWait } from "../core/auth"
 import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, encodeFrame } from "../core/codec"
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
 import { AlgorithmDescriptor } from "../core/descriptor"
@@ -315,16 +315,12 @@ export class NodeDriver {
         report(this, Role.Misconfigured, NO_NODE, this.epoch())
     }
 
-    /** How long a hint's check waits for the proof: the algorithm's answer timeout. */
-    hintCheckMs(): number {
-        return this.config.timing.answerTimeout
-    }
-
     /**
      * A hint that node `id` dropped off (an MQTT last will: anyone can publish one). With a
      * key it is checked: a sealed challenge to `id`; only if no proof (nor fresh frame) comes
-     * back within hintCheckMs() is the node taken as gone. Without a key there is nothing to
-     * check against: the node is taken as gone at once.
+     * back within a few of its measured round trips (proofWait, at most the answer timeout) is
+     * the node taken as gone. Without a key there is nothing to check against: the node is
+     * taken as gone at once.
      */
     async peerLeft(id: number) {
         // queued behind the frames that came before it: those were sent before the hint, and
@@ -518,13 +514,19 @@ function duplicateId(driver: NodeDriver) {
     driver.flagProblem("another board on the bus has node id " + me)
 }
 
-/** Challenges `id` and calls `verdict(proven)` after hintCheckMs(); one check per id at a time. */
+/**
+ * Challenges `id` and calls `verdict(proven)` after a few of its measured round trips, at most
+ * the answer timeout (proofWait); one check per id at a time. A proof later than that is too
+ * late: the node was taken as gone, and is back with its next frame; its round trip still
+ * counts, so the next check waits longer.
+ */
 async function checkHint(driver: NodeDriver, id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
     if (driver.checking.indexOf(id) >= 0) return
     const since = driver.platform.now()
+    const wait = proofWait(driver.auth, id, driver.config.timing.answerTimeout)
     const challenge = driver.auth.probe(id, since)
     driver.checking.push(id)
-    driver.log("hint", "" + what + "=" + id + " check=challenge")
+    driver.log("hint", "" + what + "=" + id + " check=challenge wait=" + wait)
     setTimeout(async () => {
         try {
             // by hand, not filter: Array.prototype.filter is in an image only if something calls it
@@ -535,7 +537,7 @@ async function checkHint(driver: NodeDriver, id: number, what: string, verdict: 
         } catch (e) {
             caught(driver, "hint", e)
         }
-    }, driver.hintCheckMs())
+    }, wait)
     post(driver, Buffer.from(challenge), id)
 }
 

@@ -4,7 +4,7 @@
 
 import * as ds from "@devicescript/core"
 import { describe, expect, test } from "@devicescript/test"
-import { AuthRefusal, FrameAuth, parseKeyHex } from "../../src/core/auth"
+import { AuthRefusal, FrameAuth, parseKeyHex, proofWait } from "../../src/core/auth"
 import { decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
@@ -92,6 +92,27 @@ describe("against replays", () => {
         // counter bytes right after the frame: 21 ms since a's first frame
         const at = plain.length
         expect(((sealed[at] * 256 + sealed[at + 1]) * 256 + sealed[at + 2]) * 256 + sealed[at + 3]).toBe(21)
+    })
+})
+
+describe("a hint's check", () => {
+    test("waits a few measured round trips: the same figures as in Node", () => {
+        const key = parseKeyHex(VECTOR_KEY)
+        const a = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+        const b = new FrameAuth(3, 1, boardMac(key), boardRandom32)
+        expect(proofWait(a, 3, 200)).toBe(200)
+        // first contact (not measured): b's frame held, b challenged, proven
+        const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
+        const first = a.open(b.seal(plain, 0), 0)
+        expect(a.open(b.open(first.reply, 0).reply, 0).frames.length).toBe(1)
+        expect(proofWait(a, 3, 200)).toBe(200)
+        // a round trip of 20 ms: 2·20 + 4·10
+        expect(a.open(b.open(a.probe(3, 0), 10).reply, 20).refusal).toBe(AuthRefusal.None)
+        expect(proofWait(a, 3, 200)).toBe(80)
+        expect(proofWait(a, 3, 50)).toBe(50)
+        // then 35 ms: SRTT 21.875, RTTVAR 11.25, 88.75 rounded up
+        expect(a.open(b.open(a.probe(3, 1000), 1010).reply, 1035).refusal).toBe(AuthRefusal.None)
+        expect(proofWait(a, 3, 200)).toBe(89)
     })
 })
 
