@@ -308,7 +308,11 @@ export class FrameAuth {
         if (n >= FRAME_HEADER_BYTES) {
             r.src = getU16(bytes, 8)
             const dst = getU16(bytes, 10)
-            if ((dst !== BROADCAST && dst !== this.id) || r.src === this.id) {
+            let ignore = r.src === this.id
+            if (dst !== this.id) {
+                if (dst !== BROADCAST) ignore = true
+            }
+            if (ignore) {
                 r.ignored = true
                 return r
             }
@@ -586,8 +590,12 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     const nonce = getU32(bytes, 12)
     // our own control frame heard back; another nonce under our id is a duplicate board.
     // Another group's fails its tag: the frame key is the group's.
-    const own = r.src === auth.id && nonce === auth.nonce
-    if ((dst !== auth.id && dst !== BROADCAST) || own) {
+    let ignore = r.src === auth.id
+    if (nonce !== auth.nonce) ignore = false
+    if (dst !== auth.id) {
+        if (dst !== BROADCAST) ignore = true
+    }
+    if (ignore) {
         r.ignored = true
         return r
     }
@@ -620,11 +628,18 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         return r
     }
     const p = peerOf(auth, r.src)
-    const answersHello = auth.helloValue >= 0 && challenge === auth.helloValue
+    // (an unset challenge or hello is -1, which no u32 equals)
+    const answersHello = challenge === auth.helloValue
     const answersCurrent = challenge === p.challenge
     const answersPrevious = challenge === p.previousChallenge
-    if (type !== CONTROL_PROOF || (!answersCurrent && !answersPrevious && !answersHello)) return refuse(auth, r, AuthRefusal.Replay, now)
-    const askedAt = answersCurrent ? p.challengeAt : answersPrevious ? p.previousChallengeAt : auth.helloAt
+    // when what it answers was asked; a proof of nothing we asked is a replay (one guard per
+    // condition: each && or || costs a board's image bytes)
+    let askedAt = -1
+    if (answersHello) askedAt = auth.helloAt
+    if (answersPrevious) askedAt = p.previousChallengeAt
+    if (answersCurrent) askedAt = p.challengeAt
+    if (type !== CONTROL_PROOF) askedAt = -1
+    if (askedAt < 0) return refuse(auth, r, AuthRefusal.Replay, now)
     if (now - askedAt > PROOF_WINDOW_MS) return refuse(auth, r, AuthRefusal.Late, now)
     // one proof per node for the hello: a second copy is a replay
     if (answersHello) {
