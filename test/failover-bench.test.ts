@@ -1,13 +1,9 @@
 // The failover benchmark: its statistics, and the end-to-end run, a real 3-member etcd
-// cluster against three host nodes with a group key over a real mosquitto. The file is in the
-// labs project, so `npm run test:ci` (CI) runs it, one file at a time; alone,
-// `npm run test:bench:failover`. It takes a few minutes: the adaptive detector needs its
-// 30 s of heartbeats before the trials. Every trial already waits for a new leader that every
-// survivor reports (it throws when that does not happen in time); the test then holds the run
-// to the targets of docs/benchmarks.md, each ElectLab figure against etcd's of the same run.
-// The figures depend on the machine being quiet: a run that misses a target while the load
-// average was above the number of cores is repeated once, and the second run decides.
-import { cpus } from "node:os"
+// cluster against three host nodes with a group key over a real mosquitto, held to the targets
+// of docs/benchmarks.md, each ElectLab figure against etcd's of the same run. The end-to-end
+// run takes about two minutes and its figures need a quiet machine: it runs only with
+// `npm run test:bench:failover` (ELECTLAB_BENCH_E2E=1). Every trial already waits for a new
+// leader that every survivor reports (it throws when that does not happen in time).
 import { describe, expect, test } from "vitest"
 import { type FailoverReport, formatFailoverReport, runFailoverBench, stats } from "../sim/bench/failover"
 
@@ -29,10 +25,7 @@ function missed(r: FailoverReport): string[] {
   return out
 }
 
-/** The machine was busy during the run: the mean one-minute load of some side above the number of cores. */
-function busy(r: FailoverReport): boolean {
-  return Math.max(r.load.etcd.mean, r.load.electlab.mean, r.load.adaptive.mean) > cpus().length
-}
+const endToEnd = process.env.ELECTLAB_BENCH_E2E === "1"
 
 describe("failover benchmark", () => {
   test("stats: min, median and p90 of a sample", () => {
@@ -41,14 +34,9 @@ describe("failover benchmark", () => {
     expect(stats([3, 1, 2]).medianMs).toBe(2)
   })
 
-  test(`against etcd in one run, ${TRIALS} trials each: killed ≤ ${KILLED_MEDIAN} of etcd's median, frozen (adaptive) ≤ ${FROZEN_MEDIAN}, p90 ≤ 1/3`, async () => {
-    let r = await runFailoverBench(TRIALS)
+  test.runIf(endToEnd)(`against etcd in one run, ${TRIALS} trials each: killed ≤ ${KILLED_MEDIAN} of etcd's median, frozen (adaptive) ≤ ${FROZEN_MEDIAN}, p90 ≤ 1/3`, async () => {
+    const r = await runFailoverBench(TRIALS)
     process.stdout.write(formatFailoverReport(r) + "\n")
-    if (missed(r).length > 0 && busy(r)) {
-      process.stdout.write(`missed on a busy machine (${missed(r).join("; ")}): once more\n`)
-      r = await runFailoverBench(TRIALS)
-      process.stdout.write(formatFailoverReport(r) + "\n")
-    }
     for (const side of [r.etcd, r.electlab, r.adaptive])
       for (const failure of ["kill", "freeze"] as const) expect(side[failure].samples).toHaveLength(TRIALS)
     expect(r.heartbeatMs).toBe(50)
