@@ -3,7 +3,7 @@
 // the same group key fails its tag. The known answers are computed here with node:crypto.
 import { createHmac } from "node:crypto"
 import { describe, expect, test } from "vitest"
-import { AuthRefusal } from "../src/core/auth"
+import { AuthRefusal, RTT_SAMPLE_MS } from "../src/core/auth"
 import { Role } from "../src/core/contract"
 import { Algorithm, BROADCAST } from "../src/core/frame"
 import { frameKey } from "../src/firmware/driver"
@@ -122,7 +122,9 @@ describe("frames of another group or algorithm with the same group key", () => {
       const auth = c.board(id).driver.auth!
       expect(auth.refused[AuthRefusal.BadTag]).toBeGreaterThan(0)
       expect(auth.refused[AuthRefusal.Unproven]).toBe(0)
-      expect(auth.challengesSent).toBe(sent[id - 1])
+      // none for the relayed frames; at most the round-trip sample each peer gets every RTT_SAMPLE_MS
+      expect(auth.challengesSent - sent[id - 1]).toBeLessThanOrEqual(2)
+      expect(2000).toBeLessThan(RTT_SAMPLE_MS)
     }
   })
 })

@@ -634,12 +634,18 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     const answersPrevious = challenge === p.previousChallenge
     // when what it answers was asked; a proof of nothing we asked is a replay (one guard per
     // condition: each && or || costs a board's image bytes)
-    let askedAt = -1
-    if (answersHello) askedAt = auth.helloAt
-    if (answersPrevious) askedAt = p.previousChallengeAt
-    if (answersCurrent) askedAt = p.challengeAt
-    if (type !== CONTROL_PROOF) askedAt = -1
-    if (askedAt < 0) return refuse(auth, r, AuthRefusal.Replay, now)
+    let asked = answersHello
+    let askedAt = auth.helloAt
+    if (answersPrevious) {
+        asked = true
+        askedAt = p.previousChallengeAt
+    }
+    if (answersCurrent) {
+        asked = true
+        askedAt = p.challengeAt
+    }
+    if (type !== CONTROL_PROOF) asked = false
+    if (!asked) return refuse(auth, r, AuthRefusal.Replay, now)
     if (now - askedAt > PROOF_WINDOW_MS) return refuse(auth, r, AuthRefusal.Late, now)
     // one proof per node for the hello: a second copy is a replay
     if (answersHello) {
