@@ -23,8 +23,11 @@ export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
  * No board ran out of heap; every crash, recover, kill and restart of failover-10 ended in
  * agreement on the right board; never two coordinators at once (overlapMs 0) unless a process
  * of the lab stalled for half of T or more in that transition (test/overlaps.ts; each is printed).
+ * `briefOverlaps`: over MQTT, improved-bully's tables can still let a lower board lead beside
+ * the new coordinator after an earlier late answer (docs/lab-guide.md, "Memory"): there each
+ * overlap must end within T, and the application's fencing (expectApplicationFenced) holds.
  */
-export function expectCleanFailovers(s: LabSummary) {
+export function expectCleanFailovers(s: LabSummary, briefOverlaps = false) {
   expect(s.agreement).toBe(true)
   expect(s.coordinator).toBe(12)
   expect(s.boards.filter((b) => b.panics > 0).map((b) => `board ${b.node}: ${b.panics} panics`)).toEqual([])
@@ -38,7 +41,9 @@ export function expectCleanFailovers(s: LabSummary) {
     expect(t.coordinatorAfter, t.trigger).toBe(/^(crash|kill)/.test(t.trigger) ? 11 : 12)
   }
   // named, so that a failure says which transition had two coordinators and what stalled
-  expect(unexplainedOverlaps(s.transitions, s.timing.answerTimeout)).toEqual([])
+  const unexplained = unexplainedOverlaps(s.transitions, s.timing.answerTimeout)
+  if (!briefOverlaps) expect(unexplained).toEqual([])
+  else expect(s.transitions.filter((t) => t.overlapMs > s.timing.answerTimeout).map((t) => `${t.trigger}: ${t.overlapMs} ms`)).toEqual([])
 }
 
 /**
