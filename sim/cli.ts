@@ -352,7 +352,7 @@ export function buildProgram(): Command {
     .option("--web <port>", "port of the live web view on 127.0.0.1 (0: off)", "8090")
     .option("--no-auth", "no group key: frames travel unauthenticated")
     .option("--hub <which>", "lab: the lab's own bus hub; devtools: a running `devs devtools` on 127.0.0.1:8082", "lab")
-    .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
+    .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/src/main.ts")
     .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
       process.exitCode = await runLabCommand(flags, startLiveWeb)
@@ -361,7 +361,7 @@ export function buildProgram(): Command {
     .command("size")
     .description("build a board image and show what its function code is spent on (the VM takes 64 KB)")
     .option("--algorithm <name>", "the algorithm the image carries (default: every algorithm, the tables for the one with the least room)")
-    .option("--program <file>", "the program on the election API (default src/main.ts), e.g. examples/sensor-summary/main.ts")
+    .option("--program <file>", "the program on the election API (default src/main.ts), e.g. examples/sensor-summary/src/main.ts")
     .option("--transport <name>", "bus or mqtt (WiFi: the larger image)", "mqtt")
     .option("--boards <n>", "boards in the group", "12")
     .option("--no-key", "no group key: frames unauthenticated")

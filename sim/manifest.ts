@@ -2,8 +2,8 @@
 // what a schema cannot say (unique node and device ids, timeouts in the right order).
 
 import { readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { ROOT } from "./root"
 import AjvModule from "ajv"
 import type { DetectorName } from "../src/core/failure-detector"
 import type { Timing } from "../src/core/contract"
@@ -47,8 +47,7 @@ export function defaultManifestTiming(transport: Manifest["transport"]): Manifes
   }
 }
 
-const here = dirname(fileURLToPath(import.meta.url))
-const schema = JSON.parse(readFileSync(join(here, "manifest.schema.json"), "utf8"))
+const schema = JSON.parse(readFileSync(join(ROOT, "sim", "manifest.schema.json"), "utf8"))
 const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule
 const validate = new Ajv({ allErrors: true }).compile(schema)
 

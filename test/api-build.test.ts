@@ -1,11 +1,12 @@
 // A new user's program: the docs' "Use it in your program" example, as written, builds with
-// `devs build` against the election API (in a folder of its own, as firmware-image.ts builds).
+// `devs build` against the election API (in a folder of its own, as firmware-image.ts builds,
+// where the package is node_modules/electlab).
 import { execFile } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { expect, test } from "vitest"
-import { DEVS_CLI } from "../sim/lab/firmware-image"
+import { DEVS_CLI, prepareBuildFolder } from "../sim/lab/firmware-image"
 import { ROOT } from "../sim/root"
 
 /** The first ```ts block of docs/api.md. */
@@ -22,8 +23,7 @@ test("the docs' program builds with devs build", async () => {
   const ws = join(ROOT, ".electlab", `api-build-${process.pid}`)
   mkdirSync(join(ws, "myapp"), { recursive: true })
   try {
-    for (const entry of ["node_modules", "services", "boards", "src", "package.json", "devsconfig.json"])
-      if (!existsSync(join(ws, entry))) symlinkSync(join(ROOT, entry), join(ws, entry))
+    prepareBuildFolder(ws, null)
     writeFileSync(join(ws, "myapp", "main.ts"), program)
     await promisify(execFile)(process.execPath, [DEVS_CLI, "build", "myapp/main.ts"], { cwd: ws })
     const bytecode = readFileSync(join(ws, ".devicescript", "bin", "bytecode.devs"))

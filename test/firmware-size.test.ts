@@ -19,7 +19,7 @@ const mqtt = { host: "127.0.0.1", port: 1883, prefix: "electlab", logins }
 const authKey = "ab".repeat(32)
 const programs = [
   ["the firmware's program", {}],
-  ["the example application with a 16 KB ballast", { program: "examples/sensor-summary/main.ts", ballastKb: 16 }],
+  ["the example application with a 16 KB ballast", { program: "examples/sensor-summary/src/main.ts", ballastKb: 16 }],
 ] as const
 
 describe(`the largest images leave ${USER_ROOM} bytes of function code to the user`, () => {

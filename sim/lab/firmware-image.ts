@@ -1,20 +1,24 @@
 // Compiles the real firmware for the virtual lab. The lab's settings (algorithm, ids,
 // timing, key, broker logins) go into a generated entry file; each VM's node id comes from
-// its device id. The build runs in its own folder (.electlab/ws, symlinks to the sources) so
-// that its output never races another `devs` run in the project folder. The entry file and
+// its device id. The build runs in its own folder (.electlab/ws-*, symlinks to the sources)
+// so that its output never races another `devs` run in the project folder. The entry file and
 // the bytecode hold the key: the folder is the owner's only (0700) and is removed at exit.
+//
+// The build folder sees the electlab package as node_modules/electlab, in the repository as in
+// a user's project, and the generated files import it by that name: the DeviceScript compiler
+// tells modules apart by path, so a module reached by two paths would run twice.
 
 import { execFile } from "node:child_process"
-import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { isAbsolute, join, relative, resolve, sep } from "node:path"
 import { promisify } from "node:util"
 import type { Timing } from "../../src/core/contract"
 import { descriptorOf } from "../../src/core/algorithms"
 import { type Credentials, nodeUser } from "./broker-access"
 import { holdSecretFolder, redact, removeSecretFolder } from "./secret-files"
-import { ROOT } from "../root"
+import { devsCli, PROJECT, ROOT } from "../root"
 
-export const DEVS_CLI = join(ROOT, "node_modules", "@devicescript", "cli", "built", "devicescript-cli.cjs")
+export const DEVS_CLI = devsCli()
 
 export interface ImageConfig {
   algorithm: number
@@ -116,22 +120,64 @@ export function functionCodeEnd(bytecode: Buffer): number {
   return bytecode.readUInt32LE(40) + bytecode.readUInt32LE(44)
 }
 
-const LINKED = ["node_modules", "services", "boards", "src", "package.json", "devsconfig.json"]
-
 /** The default program: the firmware's own, on the election API. */
 export const DEFAULT_PROGRAM = "src/main.ts"
 
+/** How generated files import the package's own modules ("electlab/src/firmware/config"). */
+const PACKAGE = "electlab"
+
+/** The program every board runs by default: the project's src/main.ts, else the package's own firmware. */
+export function defaultProgram(): string {
+  return PROJECT !== ROOT && existsSync(join(PROJECT, DEFAULT_PROGRAM)) ? join(PROJECT, DEFAULT_PROGRAM) : join(ROOT, DEFAULT_PROGRAM)
+}
+
 /**
- * A program path as the build folder imports it ("./examples/x/main"): it must be a .ts file
- * inside the project, since the build folder links the project's top-level folders.
+ * A program path as the build folder imports it: a file of the package by the package's name
+ * ("electlab/src/main"), any other by its path in the project ("./examples/x/main"), whose
+ * top-level folder the build folder links.
  */
 export function programImport(program: string): string {
   const full = resolve(program)
-  const rel = relative(ROOT, full)
-  if (rel.startsWith("..") || isAbsolute(rel) || !rel.includes(sep) || !rel.endsWith(".ts"))
-    throw new Error(`--program ${program}: a .ts file in a folder of the project (${ROOT}) is needed, e.g. examples/sensor-summary/main.ts`)
+  if (!full.endsWith(".ts")) throw new Error(`--program ${program}: a .ts file is needed, e.g. src/main.ts`)
   if (!existsSync(full)) throw new Error(`--program ${program}: no such file`)
+  const inPackage = relative(join(ROOT, "src"), full)
+  if (!inPackage.startsWith("..") && !isAbsolute(inPackage)) return `${PACKAGE}/src/${inPackage.split(sep).join("/").replace(/\.ts$/, "")}`
+  const rel = relative(PROJECT, full)
+  if (rel.startsWith("..") || isAbsolute(rel) || !rel.includes(sep))
+    throw new Error(`--program ${program}: a .ts file in a folder of the project (${PROJECT}) is needed, e.g. src/main.ts`)
   return "./" + rel.split(sep).join("/").replace(/\.ts$/, "")
+}
+
+function linkInto(folder: string, name: string, target: string) {
+  const link = join(folder, name)
+  if (!existsSync(link)) symlinkSync(target, link)
+}
+
+/** Links every entry of `from` whose name passes `keep` into `folder` (made if missing). */
+function linkEntries(folder: string, from: string, keep: (name: string) => boolean) {
+  mkdirSync(folder, { recursive: true })
+  if (!existsSync(from)) return
+  for (const name of readdirSync(from)) if (keep(name)) linkInto(folder, name, join(from, name))
+}
+
+/**
+ * Fills a build folder: the project's node_modules with the electlab package among them, the
+ * service specifications and board definitions of the package and of the project, the
+ * project's package.json and devsconfig.json, and the program's top-level folder.
+ */
+export function prepareBuildFolder(ws: string, program: string | null) {
+  const modules = existsSync(join(PROJECT, "node_modules", "@devicescript")) ? join(PROJECT, "node_modules") : join(ROOT, "node_modules")
+  linkEntries(join(ws, "node_modules"), modules, () => true)
+  linkInto(join(ws, "node_modules"), PACKAGE, ROOT)
+  for (const [folder, suffix] of [["services", ".md"], ["boards", ".board.json"]]) {
+    const keep = (name: string) => name.endsWith(suffix) && name !== "README.md"
+    linkEntries(join(ws, folder), join(ROOT, folder), keep)
+    if (PROJECT !== ROOT) linkEntries(join(ws, folder), join(PROJECT, folder), keep)
+  }
+  linkInto(ws, "package.json", join(PROJECT, "package.json"))
+  linkInto(ws, "devsconfig.json", existsSync(join(PROJECT, "devsconfig.json")) ? join(PROJECT, "devsconfig.json") : join(ROOT, "devsconfig.json"))
+  const top = program?.startsWith("./") ? program.slice(2).split("/")[0] : null
+  if (top) linkInto(ws, top, join(PROJECT, top))
 }
 
 /** A node's broker login, picked by its node id at run time (none for a non-member: the rogue). */
@@ -189,10 +235,10 @@ function headSource(config: ImageConfig, imports: string): string {
   const algorithm = descriptorImport(config.algorithm)
   return `// generated by electlab lab: do not edit
 import * as ds from "@devicescript/core"
-import { nodeIdFromDeviceId } from "./src/firmware/config"
-import { ${algorithm.name} as algorithm } from "./${algorithm.module}"
+import { nodeIdFromDeviceId } from "${PACKAGE}/src/firmware/config"
+import { ${algorithm.name} as algorithm } from "${PACKAGE}/${algorithm.module}"
 ${imports}
-${config.ballastKb ? `import { holdBallast } from "./src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
+${config.ballastKb ? `import { holdBallast } from "${PACKAGE}/src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
 
 const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
 `
@@ -205,7 +251,7 @@ const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
  */
 export function configSource(config: ImageConfig): string {
   const settings = settingsSource(config, `[${config.ids.join(", ")}]`, `"${config.authKey ?? ""}"`)
-  return headSource(config, `import { provideConfig } from "./src/election"`) + `provideConfig(${settings}, algorithm)\n`
+  return headSource(config, `import { provideConfig } from "${PACKAGE}/src/election"`) + `provideConfig(${settings}, algorithm)\n`
 }
 
 /** The generated entry file: the lab's settings compiled in, then the program (or the rogue's firmware). */
@@ -214,12 +260,12 @@ export function entrySource(config: ImageConfig): string {
   if (rogue === undefined)
     return `// generated by electlab lab: do not edit
 import "./lab-config"
-import "${programImport(config.program ?? DEFAULT_PROGRAM)}"
+import "${programImport(config.program ?? defaultProgram())}"
 `
   // the rogue counts itself a member, or its firmware would refuse to run; it forges with its own key
   const ids = `nodeId === ${rogue} ? [${[...config.ids, rogue].join(", ")}] : [${config.ids.join(", ")}]`
   const authKey = `nodeId === ${rogue} ? "${config.rogueKey ?? ""}" : "${config.authKey ?? ""}"`
-  const imports = `import { runFirmware } from "./src/firmware/run"\nimport { forgeForever } from "./src/attacks/rogue"`
+  const imports = `import { runFirmware } from "${PACKAGE}/src/firmware/run"\nimport { forgeForever } from "${PACKAGE}/src/attacks/rogue"`
   return (
     headSource(config, imports) +
     `const driver = await runFirmware(${settingsSource(config, ids, authKey)}, algorithm)\n` +
@@ -229,17 +275,10 @@ import "${programImport(config.program ?? DEFAULT_PROGRAM)}"
 
 /** Builds in .electlab/ws-<pid>: two labs (or a lab and a test run) never share a build folder. */
 export async function buildFirmwareImage(config: ImageConfig, name = `ws-${process.pid}`): Promise<FirmwareImage> {
-  const ws = holdSecretFolder(join(ROOT, ".electlab", name))
+  const ws = holdSecretFolder(join(PROJECT, ".electlab", name))
   const secrets = [config.authKey, config.rogueKey, ...(config.mqtt?.logins ?? []).map((l) => l.password)]
   try {
-    for (const entry of LINKED) {
-      const link = join(ws, entry)
-      if (!existsSync(link)) symlinkSync(join("..", "..", entry), link)
-    }
-    const program = config.rogue === undefined ? programImport(config.program ?? DEFAULT_PROGRAM) : null
-    // the program's top-level folder (examples/, or the user's own) is linked too
-    const top = program ? program.slice(2).split("/")[0] : null
-    if (top && !LINKED.includes(top) && !existsSync(join(ws, top))) symlinkSync(join("..", "..", top), join(ws, top))
+    prepareBuildFolder(ws, config.rogue === undefined ? programImport(config.program ?? defaultProgram()) : null)
     // both generated files hold the key
     const entry = join(ws, "lab-main.ts")
     const configFile = join(ws, "lab-config.ts")

@@ -11,6 +11,7 @@ import type { Timing } from "../../src/core/contract"
 import { MAX_NODES } from "../../src/core/limits"
 import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
 import { nodeUser } from "./broker-access"
+import { PROJECT, ROOT } from "../root"
 import {
   buildFirmwareImage,
   DEFAULT_PROGRAM,
@@ -73,6 +74,11 @@ function add(rows: Map<string, Row>, name: string, bytes: number) {
   rows.set(name, row)
 }
 
+/** In the repository the package's own files go by their path in it (src/core/bully.ts), as the build folder's node_modules/electlab hides. */
+function ownPath(path: string): string {
+  return PROJECT === ROOT ? path.replace(/^node_modules\/electlab\//, "") : path
+}
+
 /** A node_modules path -> its package ("@devicescript/net"); a project path -> its folder ("src/core"); the generated entry -> "(generated entry)". */
 export function packageOf(path: string): string {
   const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
@@ -126,7 +132,7 @@ export function censusOf(dbg: DebugInfo, bytecode: Buffer, top = 20, secrets = n
   const fileAt = (position: number) => {
     let i = 0
     while (i + 1 < sources.length && starts[i + 1] <= position) i++
-    return sources[i].path
+    return ownPath(sources[i].path)
   }
   const files = new Map<string, Row>()
   const packages = new Map<string, Row>()

@@ -6,7 +6,7 @@ import { Algorithm } from "../../src/core/frame"
 import { Lab } from "../../sim/lab/lab"
 import { compareTokens, formatToken, joinElection } from "../../sim/node/library"
 
-const PROGRAM = "examples/sensor-summary/main.ts"
+const PROGRAM = "examples/sensor-summary/src/main.ts"
 const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
 
 describe("a host program joined to a lab of VMs", () => {

@@ -6,7 +6,7 @@ import { readLabScript } from "../../sim/lab/script"
 import { unexplainedOverlaps } from "../overlaps"
 
 export const FAILOVER_10 = "sim/lab/scripts/failover-10.txt"
-export const APPLICATION = "examples/sensor-summary/main.ts"
+export const APPLICATION = "examples/sensor-summary/src/main.ts"
 
 export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
   const options = labOptions({ boards: "12", loss: "0", delay: "0", seed: "1", transport: "bus", ...flags })

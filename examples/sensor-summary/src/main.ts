@@ -2,9 +2,9 @@
 // sensor and sends its reading to the coordinator; the coordinator publishes the cluster's
 // summary twice a second, as an order carrying its fencing token; every board shows the latest
 // summary and counts the orders its fence refused. Run it in the virtual lab:
-//   npx electlab lab --program examples/sensor-summary/main.ts
+//   npx electlab lab --program src/main.ts
 import * as ds from "@devicescript/core"
-import { createElection, formatToken } from "../../src/election"
+import { createElection, formatToken } from "electlab"
 
 const READ_MS = 500
 // short enough that a coordinator that leads for only a second publishes at least once

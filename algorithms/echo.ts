@@ -1,0 +1,2 @@
+// The echo algorithm, handed to startElection({ algorithm: echo }).
+export { echoDescriptor as echo } from "../src/core/echo"
