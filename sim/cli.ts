@@ -35,6 +35,8 @@ import { readManifest } from "./manifest"
 import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
 import { runSizeCommand, type SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
+import { type BundleFlags, bundleBoards, type FlashFlags, flashBoards, initProject } from "./project"
+import { PROJECT } from "./root"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -254,6 +256,9 @@ const DETAILS: Record<string, string> = {
   soak: "docs/benchmarks.md",
   bench: "docs/benchmarks.md",
   size: "docs/image-size.md",
+  init: "docs/api.md",
+  bundle: "docs/api.md",
+  flash: "docs/api.md",
 }
 
 export function buildProgram(): Command {
@@ -332,6 +337,38 @@ export function buildProgram(): Command {
       process.stdout.write(`# its image, with ${manifest.algorithm} alone: ${bundleCommand(manifest, flags.board)}\n`)
     })
   program
+    .command("init")
+    .description("prepare this project for electlab: devicescript.json, the bus service, the board definitions, a starter src/main.ts")
+    .action(() => {
+      const r = initProject(PROJECT)
+      const lines = [...r.wrote.map((f) => `wrote ${f}`), ...r.kept.map((f) => `kept ${f} (already there)`)]
+      lines.push("next: npx devs build src/main.ts, then npx electlab lab (five simulated boards running it)")
+      process.stdout.write(lines.join("\n") + "\n")
+    })
+  program
+    .command("bundle")
+    .description("for every board of the manifest, its image: the program with that board's settings, and with the DeviceScript runtime to flash")
+    .option("--manifest <file>", "the manifest", "devicescript.json")
+    .option("--program <file>", "the program the boards run", "src/main.ts")
+    .option("--key-file <file>", "the group key (electlab keygen): frames authenticated")
+    .option("--out <folder>", "where the images go (owner-only: they hold the key)", ".electlab/bundles")
+    .option("--bytecode-only", "only the program's bytecode (.devs), without the runtime that devs bundle downloads")
+    .action(async (flags: BundleFlags) => {
+      process.exitCode = await bundleBoards(flags, (line) => process.stdout.write(line + "\n"))
+    })
+  program
+    .command("flash")
+    .description("flash a board's bundle with devs flash (the board on USB)")
+    .option("--board <name>", "the board's name in the manifest")
+    .option("--all", "every board of the manifest, one after another")
+    .option("--manifest <file>", "the manifest", "devicescript.json")
+    .option("--out <folder>", "where electlab bundle put the images", ".electlab/bundles")
+    .option("--port <path>", "the serial port (default: devs flash finds the board)")
+    .option("--dry-run", "print the devs flash command lines only")
+    .action(async (flags: FlashFlags) => {
+      process.exitCode = await flashBoards(flags, (line) => process.stdout.write(line + "\n"))
+    })
+  program
     .command("keygen")
     .description("write a new group key for authenticated frames (keep it out of git)")
     .option("--out <file>", "where to write it", "electlab.key")
@@ -345,7 +382,7 @@ export function buildProgram(): Command {
     .option("--delay <ms>", "delay the bus adds to every frame", "0")
     .option("--seed <s>", "seed of the bus faults", "1")
     .option("--headless", "no dashboard: run --script, print a JSON summary")
-    .option("--script <file>", "timed events for --headless (see sim/lab/script.ts)")
+    .option("--script <file>", "timed events for --headless: a file, or the name of one in sim/lab/scripts/ (failover-10)")
     .option("--verbose", "headless: print the lab's event log on stderr")
     .option("--transport <name>", "bus (the Jacdac bus) or mqtt (WiFi through a local mosquitto)", "bus")
     .option("--host-nodes <list>", "with mqtt: these ids run as host nodes (electlab node) instead of VMs")

@@ -45,6 +45,8 @@ export interface ImageConfig {
   program?: string
   /** KB of heap each board holds from boot on (headroom measurements); absent: none. */
   ballastKb?: number
+  /** An image for one real board (`electlab bundle`): its node id and BOOT button compiled in, no lab tools. */
+  board?: { nodeId: number; buttonPin: number }
 }
 
 /** Everything of a lab that its firmware depends on. */
@@ -206,7 +208,7 @@ function settingsSource(config: ImageConfig, ids: string, authKey: string): stri
     algorithm: ${config.algorithm},
     group: ${config.group},
     timing: { answerTimeout: ${t.answerTimeout}, coordinatorTimeout: ${t.coordinatorTimeout}, heartbeatInterval: ${t.heartbeatInterval}, failureTimeout: ${t.failureTimeout}, failureDetector: "${t.failureDetector ?? "fixed"}" },
-    buttonPin: -1,
+    buttonPin: ${config.board?.buttonPin ?? -1},
     suitability: ${suitability},
     transport: ${config.mqtt ? 1 : 0},
     mqttHost: "${config.mqtt?.host ?? ""}",
@@ -214,7 +216,7 @@ function settingsSource(config: ImageConfig, ids: string, authKey: string): stri
     topicPrefix: "${config.mqtt?.prefix ?? "electlab"}",
     mqttUser: ${loginSource(config, "username")},
     mqttPassword: ${loginSource(config, "password")},
-    labTools: true,
+    labTools: ${config.board ? "false" : "true"},
     ballastKb: ${config.ballastKb ?? 0},
     authKey: ${authKey},
 }`
@@ -240,7 +242,7 @@ import { ${algorithm.name} as algorithm } from "${PACKAGE}/${algorithm.module}"
 ${imports}
 ${config.ballastKb ? `import { holdBallast } from "${PACKAGE}/src/firmware/ballast"\nholdBallast(${config.ballastKb})` : ""}
 
-const nodeId = nodeIdFromDeviceId(ds.deviceIdentifier("self"))
+const nodeId = ${config.board ? config.board.nodeId : `nodeIdFromDeviceId(ds.deviceIdentifier("self"))`}
 `
 }
 

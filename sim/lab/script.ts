@@ -15,6 +15,9 @@ import { InputError, parseInteger, readInputFile } from "../config/input"
 import { Role } from "../../src/core/contract"
 import type { Lab } from "./lab"
 import { sleep } from "./lab"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { ROOT } from "../root"
 
 export type ScriptStep =
   | { kind: "wait-agreement"; timeoutMs: number; line: number }
@@ -93,7 +96,13 @@ export function checkScriptBoards(steps: ScriptStep[], ids: number[], file: stri
 }
 
 export function readLabScript(file: string): ScriptStep[] {
-  return parseLabScript(readInputFile(file, "script"), file)
+  return parseLabScript(readInputFile(scriptFile(file), "script"), file)
+}
+
+/** A script file, or the name of one that comes with electlab ("failover-10": sim/lab/scripts/failover-10.txt). */
+export function scriptFile(name: string): string {
+  const shipped = join(ROOT, "sim", "lab", "scripts", `${name}.txt`)
+  return !existsSync(name) && /^[\w-]+$/.test(name) && existsSync(shipped) ? shipped : name
 }
 
 /** Board numbers a step acts on, given the lab's state now. */
