@@ -1,8 +1,9 @@
 // Sensor summary, an application on the election API. Every board reads a (simulated)
 // sensor and sends its reading to the coordinator; the coordinator publishes the cluster's
 // summary twice a second, as an order carrying its fencing token; every board shows the latest
-// summary and counts the orders its fence refused. Run it in the virtual lab:
-//   npx electlab lab --program src/main.ts
+// summary and counts the orders its fence refused. Run it in the virtual lab, from this
+// repository: npx electlab lab --program examples/sensor-summary/src/main.ts
+// or in a copy of this folder: npm install && npx electlab init && npx electlab lab
 import * as ds from "@devicescript/core"
 import { createElection, formatToken } from "electlab"
 
