@@ -33,7 +33,6 @@ const LABS = [
   "test/ci/attacks-lab-bus.test.ts",
   "test/ci/attacks-lab-mqtt.test.ts",
   "test/ci/web-live.test.ts",
-  "test/ci/host-program-lab.test.ts",
   "test/ci/package-install.test.ts",
   "test/lab.test.ts",
   "test/lab-keys.test.ts",

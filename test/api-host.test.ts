@@ -1,6 +1,6 @@
 // The election API on a host: the package entry (`import { joinElection } from "electlab"`),
 // its option checks, and three host programs electing over mosquitto with the same events,
-// tokens and fenced orders as programs on boards (test/ci/host-program-lab.test.ts joins one to VMs).
+// tokens and fenced orders as programs on boards (test/ci/package-install.test.ts joins one, installed, to VMs).
 import { execFileSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { compareTokens, formatToken, type HostElection, hostConfig, joinElection } from "../sim/node/library"

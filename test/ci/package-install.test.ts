@@ -1,7 +1,8 @@
 // The package as a stranger uses it: packed, installed with npm into a new project outside the
 // repository, a board program importing "electlab" built with `devs build` and run through a
 // failover script by the installed `electlab lab`, images bundled per board, and a Node program
-// importing "electlab" joining a lab of VMs over MQTT.
+// importing "electlab" joining a lab of VMs (the example application) over MQTT, with the same
+// events and tokens on both sides.
 import { execFile, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -9,6 +10,8 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../../src/core/frame"
+import { compareTokens } from "../../src/core/fencing"
+import { parseToken } from "../../sim/lab/app-tally"
 import { Lab } from "../../sim/lab/lab"
 import type { LabSummary } from "../../sim/lab/command"
 import { ROOT } from "../../sim/root"
@@ -33,21 +36,26 @@ election.whileCoordinator(async (duty) => {
 })
 `
 
-/** The user's Node program: joins over MQTT, leads while it is the highest, prints its roles. */
-const JOIN = `import { joinElection } from "electlab"
+/** The user's Node program: joins over MQTT, sends orders while it leads, prints its events; "crash" and "recover" on stdin. */
+const JOIN = `import { createInterface } from "node:readline"
+import { formatToken, joinElection } from "electlab"
 const [broker, id, ids] = process.argv.slice(2)
 const election = await joinElection({
   broker, id: Number(id), ids: ids.split(",").map(Number),
   timing: { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 },
   key: process.env.GROUP_KEY || undefined, mqttUser: process.env.MQTT_USER, mqttPassword: process.env.MQTT_PASSWORD,
 })
-election.onChange((s) => console.log("role " + s.roleName + " coordinator " + s.coordinator))
+election.onBecomeCoordinator((t) => console.log("become " + formatToken(t)))
+election.onLoseCoordinator((t) => console.log("lose " + formatToken(t)))
+election.onMessage((m) => { if (!m.order) console.log("reading from " + m.from) })
+// the example application's coordinator duty, written on the host: a summary while leading
 election.whileCoordinator(async (duty) => {
   while (duty.active()) {
-    await election.broadcast(Buffer.from("from the host"))
+    await election.broadcast(Buffer.from(JSON.stringify({ boards: 1, min: 1, max: 1, avg: 1 })))
     await new Promise((r) => setTimeout(r, 300))
   }
 })
+createInterface({ input: process.stdin }).on("line", (line) => election.setCrashed(line === "crash"))
 `
 
 /** The environment without the outer npm's settings (npm run sets npm_config_*). */
@@ -138,30 +146,56 @@ describe("electlab installed into a new project", () => {
     await expect(npx(["electlab", "flash", "--manifest", "three.json", "--board", "nowhere", "--dry-run"])).rejects.toThrow(/no board 'nowhere' in the manifest/)
   }, 480_000)
 
-  test("a Node program importing electlab joins a lab of VMs over MQTT and leads it", async () => {
+  test("a Node program importing electlab joins a lab of VMs over MQTT: it leads with a newer token, the VMs take its orders, and a newer one after its crash", async () => {
     writeFileSync(join(project, "join.mjs"), JOIN)
     const timing = { answerTimeout: 200, coordinatorTimeout: 400, heartbeatInterval: 250, failureTimeout: 800 }
-    // node 4 starts as the lab's own host node and is replaced by the user's program
-    const lab = new Lab({ ids: [1, 2, 3, 4], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt", hostNodes: [4] })
+    // the VMs run the example application; node 3 starts as the lab's own host node and is
+    // replaced by the user's program
+    const lab = new Lab({ ids: [1, 2, 3], algorithm: Algorithm.ImprovedBully, group: 1, timing, transport: "mqtt", hostNodes: [3], program: "examples/sensor-summary/src/main.ts" })
+    const until = async (what: string, ok: () => boolean, ms = 30_000) => {
+      const end = Date.now() + ms
+      while (!ok()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    }
     try {
       await lab.start()
       await lab.waitForAgreement(120_000)
-      await lab.kill(4)
+      await lab.kill(3)
       await lab.waitForAgreement(60_000)
-      expect(lab.coordinator()).toBe(3)
-      const login = lab.brokerLogin("node-4")
+      expect(lab.coordinator()).toBe(2)
+      const board = (n: number) => lab.app.figures([n])[0]
+      await until("1 accepts an order of 2", () => board(1).highestToken?.endsWith(".2") ?? false)
+      const vmToken = parseToken(board(1).highestToken!)!
+
+      const login = lab.brokerLogin("node-3")
       const env = { ...cleanEnv(), GROUP_KEY: lab.authKey ?? "", MQTT_USER: login?.username ?? "", MQTT_PASSWORD: login?.password ?? "" }
       // plain node: the installed package's compiled entry, no TypeScript loader
-      const host = spawn(process.execPath, ["join.mjs", lab.brokerUrl()!, "4", "1,2,3,4"], { cwd: project, env })
+      const host = spawn(process.execPath, ["join.mjs", lab.brokerUrl()!, "3", "1,2,3"], { cwd: project, env })
       let out = ""
       host.stdout.on("data", (d) => (out += d))
       host.stderr.on("data", (d) => (out += d))
+      const events = () => out.split("\n").filter((l) => /^(become|lose) /.test(l))
       try {
-        const end = Date.now() + 60_000
-        const followed = () => [1, 2, 3].every((n) => lab.boards.get(n)!.coordinator === 4)
-        while (!(out.includes("role coordinator coordinator 4") && followed()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
-        expect(out).toContain("role coordinator coordinator 4")
-        expect(followed(), out).toBe(true)
+        const follow3 = () => lab.boards.get(1)!.coordinator === 3 && lab.boards.get(2)!.coordinator === 3
+        await until("the host leads", () => events().length === 1 && follow3(), 60_000)
+        const first = events()[0].slice("become ".length)
+        expect(compareTokens(parseToken(first)!, vmToken), out).toBeGreaterThan(0)
+        await until("1 and 2 accept the host's orders", () => board(1).highestToken === first && board(2).highestToken === first)
+        await until("readings from the boards reach the host", () => out.includes("reading from 1") && out.includes("reading from 2"))
+
+        host.stdin.write("crash\n")
+        await until("the host's crash is seen", () => events().length === 2)
+        await lab.waitForAgreement(30_000)
+        expect(lab.coordinator()).toBe(2)
+        host.stdin.write("recover\n")
+        await until("the host leads again", () => events().length === 3)
+        const second = events()[2].slice("become ".length)
+        expect(compareTokens(parseToken(second)!, parseToken(first)!)).toBeGreaterThan(0)
+        expect(events()).toEqual([`become ${first}`, `lose ${first}`, `become ${second}`])
+        await until("1 and 2 accept the new token", () => board(1).highestToken === second && board(2).highestToken === second)
+        for (const n of [1, 2]) expect(board(n).staleAccepted).toBe(0)
       } finally {
         host.kill()
       }
