@@ -122,6 +122,19 @@ export class ImprovedBullyNode extends ElectionNode {
         askNextNeighbour(this, now, out)
     }
 
+    /**
+     * Any frame (a heartbeat too) from a process above the coordinator we had refutes what
+     * that one's win made us believe: that everybody above it is down. Those in between are
+     * NORMAL again, or the next failover would skip them and a lower process would lead
+     * beside a live one. The sender's own mark is left to onFrame and rejoined, which read it.
+     */
+    protected override heardFrom(id: number) {
+        const had = indexOfSorted(this.ids, this.coordinator)
+        const from = had > this.index ? had : this.index
+        const to = indexOfSorted(this.ids, id)
+        for (let i = from + 1; i < to; i++) this.alive[i] = true
+    }
+
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const from = frame.src
         const fromIndex = indexOfSorted(this.ids, from)
