@@ -5,10 +5,11 @@ import { expect, test } from "vitest"
 import { createCluster } from "../src/core/algorithms"
 import { convergenceAfterFaults, improvedBullyElectionBound } from "../src/core/bounds"
 import { checkCluster, viewOf } from "../src/core/checker"
-import { Role, type Timing } from "../src/core/contract"
+import { type Action, Role, TIMER_ALGORITHM, type Timing } from "../src/core/contract"
 import { Engine, type EngineOptions, IdealNetwork, type NetworkModel } from "../src/core/engine"
-import { Algorithm, type Frame } from "../src/core/frame"
-import { range } from "./helpers"
+import { Algorithm, type Frame, Kind } from "../src/core/frame"
+import type { ImprovedBullyNode } from "../src/core/improved-bully"
+import { frameFrom, makeNode, range, sends } from "./helpers"
 
 const timing: Timing = { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 250, failureTimeout: 800 }
 /** Slightly above T. */
@@ -58,4 +59,16 @@ test("a live process answering later than T is not skipped at a later failover",
   const verdict = checkCluster(engine.nodes.map(viewOf))
   expect(verdict.violations).toEqual([])
   expect(verdict.coordinator).toBe(11)
+})
+
+test("an OK later than T marks its sender NORMAL again", () => {
+  const n = makeNode(Algorithm.ImprovedBully, 4, range(1, 10)) as ImprovedBullyNode
+  n.start(0, [])
+  n.suspect(0, [])
+  n.timer(TIMER_ALGORITHM, 3, []) // no OK within T: 9 CRASHED, ELECTION to 8
+  expect(n.believesAlive(9)).toBe(false)
+  const out: Action[] = []
+  n.receive(frameFrom(Algorithm.ImprovedBully, Kind.OK, 9, 4), 4, out)
+  expect(sends(out)).toEqual([])
+  expect(n.believesAlive(9)).toBe(true)
 })

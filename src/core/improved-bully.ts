@@ -154,6 +154,8 @@ export class ImprovedBullyNode extends ElectionNode {
             return true
         }
         if (kind === Kind.OK) {
+            // an answer after T still shows its sender alive
+            this.alive[fromIndex] = true
             if (this.phase !== AWAITING_OK || fromIndex !== this.candidate) return false
             this.phase = AWAITING_COORDINATOR
             cancelTimer(TIMER_ANSWER, out)
