@@ -72,3 +72,16 @@ test("an OK later than T marks its sender NORMAL again", () => {
   expect(sends(out)).toEqual([])
   expect(n.believesAlive(9)).toBe(true)
 })
+
+test("a heartbeat from the coordinator followed back by a RESIGN clears the table a lower win left", () => {
+  const A = Algorithm.ImprovedBully
+  const n = makeNode(A, 5, range(1, 10)) as ImprovedBullyNode
+  n.start(0, [])
+  n.receive(frameFrom(A, Kind.COORDINATOR, 8, 5, { epoch: 1 }), 1, []) // 9 and 10 CRASHED
+  n.receive(frameFrom(A, Kind.RESIGN, 8, 0xffff, { epoch: 1, initiator: 10, bid: 10 }), 2, [])
+  expect(n.coordinator).toBe(10)
+  expect(n.believesAlive(9)).toBe(false)
+  n.receive(frameFrom(A, Kind.HEARTBEAT, 10, 0xffff, { epoch: 1, bid: 10, seq: 1 }), 3, [])
+  expect(n.believesAlive(10)).toBe(true)
+  expect(n.believesAlive(9)).toBe(true)
+})
