@@ -21,6 +21,7 @@ import {
     indexOfSorted,
     NO_NODE,
     NodeConfig,
+    Role,
     setTimer,
     TIMER_ALGORITHM,
 } from "./contract"
@@ -122,6 +123,22 @@ export class ImprovedBullyNode extends ElectionNode {
         askNextNeighbour(this, now, out)
     }
 
+    /**
+     * Any frame (a heartbeat too) from a process above the coordinator we had refutes what
+     * that one's win made us believe: that everybody above it is down. Those in between are
+     * NORMAL again, or the next failover would skip them and a lower process would lead
+     * beside a live one. The sender's own mark is left to onFrame and rejoined, which read it.
+     * Our coordinator heard while our table calls it CRASHED (we came back to it by a RESIGN
+     * naming it, after such a win): the table is wrong, everybody NORMAL, as in rejoined.
+     */
+    protected override heardFrom(id: number) {
+        const had = indexOfSorted(this.ids, this.coordinator)
+        const from = had > this.index ? had : this.index
+        const to = indexOfSorted(this.ids, id)
+        for (let i = from + 1; i < to; i++) this.alive[i] = true
+        if (to === had && this.role === Role.Follower && !this.alive[to]) markAllAlive(this)
+    }
+
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
         const from = frame.src
         const fromIndex = indexOfSorted(this.ids, from)
@@ -141,6 +158,8 @@ export class ImprovedBullyNode extends ElectionNode {
             return true
         }
         if (kind === Kind.OK) {
+            // an answer after T still shows its sender alive
+            this.alive[fromIndex] = true
             if (this.phase !== AWAITING_OK || fromIndex !== this.candidate) return false
             this.phase = AWAITING_COORDINATOR
             cancelTimer(TIMER_ANSWER, out)
