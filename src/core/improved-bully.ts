@@ -136,7 +136,9 @@ export class ImprovedBullyNode extends ElectionNode {
         const from = had > this.index ? had : this.index
         const to = indexOfSorted(this.ids, id)
         for (let i = from + 1; i < to; i++) this.alive[i] = true
-        if (to === had && this.role === Role.Follower && !this.alive[to]) markAllAlive(this)
+        if (to !== had) return
+        if (this.role !== Role.Follower) return
+        if (!this.alive[to]) markAllAlive(this)
     }
 
     protected onFrame(frame: Frame, now: number, out: Action[]): boolean {
