@@ -6,6 +6,7 @@
 // without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
 
 import { randomBytes } from "node:crypto"
+import { PROOF_BURST } from "../../src/core/auth"
 import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
 import { Cluster, type ClusterOptions, type WireFrame } from "./cluster"
@@ -16,6 +17,8 @@ export interface AttackContext {
   advance(ms: number): Promise<void>
   /** Frames an earlier run with the same key recorded (another boot of every node). */
   previousSession: WireFrame[]
+  /** What an attack's own measurements found wrong (with or without the attacker); empty when all is well. */
+  problems?: string[]
 }
 
 /** Each attack's short name: the virtual lab's version of it (sim/attacks/lab-attacks.ts) goes by it. */
@@ -33,6 +36,8 @@ export type AttackKey =
   | "duplicate-id"
   | "bad-tag-flood"
   | "old-boot-eviction"
+  | "proof-starvation-follower"
+  | "proof-starvation-coordinator"
   | "relay-other-cluster"
   | "relay-other-algorithm"
 
@@ -268,6 +273,100 @@ const oldBootEviction: Attack = {
   },
 }
 
+/** Earlier boots of the victim whose challenges the proof-starvation attacker records. */
+export const STARVATION_EARLIER_BOOTS = 3
+/** Each replay stream sends one recorded challenge per this many ms. */
+export const STARVATION_SPACING_MS = 10
+export const STARVATION_MS = 15000
+/** After the reboot, one coordinator everywhere within this, and for the rest of the attack. */
+export const STARVATION_SETTLE_MS = 3000
+/** After the reboot, every peer proves the rebooted board's new boot (and it proves them) within this. */
+export const STARVATION_PROVEN_MS = 1000
+
+/** Whether every other board took `id`'s current boot as proven, and `id` every other board's. */
+function provenBothWays(c: Cluster, id: number): boolean {
+  const auth = (b: number) => c.board(b).driver.auth!
+  const knows = (on: number, of: number) => auth(on).peers.some((p) => p.id === of && p.nonce === auth(of).nonce)
+  return c.ids.every((o) => o === id || (knows(o, id) && knows(id, o)))
+}
+
+/**
+ * Proof starvation: the victim reboots a few times while the attacker records the challenges
+ * of each boot, both ways (and harvests more: stale frames replayed each way make the
+ * receiver challenge). At the victim's next reboot it replays, one per 10 ms per stream, the
+ * others' old challenges to the victim and the victim's old challenges to each of the others:
+ * challenges of boots the receiver has not proven, which must not use up the proofs the new
+ * boot's genuine challenges need.
+ */
+function proofStarvation(key: AttackKey, name: string, victimOf: (c: Cluster) => number): Attack {
+  return {
+    key,
+    name,
+    property: "safety",
+    async run(ctx, attacking) {
+      const c = ctx.cluster
+      const v = victimOf(c)
+      const start = c.recorded.length
+      let lastBootAt = 0
+      for (let boot = 0; boot < STARVATION_EARLIER_BOOTS; boot++) {
+        const from = c.recorded.length
+        lastBootAt = c.now()
+        await c.boot(v)
+        await ctx.advance(2500)
+        // sealed frames recorded before, by now older than FRESH_MS: each copy makes its receiver
+        // challenge the sender (a stale frame of a proven boot, or one of a boot it cannot vouch for)
+        const sealed = c.recorded.slice(0, from).filter((f) => Cluster.kindOf(f.bytes).startsWith("kind"))
+        for (let round = 0; attacking && round < 8; round++) {
+          for (const o of c.ids) {
+            if (o === v) continue
+            const to = (f: WireFrame, id: number) => f.to === id || f.to === BROADCAST
+            const ofV = sealed.find((f) => f.from === v && to(f, o))
+            const ofO = sealed.find((f) => f.from === o && to(f, v))
+            if (ofV) inject(c, ofV.bytes, o)
+            if (ofO) inject(c, ofO.bytes, v)
+          }
+          await ctx.advance(300)
+        }
+        await ctx.advance(attacking ? 500 : 2900)
+      }
+      const challenges = c.recorded.slice(start).filter((f) => Cluster.kindOf(f.bytes) === "challenge")
+      // per other board: its challenges to the victim (stream A), the victim's to it (stream B)
+      const streams: [WireFrame[], number][] = []
+      for (const o of c.ids) {
+        if (o === v) continue
+        streams.push([challenges.filter((f) => f.from === o && f.to === v), v])
+        // (not those of the victim's last boot: the other boards still take it as proven, and refuse them by their clock)
+        streams.push([challenges.filter((f) => f.from === v && f.at < lastBootAt && (f.to === o || f.to === BROADCAST)), o])
+      }
+      if (attacking) {
+        // from half a second before the reboot, so that the new boot meets emptied rates
+        for (const [frames, to] of streams)
+          if (frames.length > 0)
+            for (let i = 0; i * STARVATION_SPACING_MS < STARVATION_MS; i++) inject(c, frames[i % frames.length].bytes, to, i * STARVATION_SPACING_MS)
+      }
+      await ctx.advance(500)
+      const rebootAt = c.now()
+      await c.boot(v)
+      // as its hello goes by, a burst to the new boot: its first proofs too
+      if (attacking) for (const [frames, to] of streams) if (to === v) for (let i = 0; i < Math.min(PROOF_BURST + 1, frames.length); i++) inject(c, frames[frames.length - 1 - i].bytes, v)
+      let provenAt = -1
+      const split: string[] = []
+      for (let t = 0; t < STARVATION_MS - 500; t += 50) {
+        await ctx.advance(50)
+        const since = c.now() - rebootAt
+        if (provenAt < 0 && provenBothWays(c, v)) provenAt = since
+        const named = new Set(c.coordinators().filter((x) => x >= 0))
+        if (since > STARVATION_SETTLE_MS && named.size > 1 && split.length < 3) split.push(`${since} ms after the reboot: coordinators ${c.coordinators()}`)
+      }
+      if (provenAt < 0 || provenAt > STARVATION_PROVEN_MS) ctx.problems?.push(`board ${v} and the others proven both ways ${provenAt < 0 ? "never" : `${provenAt} ms`} after its reboot`)
+      ctx.problems?.push(...split)
+    },
+  }
+}
+
+const proofStarvationFollower = proofStarvation("proof-starvation-follower", "proof starvation: old challenges replayed both ways at a follower's reboot", (c) => c.ids[0])
+const proofStarvationCoordinator = proofStarvation("proof-starvation-coordinator", "proof starvation: old challenges replayed both ways at the coordinator's reboot", (c) => c.highest())
+
 /** Relays every frame of each wire onto the other as it goes by, both ways (challenges and proofs too). */
 function relay(a: Cluster, b: Cluster) {
   a.intercept = (f) => {
@@ -325,6 +424,8 @@ export function catalogue(): Attack[] {
     duplicateIdReport,
     badTagFlood,
     oldBootEviction,
+    proofStarvationFollower,
+    proofStarvationCoordinator,
     relayOtherCluster,
     relayOtherAlgorithm,
   ]
