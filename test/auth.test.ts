@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest"
 import {
   AUTH_CONTROL_BYTES,
   AUTH_TRAILER_BYTES,
+  authRefusalName,
   AuthRefusal,
   CHALLENGE_MEMORY,
   CHALLENGE_RETRY_MS,
@@ -19,6 +20,8 @@ import {
   MAX_HELD_NONCES,
   MAX_SEALED_LIST_LENGTH,
   PROOF_BURST,
+  PROOF_RESERVE,
+  RETIRED_NONCES,
   PROOF_WAIT_FLOOR_MS,
   PROOF_WINDOW_MS,
   type Opened,
@@ -290,16 +293,19 @@ describe("reboots", () => {
     const rebooted = auth(3, KEY, 200) // new nonce
     const hello = frame(Kind.REQUEST, 3)
     expect(exchange(rebooted, b, rebooted.seal(hello, 5000)!, 5000)).toEqual([hello])
+    let challenged = 0
     for (const f of recorded) {
-      const r: Opened = b.open(f, 5001)
-      // an old nonce: held and challenged (rate limited), never released
+      const r: Opened = b.open(f, 5001 + CHALLENGE_RETRY_MS * challenged)
+      // an old nonce: held and challenged (rate limited), never released; the challenge names
+      // the old boot, so the new one refuses it
       expect(plainFrames(r)).toEqual([])
       if (r.reply) {
-        const proof = rebooted.open(r.reply, 5001).reply!
-        expect(plainFrames(b.open(proof, 5002))).toEqual([])
+        challenged++
+        expect(rebooted.open(r.reply, 5001).reply).toBeNull()
       }
     }
-    expect(b.refused[AuthRefusal.Replay]).toBeGreaterThanOrEqual(1)
+    expect(challenged).toBeGreaterThanOrEqual(1)
+    expect(rebooted.refused[AuthRefusal.Replay]).toBe(challenged)
   })
 
   test("receiver reboots: a recorded frame older than FRESH_MS is refused although its sender still runs", () => {
@@ -409,13 +415,106 @@ describe("against an attacker without the key", () => {
     a.seal(frame(Kind.HEARTBEAT, 3), 0)
     const challenges = Array.from({ length: 40 }, (_, i) => auth(1, KEY, 50_000 + i * 10).probe(3, 1))
     let proofs = 0
+    // (challengers that never proved a: their challenges name no boot of it, as hellos do)
     for (let i = 0; i < challenges.length; i++) if (a.open(challenges[i], 10 + i).reply) proofs++
-    expect(proofs).toBe(PROOF_BURST)
-    expect(a.refused[AuthRefusal.Flood]).toBe(40 - PROOF_BURST)
+    expect(proofs).toBe(PROOF_BURST - PROOF_RESERVE)
+    expect(a.refused[AuthRefusal.Flood]).toBe(40 - proofs)
     // one more per CHALLENGE_RETRY_MS
     const later = auth(1, KEY, 90_000).probe(3, 2)
     expect(a.open(later, 10 + CHALLENGE_RETRY_MS).reply).not.toBeNull()
     expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 300)!)).toBe(301)
+    // the reserve: a challenge naming a's boot is answered where one naming none is not
+    const knows = auth(1, KEY, 95_000)
+    exchange(a, knows, a.seal(frame(Kind.HEARTBEAT, 3), 301)!, 301)
+    expect(a.open(auth(1, KEY, 96_000).probe(3, 3), 302).refusal).toBe(AuthRefusal.Flood)
+    expect(a.open(knows.probe(3, 303), 303).reply).not.toBeNull()
+  })
+
+  test("a challenge naming another boot of the prover (recorded before its reboot) is a replay and spends no proof", () => {
+    const old = auth(3, KEY, 100)
+    const b = auth(1)
+    exchange(old, b, old.seal(frame(Kind.COORDINATOR, 3), 0)!, 0)
+    const recorded = Array.from({ length: 3 * CHALLENGE_MEMORY }, (_, i) => b.probe(3, 10 + i * CHALLENGE_RETRY_MS))
+    const a = auth(3, KEY, 200) // the prover reboots
+    const end = 10 + recorded.length * CHALLENGE_RETRY_MS
+    for (let round = 0; round < 10; round++) for (const c of recorded) expect(a.open(c, end + round).reply).toBeNull()
+    expect(a.refused[AuthRefusal.Replay]).toBe(10 * recorded.length)
+    expect(a.proofsSent).toBe(0)
+    expect(a.peers.find((p) => p.id === 1)!.proofTokens).toBe(PROOF_BURST)
+    // b meets the new boot: its challenge names it and is answered (exchange checks the proof)
+    expect(exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), end)!, end + 10)).toHaveLength(1)
+    expect(a.proofsSent).toBe(1)
+  })
+
+  test("challenges of a challenger's boot proven here and since replaced are replays, spending no proof", () => {
+    const a = auth(3)
+    const old = auth(1, KEY, 100)
+    exchange(a, old, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0) // old knows a
+    // a knows old (its challenge back to old's first challenge went unanswered: the next one waits the retry limit)
+    exchange(old, a, old.seal(frame(Kind.ELECTION, 1), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS)
+    const recorded = Array.from({ length: 3 * CHALLENGE_MEMORY }, (_, i) => old.probe(3, 300 + i * CHALLENGE_RETRY_MS))
+    const b = auth(1, KEY, 200) // the challenger reboots; a proves its new boot
+    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 8000)!, 8000)
+    const proofs = a.proofsSent
+    const tokens = a.peers.find((p) => p.id === 1)!.proofTokens
+    for (let round = 0; round < 10; round++) for (const c of recorded) expect(a.open(c, 8001 + round).reply).toBeNull()
+    expect(a.refused[AuthRefusal.Replay]).toBe(10 * recorded.length)
+    expect(a.proofsSent).toBe(proofs)
+    expect(a.peers.find((p) => p.id === 1)!.proofTokens).toBe(tokens)
+  })
+
+  test(`a board remembers a peer's last ${RETIRED_NONCES} replaced boots, no more`, () => {
+    const a = auth(3)
+    const boots = Array.from({ length: RETIRED_NONCES + 2 }, (_, i) => auth(1, KEY, 100 * (i + 1)))
+    const recorded: number[][] = []
+    boots.forEach((b, i) => {
+      const t = 1000 * i
+      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
+      exchange(b, a, b.seal(frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
+      recorded.push(b.probe(3, t + 300))
+    })
+    const end = 1000 * boots.length
+    // the boot proven now answers by its clock; the retired ones are replays; the oldest is forgotten
+    const answered = recorded.map((c, i) => {
+      const o = a.open(c, end + i)
+      return o.reply ? "proof" : authRefusalName(o.refusal)
+    })
+    expect(answered).toEqual(["proof", ...Array(RETIRED_NONCES).fill("replay"), "proof"])
+  })
+
+  test("a new boot's hello and challenges are answered while its earlier boots' challenges are replayed every millisecond", () => {
+    const a = auth(3)
+    const recorded: number[][] = []
+    for (let i = 0; i < 2; i++) {
+      const old = auth(1, KEY, 100 * (i + 1))
+      const t = 3000 * i
+      exchange(a, old, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
+      exchange(old, a, old.seal(frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
+      // each recorded as it went by, answered
+      for (let k = 0; k < 2 * CHALLENGE_MEMORY; k++) {
+        const c = old.probe(3, t + 300 + k * 100)
+        expect(a.open(c, t + 300 + k * 100).reply).not.toBeNull()
+        recorded.push(c)
+      }
+      recorded.push(old.helloChallenge(t))
+    }
+    const b = auth(1, KEY, 900)
+    const proofs = a.proofsSent
+    let answered = 0
+    for (let t = 10_000; t < 12_000; t++) {
+      expect(a.open(recorded[t % recorded.length], t).reply).toBeNull()
+      if (t === 10_500) {
+        const hello = a.open(b.helloChallenge(t), t)
+        expect(hello.refusal).toBe(AuthRefusal.None)
+        expect(hello.challengeBack).not.toBeNull()
+        answered++
+      }
+      if (t === 11_000) {
+        exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
+        answered++
+      }
+    }
+    expect(a.proofsSent - proofs).toBe(answered)
   })
 
   test("a proven boot's recorded challenges replayed, more distinct values than CHALLENGE_MEMORY, spend none of its proofs", () => {

@@ -89,6 +89,12 @@ export const MAX_AHEAD_MS = 100
 export const CHALLENGE_MEMORY = 8
 /** Proofs a challenger gets at once; one more per CHALLENGE_RETRY_MS (4 proofs/s at steady flood). */
 export const PROOF_BURST = 4
+/** Proofs kept for challenges naming our boot: a challenge naming none (a hello) may not take the last ones. */
+export const PROOF_RESERVE = 2
+/** A challenge's target naming no boot (a hello; a check of a node not proven yet). */
+export const ANY_BOOT = 0
+/** Boot nonces of a peer proven earlier and since replaced, remembered: their challenges are recordings (4 × 8 bytes a peer). */
+export const RETIRED_NONCES = 4
 /** The drift allowance grows for at most this much silence (12 ms); beyond, a stale frame re-proves its sender. */
 export const CREEP_CAP_MS = 60000
 /**
@@ -197,9 +203,10 @@ class PeerState {
     helloAnswered = false
     /** A challenge of the proven nonce with a clock below this is a replay. */
     challengeFloor = 0
-    /** Challenge values of this challenger's unproven boots already answered (a ring of CHALLENGE_MEMORY). */
+    /** Its last RETIRED_NONCES boots proven here before `nonce` (a -1 before the first). */
+    retired: number[] = []
+    /** The last CHALLENGE_MEMORY challenge values of this challenger's unproven boots answered. */
     answered: number[] = []
-    answeredNext = 0
     /** Proofs this challenger's unproven boots may still get now (refilled one per CHALLENGE_RETRY_MS). */
     proofTokens = PROOF_BURST
     tokensAt = 0
@@ -294,7 +301,7 @@ export class FrameAuth {
     helloChallenge(now: number): number[] {
         this.helloValue = this.random32()
         this.helloAt = now
-        return challengeFrame(this, BROADCAST, this.helloValue, now)
+        return challengeFrame(this, BROADCAST, this.helloValue, now, ANY_BOOT)
     }
 
     /** A received frame: verified, checked for replay, held or released. Never throws. */
@@ -330,7 +337,7 @@ export class FrameAuth {
                 r.frames.push(bytes)
                 // now and then a round trip of this sender's (a challenge; its proof is measured)
                 if (now - p.challengeAt >= RTT_SAMPLE_MS) {
-                    r.reply = challengeTo(this, p, now, true)
+                    r.reply = challengeTo(this, p, now, nonce, true)
                     r.replyTo = r.src
                 }
                 return r
@@ -342,7 +349,7 @@ export class FrameAuth {
         }
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
         r.held = hold(this, p, nonce, counter, now, bytes)
-        const challenge = challengeTo(this, p, now)
+        const challenge = challengeTo(this, p, now, nonce)
         if (challenge) {
             r.reply = challenge
             r.replyTo = r.src
@@ -358,7 +365,8 @@ export class FrameAuth {
      */
     probe(id: number, now: number): number[] {
         // a probe asks now: the retry limit applies to frames; the driver probes once per hint
-        return challengeTo(this, peerOf(this, id), now, true)
+        const p = peerOf(this, id)
+        return challengeTo(this, p, now, p.nonce, true)
     }
 
     /**
@@ -426,10 +434,13 @@ function nextCounter(auth: FrameAuth, now: number): number {
     return auth.counter
 }
 
-/** A challenge carrying our clock: a prover that knows this boot refuses one not above the last it answered (a replay). */
-function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number): number[] {
+/**
+ * A challenge carrying our clock (a prover that knows this boot refuses one not above the last
+ * it answered) and, in the floor's place, the prover's boot it asks for (not known, -1: ANY_BOOT).
+ */
+function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number, target: number): number[] {
     auth.challengesSent = auth.challengesSent + 1
-    return controlFrame(auth, CONTROL_CHALLENGE, dst, value, clockOf(auth, now), 0)
+    return controlFrame(auth, CONTROL_CHALLENGE, dst, value, clockOf(auth, now), Math.max(ANY_BOOT, target))
 }
 
 function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
@@ -514,7 +525,7 @@ function expireHeld(auth: FrameAuth, now: number) {
  * `measure` a round trip (a check's, or a periodic one) goes whatever that limit says, and its
  * proof's round trip is measured.
  */
-function challengeTo(auth: FrameAuth, p: PeerState, now: number, measure = false): number[] {
+function challengeTo(auth: FrameAuth, p: PeerState, now: number, target: number, measure = false): number[] {
     if (!measure) {
         if (p.challenge >= 0) {
             if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null
@@ -525,7 +536,7 @@ function challengeTo(auth: FrameAuth, p: PeerState, now: number, measure = false
     p.challenge = auth.random32()
     p.challengeAt = now
     if (measure) p.measuring = p.challenge
-    return challengeFrame(auth, p.id, p.challenge, now)
+    return challengeFrame(auth, p.id, p.challenge, now, target)
 }
 
 /**
@@ -560,24 +571,22 @@ function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now
     return true
 }
 
-/** Whether `challenge` from challenger `q` was answered already; remembers it if not. */
-function answeredBefore(q: PeerState, challenge: number): boolean {
-    if (q.answered.indexOf(challenge) >= 0) return true
-    if (q.answered.length < CHALLENGE_MEMORY) q.answered.push(challenge)
-    else q.answered[q.answeredNext] = challenge
-    q.answeredNext = (q.answeredNext + 1) % CHALLENGE_MEMORY
-    return false
+/** `list` with `value` added last, its first dropped beyond `most` (the same array while it grows). */
+function remember(list: number[], value: number, most: number): number[] {
+    list.push(value)
+    if (list.length > most) return list.slice(1)
+    return list
 }
 
-/** Takes one proof token of challenger `q`, refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST. */
-function takeProofToken(q: PeerState, now: number): boolean {
+/** Takes one proof token of challenger `q` if more than `keep` are left (refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST). */
+function takeProofToken(q: PeerState, now: number, keep: number): boolean {
     const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
     if (refill > 0) {
         q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
         q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
     }
     if (q.proofTokens === PROOF_BURST) q.tokensAt = now
-    if (q.proofTokens <= 0) return false
+    if (q.proofTokens <= keep) return false
     q.proofTokens = q.proofTokens - 1
     return true
 }
@@ -603,17 +612,33 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     auth.verified = auth.verified + 1
     const type = bytes[1]
     const challenge = getU32(bytes, 8)
+    // a challenge's clock and target; a proof's clock and floor
+    const clock = getU32(bytes, 16)
+    const word20 = getU32(bytes, 20)
+    // (one call of refuse per branch: each costs a board's image bytes)
+    let why = AuthRefusal.None
+    const p = peerOf(auth, r.src)
     if (type === CONTROL_CHALLENGE) {
-        const q = peerOf(auth, r.src)
-        const clock = getU32(bytes, 16)
-        // a recorded challenge replayed, or more than the challenger's rate: no proof. A proven
-        // boot's challenges are told by their clock (a keyed board challenges a peer at most
-        // once per CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
-        if (q.nonce === nonce) {
-            if (clock < q.challengeFloor) return refuse(auth, r, AuthRefusal.Replay, now)
-            q.challengeFloor = clock + 1
-        } else if (answeredBefore(q, challenge)) return refuse(auth, r, AuthRefusal.Replay, now)
-        else if (!takeProofToken(q, now)) return refuse(auth, r, AuthRefusal.Flood, now)
+        // a recorded challenge replayed, or more than the challenger's rate: no proof, no token.
+        // One naming another boot of ours was recorded before we booted; one of a challenger's
+        // boot we proved and saw replaced, before it rebooted. A proven boot's challenges are
+        // told by their clock (a keyed board challenges a peer at most once per
+        // CHALLENGE_RETRY_MS and one probe at a time); others by value and rate.
+        let keep = PROOF_RESERVE
+        if (word20 !== ANY_BOOT) {
+            keep = 0
+            if (word20 !== auth.nonce) why = AuthRefusal.Replay
+        }
+        if (p.retired.indexOf(nonce) >= 0) why = AuthRefusal.Replay
+        if (why !== AuthRefusal.None) {
+            // refused below
+        } else if (p.nonce === nonce) {
+            if (clock < p.challengeFloor) why = AuthRefusal.Replay
+            else p.challengeFloor = clock + 1
+        } else if (p.answered.indexOf(challenge) >= 0) why = AuthRefusal.Replay
+        else if (!takeProofToken(p, now, keep)) why = AuthRefusal.Flood
+        else p.answered = remember(p.answered, challenge, CHALLENGE_MEMORY)
+        if (why !== AuthRefusal.None) return refuse(auth, r, why, now)
         auth.proofsSent = auth.proofsSent + 1
         // the clock, not a counter: proofs never move the frame counter ahead of the clock; the
         // floor: every frame sent within FRESH_MS has a counter at least this (counters never
@@ -622,12 +647,11 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         r.reply = controlFrame(auth, CONTROL_PROOF, r.src, challenge, ours, Math.max(0, ours - FRESH_MS))
         r.replyTo = r.src
         // the challenger is probably new (it just started): make sure of it too
-        if (q.nonce !== nonce) {
-            if (r.src !== auth.id) r.challengeBack = challengeTo(auth, q, now)
+        if (p.nonce !== nonce) {
+            if (r.src !== auth.id) r.challengeBack = challengeTo(auth, p, now, nonce)
         }
         return r
     }
-    const p = peerOf(auth, r.src)
     // (an unset challenge or hello is -1, which no u32 equals)
     const answersHello = challenge === auth.helloValue
     const answersCurrent = challenge === p.challenge
@@ -645,49 +669,48 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         askedAt = p.challengeAt
     }
     if (type !== CONTROL_PROOF) asked = false
-    if (!asked) return refuse(auth, r, AuthRefusal.Replay, now)
-    if (now - askedAt > PROOF_WINDOW_MS) return refuse(auth, r, AuthRefusal.Late, now)
     // one proof per node for the hello: a second copy is a replay
     if (answersHello) {
         if (!answersCurrent) {
             if (!answersPrevious) {
-                if (p.helloAnswered) return refuse(auth, r, AuthRefusal.Replay, now)
+                if (p.helloAnswered) why = AuthRefusal.Replay
             }
         }
     }
+    if (now - askedAt > PROOF_WINDOW_MS) why = AuthRefusal.Late
+    if (!asked) why = AuthRefusal.Replay
+    if (why !== AuthRefusal.None) return refuse(auth, r, why, now)
     if (answersHello) p.helloAnswered = true
-    const proofCounter = getU32(bytes, 16)
     if (p.nonce !== nonce) {
+        p.retired = remember(p.retired, p.nonce, RETIRED_NONCES)
         p.nonce = nonce
-        p.offset = now - proofCounter
-        p.offsetAt = now
-        p.floor = getU32(bytes, 20)
+        // the offset and floor start afresh (below)
+        p.floor = 0
+        p.reproving = true
         // the proof's counter is the sender's clock, not a frame counter: nothing to remember
         p.seen = []
         // this boot's challenges sent before its proof are answered or obsolete
-        p.challengeFloor = proofCounter
-    } else {
+        p.challengeFloor = clock
+    } else if (challenge === p.measuring) {
         // A boot already proven, and a challenge sent to measure (a check's, or a periodic one):
         // its round trip, smoothed as RFC 6298 does (a late one too: the wait grows). First
         // contacts and the hello are not measured: they time a board busy booting (up to ten
         // times the path's round trip), not the path.
-        if (challenge === p.measuring) {
-            const rtt = now - askedAt
-            if (p.srtt < 0) {
-                p.srtt = rtt
-                p.rttvar = rtt / 2
-            } else {
-                p.rttvar = (3 * p.rttvar + Math.abs(p.srtt - rtt)) / 4
-                p.srtt = (7 * p.srtt + rtt) / 8
-            }
+        const rtt = now - askedAt
+        if (p.srtt < 0) {
+            p.srtt = rtt
+            p.rttvar = rtt / 2
+        } else {
+            p.rttvar = (3 * p.rttvar + Math.abs(p.srtt - rtt)) / 4
+            p.srtt = (7 * p.srtt + rtt) / 8
         }
-        if (p.reproving) {
-            // re-proven after a stale frame: the offset starts afresh, the window stands
-            p.offset = now - proofCounter
-            p.offsetAt = now
-            p.floor = Math.max(p.floor, getU32(bytes, 20))
-        } else learnOffset(p, now - proofCounter, now) // a second proof of a boot already proven: the window stands
     }
+    if (p.reproving) {
+        // a new boot, or re-proven after a stale frame: the offset starts afresh, the window stands
+        p.offset = now - clock
+        p.offsetAt = now
+        p.floor = Math.max(p.floor, word20)
+    } else learnOffset(p, now - clock, now) // a second proof of a boot already proven: the window stands
     p.reproving = false
     p.provenAt = now
     if (answersCurrent) p.challenge = -1
