@@ -8,6 +8,7 @@
 // Control frame (32 bytes), answered by the auth layer itself:
 //   0 marker 0xA5 | 1 type (1 challenge, 2 proof) | 2 group | 3 zero | 4 src u16 | 6 dst u16
 //   8 challenge u32 | 12 nonce u32 | 16 clock u32 (the sender's, rising) | 20 floor u32 | 24 tag 8 bytes (over 0..23)
+//   (in a challenge, 20 is the target: the prover's boot nonce it asks for, or ANY_BOOT)
 //
 // The counter is the sender's clock: max(previous + 1, milliseconds since its first frame), so
 // a receiver can tell a frame's age without a field more. Per sender nonce the receiver learns
@@ -31,6 +32,12 @@
 //   challenge of a boot not proven here has its value remembered (CHALLENGE_MEMORY) and answered
 //   once, rate-limited (PROOF_BURST, one more per CHALLENGE_RETRY_MS): replays of old boots'
 //   challenges cannot spend a proven boot's proofs;
+// - a challenge names the boot it wants proven (the nonce its challenger saw; ANY_BOOT when it
+//   knows none: a hello): one naming another boot of ours was recorded before we booted, and a
+//   challenge of a challenger's boot we proved and saw replaced (the last RETIRED_NONCES) was
+//   recorded before it rebooted. Both are replays and spend no proof, so that old boots'
+//   challenges replayed at a reboot cannot use up the proofs the new boot needs (proof
+//   starvation); a challenge naming no boot leaves PROOF_RESERVE proofs to those naming ours;
 // - a proof counts only within PROOF_WINDOW_MS of its challenge (a held-back proof is refused);
 // - held frames are kept per boot nonce: frames of another boot never push out a held one;
 // - the drift allowance stops growing after CREEP_CAP_MS of silence, and a frame found stale
