@@ -3,7 +3,7 @@
 // cluster). Each attack runs twice from the same seed, without and with the attacker; the
 // property: no node names a coordinator or takes a role the run without the attacker did
 // not, and all end naming the same coordinator, the highest id (for denial attacks: within
-// the attack's recovery bound).
+// the attack's recovery bound); and what an attack checks itself (ctx.problems) holds in both runs.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { algorithmName } from "../src/core/algorithms"

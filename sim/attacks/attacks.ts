@@ -277,6 +277,7 @@ const oldBootEviction: Attack = {
 export const STARVATION_EARLIER_BOOTS = 3
 /** Each replay stream sends one recorded challenge per this many ms. */
 export const STARVATION_SPACING_MS = 10
+/** How long the replays run. */
 export const STARVATION_MS = 15000
 /** After the reboot, one coordinator everywhere within this, and for the rest of the attack. */
 export const STARVATION_SETTLE_MS = 3000
@@ -347,7 +348,7 @@ function proofStarvation(key: AttackKey, name: string, victimOf: (c: Cluster) =>
       await ctx.advance(500)
       const rebootAt = c.now()
       await c.boot(v)
-      // as its hello goes by, a burst to the new boot: its first proofs too
+      // as its hello goes by, PROOF_BURST + 1 copies at once to the new boot: its fresh rate too
       if (attacking) for (const [frames, to] of streams) if (to === v) for (let i = 0; i < Math.min(PROOF_BURST + 1, frames.length); i++) inject(c, frames[frames.length - 1 - i].bytes, v)
       let provenAt = -1
       const split: string[] = []
