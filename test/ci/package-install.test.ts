@@ -106,9 +106,18 @@ describe("electlab installed into a new project", () => {
   test("electlab lab runs it through failover-10: agreement, no two coordinators, no stale order accepted", async () => {
     const { stdout } = await npx(["electlab", "lab", "--program", "src/app.ts", "--headless", "--script", "failover-10"], 400_000)
     const s = JSON.parse(stdout) as LabSummary
+    expect(s.algorithm).toBe("improved-bully")
     expect(s.agreement).toBe(true)
+    expect(s.coordinator).toBe(5)
+    expect(s.boards.map((b) => b.coordinator)).toEqual([5, 5, 5, 5, 5])
     expect(s.panics).toBe(0)
-    expect(s.transitions.length).toBeGreaterThanOrEqual(10)
+    // every failover and its way back, in order; the recoveries and restarts are not failovers
+    expect(s.transitions.map((t) => [t.trigger, t.coordinatorAfter])).toEqual([
+      ...Array(10).fill([["crash 5", 4], ["recover 5", 5]]).flat(),
+      ...Array(5).fill([["kill 5", 4], ["restart 5", 5]]).flat(),
+    ])
+    expect(s.failoverStats.count).toBe(15)
+    expect(Object.keys(s.statsByTrigger).sort()).toEqual(["crash", "kill", "recover", "restart"])
     expect(unexplainedOverlaps(s.transitions, s.timing.answerTimeout)).toEqual([])
     expect(s.app!.map((b) => b.staleAccepted)).toEqual(s.app!.map(() => 0))
     expect(s.app!.filter((b) => b.accepted > 0).length).toBeGreaterThanOrEqual(4)
