@@ -9,8 +9,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 //   medium  with fast in `npm test`: firmware builds, CLI processes, the check at N = 3, a small
 //           campaign, and one five-board failover on the bus and one over MQTT ("lab-failover")
 //   slow    `npm run test:ci`: the longer searches and campaigns ("slow", at the lowest CPU
-//           priority) beside every other lab, broker and browser test, two at a time ("labs"),
-//           then the 12-board labs alone ("twelve")
+//           priority, a vitest run of their own: scripts/test-ci.sh) beside every other lab,
+//           broker and browser test, two at a time ("labs"),
+//           then the 12-board labs ("twelve"), with no other lab beside them
 // A file that spans tiers (SPLIT) runs in each tier's project; test/tiers.ts skips there the
 // tests of the other tiers.
 
@@ -81,7 +82,7 @@ export default defineConfig({
         test: { name: "medium", include: [...MEDIUM, ...SPLIT], env: { ELECTLAB_TIER: "medium" }, maxWorkers: "100%", sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: "lab-failover", include: LAB_FAILOVER, fileParallelism: false, sequence: { groupOrder: 1 } } },
-      // the searches at the lowest CPU priority beside the labs: the labs' VMs keep their timing
+      // the searches at the lowest CPU priority, in a vitest run of their own beside the labs (scripts/test-ci.sh)
       {
         extends: true,
         test: {

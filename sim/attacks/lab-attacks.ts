@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
 import mqtt from "mqtt"
-import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE, CONTROL_PROOF, FRESH_MS } from "../../src/core/auth"
+import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE, CONTROL_PROOF, FRESH_MS, PROOF_BURST } from "../../src/core/auth"
 import { getU16 } from "../../src/core/codec"
 import { Role } from "../../src/core/contract"
 import { BROADCAST, FRAME_HEADER_BYTES } from "../../src/core/frame"
@@ -691,7 +691,68 @@ const oldBootEviction: LabRun = {
   evidence: [{ why: ["unproven", "replay", "stale"], on: "rebooted" }],
 }
 
+/**
+ * The catalogue's proof starvation at a follower's reboot: the others' recorded challenges to
+ * it (their earlier boots and the current ones) and its own of its earlier boot to them, one of
+ * each every 10 ms from half a second before its kill through 8 s after its restart, and as its
+ * new boot's hello goes by, PROOF_BURST + 1 copies at once to it: its fresh rates too.
+ */
+const proofStarvationFollower: LabRun = {
+  async run({ lab, wire, ids, earlierRun }) {
+    const victim = ids[0]
+    const distinct = (frames: LabFrame[]) => {
+      const seen = new Set<string>()
+      return frames.filter((f) => {
+        const key = f.bytes.toString("hex")
+        if (!isControl(f, CONTROL_CHALLENGE) || seen.has(key)) return false
+        seen.add(key)
+        return true
+      })
+    }
+    const toVictim = distinct(wire.recorded.filter((f) => f.from !== victim && (f.to === victim || f.to === BROADCAST)))
+    // its earlier boots' first (the others refuse its current boot's by their clock)
+    const fromVictim = distinct([...earlierRun, ...wire.recorded].filter((f) => f.from === victim))
+    if (!toVictim.length || !fromVictim.length) throw new Error(`no recorded challenges to and from ${victim} to replay`)
+    let streaming = true
+    const stream = (async () => {
+      for (let i = 0; streaming; i++) {
+        wire.inject(toVictim[i % toVictim.length].bytes, victim)
+        const f = fromVictim[i % fromVictim.length]
+        wire.inject(f.bytes, f.to)
+        await sleep(10)
+      }
+    })()
+    await sleep(500)
+    const killedAt = performance.now()
+    let burst = false
+    wire.onFrame = (f) => {
+      if (burst || f.from !== victim || f.at < killedAt || !isControl(f, CONTROL_CHALLENGE)) return
+      burst = true
+      for (let i = 0; i < Math.min(PROOF_BURST + 1, toVictim.length); i++) wire.inject(toVictim[toVictim.length - 1 - i].bytes, victim)
+    }
+    try {
+      await lab.kill(victim)
+      await lab.restart(victim)
+      await sleep(8000)
+    } finally {
+      wire.onFrame = null
+      streaming = false
+      await stream
+    }
+    if (!burst) throw new Error(`no hello of ${victim}'s new boot went by`)
+    await lab.waitForAgreement(60_000)
+  },
+  // the others' old challenges name its earlier boots; its own old ones come from a boot the others saw replaced
+  evidence: [
+    { why: ["replay"], on: "rebooted" },
+    { why: ["replay"], on: "coordinator" },
+  ],
+  settleMs: 3000,
+}
+
 const NOT_IN_LAB = "not written for the lab yet: the catalogue runs it on firmware drivers (test/attacks.test.ts)"
+const COORDINATOR_REBOOT =
+  "the lab's attacks keep one coordinator throughout, and a rebooted coordinator hands the role down and takes it back; the catalogue runs it on firmware drivers (test/attacks.test.ts), the follower's reboot runs here"
 const OTHER_LAB = "it needs a second lab with the same key; the catalogue runs it on two clusters of firmware drivers (test/attacks.test.ts)"
 
 /** The catalogue in the lab, by key: adding an attack to the catalogue without a lab entry fails the type check. */
@@ -721,8 +782,11 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   },
   "bad-tag-flood": { bus: badTagFlood, mqtt: badTagFlood },
   "old-boot-eviction": { bus: oldBootEviction, mqtt: oldBootEviction },
-  "proof-starvation-follower": { bus: NOT_IN_LAB, mqtt: NOT_IN_LAB },
-  "proof-starvation-coordinator": { bus: NOT_IN_LAB, mqtt: NOT_IN_LAB },
+  "proof-starvation-follower": { bus: proofStarvationFollower, mqtt: proofStarvationFollower },
+  "proof-starvation-coordinator": {
+    bus: COORDINATOR_REBOOT,
+    mqtt: COORDINATOR_REBOOT,
+  },
   "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
   "relay-other-algorithm": { bus: OTHER_LAB, mqtt: OTHER_LAB },
 }
