@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest"
 import { AuthRefusal, proofWait, RTT_SAMPLE_MS } from "../src/core/auth"
 import { Algorithm, BROADCAST } from "../src/core/frame"
 import { Role, roleName } from "../src/core/contract"
-import { challengeReplayFlood, inject } from "../sim/attacks/attacks"
+import { challengeReplayFlood, inject, relay } from "../sim/attacks/attacks"
 import { Cluster } from "../sim/attacks/cluster"
 import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"
 
@@ -161,14 +161,7 @@ describe("hints are checked, not believed", () => {
     // one wire: the lab's boards and the wrong image's board, each frame relayed to the other side
     const lab = new Cluster({ algorithm: Algorithm.Bully, key: null, seed: 1 })
     const odd = new Cluster({ algorithm: Algorithm.Ring, key: null, seed: 2 })
-    lab.intercept = (f) => {
-      inject(odd, f.bytes, f.to)
-      return "pass"
-    }
-    odd.intercept = (f) => {
-      inject(lab, f.bytes, f.to)
-      return "pass"
-    }
+    relay(lab, odd)
     for (const id of [1, 2, 3]) if (id !== wrong) await lab.boot(id)
     await odd.boot(wrong)
     await advance(2 * SETTLE_MS)

@@ -369,7 +369,7 @@ const proofStarvationFollower = proofStarvation("proof-starvation-follower", "pr
 const proofStarvationCoordinator = proofStarvation("proof-starvation-coordinator", "proof starvation: old challenges replayed both ways at the coordinator's reboot", (c) => c.highest())
 
 /** Relays every frame of each wire onto the other as it goes by, both ways (challenges and proofs too). */
-function relay(a: Cluster, b: Cluster) {
+export function relay(a: Cluster, b: Cluster) {
   a.intercept = (f) => {
     inject(b, f.bytes, f.to)
     return "pass"
