@@ -1,16 +1,24 @@
 // The lab's checks and views that need no VM: script boards checked before boot, the
 // dashboard at 80 columns, roles parsed once at the boundary.
+import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { Role } from "../src/core/contract"
 import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
 import { fitWidth } from "../sim/lab/dashboard"
-import { checkScriptBoards, parseLabScript } from "../sim/lab/script"
+import { checkScriptBoards, parseLabScript, readLabScript, scriptFile } from "../sim/lab/script"
+import { ROOT } from "../sim/root"
 
 describe("lab input checks", () => {
   test("a script naming a board the lab lacks is refused with its file and line", () => {
     const steps = parseLabScript("crash coordinator\nrepeat 2\n  at 100 crash 9\nend\n", "s.txt")
     expect(() => checkScriptBoards(steps, [1, 2, 3, 4, 5], "s.txt")).toThrow("s.txt:3: no board 9 in this lab (boards: 1,2,3,4,5)")
     expect(() => checkScriptBoards(parseLabScript("kill 5\nrestart killed\n", "s.txt"), [1, 2, 3, 4, 5], "s.txt")).not.toThrow()
+  })
+  test("--script names a script that comes with the package, or a file of the user's", () => {
+    expect(scriptFile("failover-10")).toBe(join(ROOT, "sim", "lab", "scripts", "failover-10.txt"))
+    expect(readLabScript("failover-10").length).toBeGreaterThan(0)
+    expect(scriptFile("my-failovers.txt")).toBe("my-failovers.txt")
+    expect(scriptFile("no-such-script")).toBe("no-such-script")
   })
 })
 
