@@ -43,6 +43,8 @@ export async function settled(algorithm: Algorithm, seed: number, ids = idsUpTo(
 interface Outcome {
   /** What the attack's own measurements found wrong. */
   problems: string[]
+  /** What it measured (printed beside the control run's). */
+  notes: string[]
   /** Per node, the "role:coordinator" pairs it reported after the cluster settled. */
   named: Set<string>[]
   final: number[]
@@ -63,11 +65,12 @@ export function attackSuite(ids: number[]) {
     const c = await settled(algorithm, 1, ids)
     expect(c.coordinators()).toEqual(everyone(top))
     c.watch()
-    const ctx: AttackContext = { cluster: c, advance, previousSession: await previousSession(algorithm), problems: [] }
+    const ctx: AttackContext = { cluster: c, advance, previousSession: await previousSession(algorithm), problems: [], notes: [] }
     await attack.run(ctx, attacking)
     await advance(attack.recoverMs ?? 0)
     return {
       problems: ctx.problems!,
+      notes: ctx.notes!,
       named: c.boards.map((b) => new Set(b.reports.map((r) => `${roleName(r.role)}:${r.coordinator}`))),
       final: c.coordinators(),
       misconfigured: c.boards.map((b) => b.driver.role() === Role.Misconfigured),
@@ -78,6 +81,7 @@ export function attackSuite(ids: number[]) {
     test.each(catalogue().map((a) => [a.name, a] as const))("%s", async (_attack, attack) => {
       const control = await outcome(algorithm, attack, false)
       const attacked = await outcome(algorithm, attack, true)
+      if (attacked.notes.length) console.log(`${algorithmName(algorithm)}, ${ids.length} boards, ${attack.key}: ${attacked.notes.join("; ")} (without the attacker: ${control.notes.join("; ")})`)
       expect(control.problems, "without the attacker").toEqual([])
       expect(attacked.problems).toEqual([])
       expect(attacked.misconfigured).toEqual(everyone(false))

@@ -248,6 +248,8 @@ describe("freshness by the sender's clock", () => {
     for (const rate of [1 - 200e-6, 1 + 200e-6]) {
       const a = auth(3)
       const b = auth(1)
+      // b booted (its hello) before a's first frame: a frame sent before b's boot is refused
+      b.helloChallenge(0)
       exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY, DELAY)
       // three hours of heartbeats every 250 ms of b's time, each 5 ms on the way, plus one
       // in twenty delayed by 1.9 s: a's clock runs at `rate` of b's
@@ -329,8 +331,23 @@ describe("reboots", () => {
     for (let t = 0; t < 3000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
     const b = auth(1, KEY, 9000)
     const now = 3000
+    b.helloChallenge(now - 100)
     const f = frame(Kind.COORDINATOR, 3)
     expect(exchange(a, b, a.seal(f, now)!, now + FRESH_MS / 2)).toEqual([f])
+  })
+
+  test("a frame sent before the receiver booted, replayed into its boot, is refused however fresh", () => {
+    const a = auth(3)
+    for (let t = 0; t < 3000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
+    const recorded = a.seal(frame(Kind.COORDINATOR, 3), 3000)!
+    // b boots 100 ms later; the recording reaches it 200 ms after it was sent, well within FRESH_MS
+    const b = auth(1, KEY, 9000)
+    b.helloChallenge(3100)
+    expect(exchange(a, b, recorded, 3200)).toEqual([])
+    expect(b.refused[AuthRefusal.Stale] + b.refused[AuthRefusal.Replay]).toBe(1)
+    // a's frames after b's boot are taken
+    const next = frame(Kind.HEARTBEAT, 3)
+    expect(plainFrames(b.open(a.seal(next, 3250)!, 3255))).toEqual([next])
   })
 
   test("one challenge per sender per CHALLENGE_RETRY_MS", () => {

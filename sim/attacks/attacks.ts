@@ -6,7 +6,8 @@
 // without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
 
 import { randomBytes } from "node:crypto"
-import { PROOF_BURST } from "../../src/core/auth"
+import { FRESH_MS, PROOF_BURST } from "../../src/core/auth"
+import { Role } from "../../src/core/contract"
 import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
 import { Cluster, type ClusterOptions, type WireFrame } from "./cluster"
@@ -19,6 +20,8 @@ export interface AttackContext {
   previousSession: WireFrame[]
   /** What an attack's own measurements found wrong (with or without the attacker); empty when all is well. */
   problems?: string[]
+  /** What an attack measured, in a few words (a denial's length): the catalogue prints it. */
+  notes?: string[]
 }
 
 /** Each attack's short name: the virtual lab's version of it (sim/attacks/lab-attacks.ts) goes by it. */
@@ -40,6 +43,8 @@ export type AttackKey =
   | "proof-starvation-coordinator"
   | "relay-other-cluster"
   | "relay-other-algorithm"
+  | "replay-into-reboot"
+  | "failover-hold-back"
 
 export interface Attack {
   key: AttackKey
@@ -368,6 +373,104 @@ function proofStarvation(key: AttackKey, name: string, victimOf: (c: Cluster) =>
 const proofStarvationFollower = proofStarvation("proof-starvation-follower", "proof starvation: old challenges replayed both ways at a follower's reboot", (c) => c.ids[0])
 const proofStarvationCoordinator = proofStarvation("proof-starvation-coordinator", "proof starvation: old challenges replayed both ways at the coordinator's reboot", (c) => c.highest())
 
+/** The coordinator node `id` names as a follower or coordinator, -1 otherwise. */
+function named(c: Cluster, id: number): number {
+  const d = c.board(id).driver
+  return d.role() === Role.Follower || d.role() === Role.Coordinator ? d.coordinator() : -1
+}
+
+/**
+ * Watches the cluster every 10 ms for `ms`: the longest stretch node `id` followed a
+ * coordinator other than `expected`, and the first moment two nodes held the coordinator role.
+ */
+async function watchFollowing(ctx: AttackContext, id: number, expected: number, ms: number): Promise<{ longestMs: number; twoLeaders: string | null }> {
+  const c = ctx.cluster
+  let longestMs = 0
+  let since = -1
+  let twoLeaders: string | null = null
+  for (let t = 0; t < ms; t += 10) {
+    await ctx.advance(10)
+    const other = named(c, id) >= 0 && named(c, id) !== expected
+    if (other && since < 0) since = c.now() - 10
+    if (since >= 0) longestMs = Math.max(longestMs, c.now() - since)
+    if (!other) since = -1
+    const leaders = c.boards.filter((b) => b.driver.role() === Role.Coordinator).map((b) => b.id)
+    if (leaders.length > 1 && !twoLeaders) twoLeaders = `${t + 10} ms in: ${leaders.join(" and ")} lead`
+  }
+  return { longestMs, twoLeaders }
+}
+
+/**
+ * The last 2 s replayed into a reboot: the coordinator crashes and comes back (the next board
+ * leads meanwhile), a follower reboots, and the attacker replays to it every frame the others
+ * sent in the 2 s before, one a millisecond. They are genuine frames of the senders' current
+ * boots, inside the freshness window, and the rebooted board heard none of them; but they were
+ * sent before it booted, so it takes none (src/core/auth.ts). Before that rule it joined the
+ * failover's election as if it were on and followed the next board (echo at 12 boards: 2.3 s).
+ */
+const replayIntoReboot: Attack = {
+  key: "replay-into-reboot",
+  name: "the last 2 s, a failover in them, replayed to a follower as it reboots",
+  property: "safety",
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const top = c.highest()
+    const victim = c.ids[0]
+    await c.board(top).driver.setCrashed(true)
+    await ctx.advance(1500)
+    await c.board(top).driver.setCrashed(false)
+    await ctx.advance(300)
+    const rebootAt = c.now()
+    const last = c.recorded.filter((f) => f.at >= rebootAt - FRESH_MS && f.from !== victim)
+    await c.boot(victim)
+    if (attacking) last.forEach((f, i) => inject(c, f.bytes, victim, i))
+    const seen = await watchFollowing(ctx, victim, top, 3000)
+    ctx.notes?.push(`board ${victim} followed another for ${seen.longestMs} ms`)
+    if (seen.twoLeaders) ctx.problems?.push(`two coordinators after the reboot, ${seen.twoLeaders}`)
+    if (seen.longestMs > 0) ctx.problems?.push(`board ${victim} followed another for ${seen.longestMs} ms after its reboot`)
+  },
+}
+
+/** Frames sent in this long after the coordinator's crash are held back... */
+export const FAILOVER_HOLD_WINDOW_MS = 1500
+/** ...this long: released inside the freshness window. */
+export const FAILOVER_HOLD_MS = 1900
+/** After the last release, every live board follows the next one within this, for good. */
+export const FAILOVER_HOLD_SETTLE_MS = 6000
+
+/**
+ * A failover held back: as the coordinator crashes, a man in the middle holds every frame of
+ * the next 1.5 s (the failure timeout and the election) back 1.9 s, then lets them through,
+ * still fresh. The boards elect without hearing each other meanwhile (a partition, which a
+ * man in the middle can always make); once the frames are through, they agree on the next
+ * board within the bound.
+ */
+const failoverHoldBack: Attack = {
+  key: "failover-hold-back",
+  name: "a failover's frames held back 1.9 s and released inside the freshness window",
+  property: "denial",
+  recoverMs: 1000,
+  // the highest stays down: the others follow the next one
+  final: (ids) => ids.map((id) => (id === ids[ids.length - 1] ? -1 : ids[ids.length - 2])),
+  async run(ctx, attacking) {
+    const c = ctx.cluster
+    const top = c.highest()
+    const next = c.ids[c.ids.length - 2]
+    if (attacking) c.intercept = () => FAILOVER_HOLD_MS
+    await c.board(top).driver.setCrashed(true)
+    // from the crash on: since when every live board has followed the next one, for good
+    let agreedSince = -1
+    for (let t = 0; t < FAILOVER_HOLD_WINDOW_MS + FAILOVER_HOLD_MS + FAILOVER_HOLD_SETTLE_MS; t += 10) {
+      await ctx.advance(10)
+      if (t + 10 === FAILOVER_HOLD_WINDOW_MS) c.intercept = null
+      if (!c.ids.every((id) => id === top || named(c, id) === next)) agreedSince = -1
+      else if (agreedSince < 0) agreedSince = t + 10
+    }
+    if (agreedSince < 0) ctx.problems?.push(`no agreement on the next board within ${FAILOVER_HOLD_SETTLE_MS} ms of the last release`)
+    ctx.notes?.push(`agreement ${agreedSince} ms after the crash`)
+  },
+}
+
 /** Relays every frame of each wire onto the other as it goes by, both ways (challenges and proofs too). */
 export function relay(a: Cluster, b: Cluster) {
   a.intercept = (f) => {
@@ -429,5 +532,7 @@ export function catalogue(): Attack[] {
     proofStarvationCoordinator,
     relayOtherCluster,
     relayOtherAlgorithm,
+    replayIntoReboot,
+    failoverHoldBack,
   ]
 }

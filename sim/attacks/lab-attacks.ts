@@ -751,6 +751,32 @@ const proofStarvationFollower: LabRun = {
 }
 
 const NOT_IN_LAB = "not written for the lab yet: the catalogue runs it on firmware drivers (test/attacks.test.ts)"
+/**
+ * The last 2 s into a reboot: a follower powers off and on, and as soon as it has booted every
+ * frame the others sent in the 2 s before goes to it, one a millisecond. It heard none of them,
+ * and they are inside the freshness window. (The lab keeps one coordinator throughout, so no
+ * failover is among them, as in the catalogue's run.)
+ */
+const replayIntoReboot: LabRun = {
+  async run({ lab, wire, ids }) {
+    const victim = ids[0]
+    await lab.kill(victim)
+    await lab.restart(victim)
+    await booted(lab, victim)
+    const bootedAt = performance.now()
+    const last = wire.recorded.filter((f) => f.at >= bootedAt - FRESH_MS && f.from !== victim)
+    for (const f of last) {
+      wire.inject(f.bytes, victim)
+      await sleep(1)
+    }
+    await lab.waitForAgreement(60_000)
+  },
+  evidence: [{ why: ALL_REPLAY_REASONS, on: "rebooted" }],
+}
+
+const ONE_COORDINATOR =
+  "the lab's attacks keep one coordinator throughout; the catalogue runs it on firmware drivers (test/attacks.test.ts)"
+
 const COORDINATOR_REBOOT =
   "the lab's attacks keep one coordinator throughout, and a rebooted coordinator hands the role down and takes it back; the catalogue runs it on firmware drivers (test/attacks.test.ts), the follower's reboot runs here"
 const OTHER_LAB = "it needs a second lab with the same key; the catalogue runs it on two clusters of firmware drivers (test/attacks.test.ts)"
@@ -789,4 +815,9 @@ export const LAB_ATTACKS: Record<AttackKey, LabAttack> = {
   },
   "relay-other-cluster": { bus: OTHER_LAB, mqtt: OTHER_LAB },
   "relay-other-algorithm": { bus: OTHER_LAB, mqtt: OTHER_LAB },
+  "replay-into-reboot": { bus: replayIntoReboot, mqtt: replayIntoReboot },
+  "failover-hold-back": {
+    bus: ONE_COORDINATOR,
+    mqtt: "no man in the middle: the broker, not the attacker, carries the frames, and a guest login cannot hold back what the broker delivers",
+  },
 }

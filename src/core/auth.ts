@@ -717,6 +717,9 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         p.offset = now - clock
         p.offsetAt = now
         p.floor = Math.max(p.floor, word20)
+        // nor anything sent before this boot of ours: it cannot have been meant for it (a
+        // recording replayed into our reboot), however fresh (the offset's transit errs low)
+        if (auth.clockStarted) p.floor = Math.max(p.floor, Math.floor(auth.clockStart - p.offset))
     } else learnOffset(p, now - clock, now) // a second proof of a boot already proven: the window stands
     p.reproving = false
     p.provenAt = now

@@ -38,6 +38,8 @@ export function authVectorLines(makeMac: (key: number[]) => MacFunction): string
     let r2 = 0xfedcba98
     const sender = new FrameAuth(7, 3, makeMac(key), () => r1++)
     const receiver = new FrameAuth(8, 3, makeMac(key), () => r2++)
+    // the receiver boots first (its hello): a frame sent before its boot would be refused
+    receiver.helloChallenge(0)
     const frames = vectorFrames()
     let first: number[] = null
     for (let i = 0; i < frames.length; i++) {
