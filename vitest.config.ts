@@ -46,7 +46,7 @@ const LABS = [
 ]
 
 /** The longest files, longest first: on two lanes they start first and the short ones fill in around them. */
-const LONGEST = ["test/ci/attacks-lab-bus.test.ts", "test/ci/attacks-lab-mqtt.test.ts", "test/lab.test.ts", "test/ci/package-install.test.ts", "test/lab-keys.test.ts", "test/ci/web-live.test.ts", "test/web.test.ts"]
+const LONGEST = ["test/ci/attacks-lab-bus.test.ts", "test/ci/attacks-lab-mqtt.test.ts", "test/ci/package-install.test.ts", "test/lab.test.ts", "test/lab-keys.test.ts", "test/ci/web-live.test.ts", "test/web.test.ts"]
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
