@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run test:ci`: the longer searches (niced, test/background.ts) in a vitest run of their
+# `npm run test:ci`: the longer searches (at the lowest CPU priority) in a vitest run of their
 # own beside the labs, so that they fill the CPU the labs' VMs leave idle instead of taking
 # turns with them for vitest's two workers; their report follows the labs'.
 set -uo pipefail

@@ -750,12 +750,11 @@ const proofStarvationFollower: LabRun = {
   settleMs: 3000,
 }
 
-const NOT_IN_LAB = "not written for the lab yet: the catalogue runs it on firmware drivers (test/attacks.test.ts)"
 /**
  * The last 2 s into a reboot: a follower powers off and on, and as soon as it has booted every
  * frame the others sent in the 2 s before goes to it, one a millisecond. It heard none of them,
- * and they are inside the freshness window. (The lab keeps one coordinator throughout, so no
- * failover is among them, as in the catalogue's run.)
+ * and they are inside the freshness window. (The lab keeps one coordinator throughout, so,
+ * unlike the catalogue's run, no failover is among them.)
  */
 const replayIntoReboot: LabRun = {
   async run({ lab, wire, ids }) {
