@@ -1,5 +1,7 @@
 // The `electlab` command line. `sim` is a contract (see docs/scenarios.md): flags,
 // --json fields and message kind names are relied on by tests and users' scripts.
+// Each command loads its own modules when it runs: `electlab node` on a small machine carries
+// neither the lab nor the browser.
 
 import { Command, CommanderError } from "commander"
 import { algorithmName, descriptorOf } from "../src/core/algorithms"
@@ -19,23 +21,19 @@ import {
 import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, namesWhere, resolveCluster } from "./config/cluster-config"
 import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
-import { runCampaignCommand, type CampaignFlags } from "./campaign/command"
+import type { CampaignFlags } from "./campaign/command"
 import { registerCheckCommand } from "./check/command"
 import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
-import { runBench } from "./bench/simulator"
-import { formatFailoverReport, runFailoverBench } from "./bench/failover"
 import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
 import { neighborsFor, parseTopology } from "./topology"
 import { checkGolden, describeMismatch } from "./golden"
-import { type LabFlags, runLabCommand } from "./lab/command"
-import { type NodeFlags, runNodeCommand } from "./node/command"
-import { runViewCommand, startLiveWeb } from "./web/command"
-import { boardSettings, bundleCommand, previewText, writeBoardSettings } from "./settings"
+import type { LabFlags } from "./lab/command"
+import type { NodeFlags } from "./node/command"
 import { readManifest } from "./manifest"
-import { runSoakCommand, type SoakFlags } from "./lab/soak-command"
-import { runSizeCommand, type SizeFlags } from "./lab/image-size"
+import type { SoakFlags } from "./lab/soak-command"
+import type { SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
-import { type BundleFlags, bundleBoards, type FlashFlags, flashBoards, initProject } from "./project"
+import type { BundleFlags, FlashFlags } from "./project"
 import { PROJECT } from "./root"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -316,6 +314,7 @@ export function buildProgram(): Command {
     .option("--mqtt-user <name>", "broker user name, when the broker checks passwords")
     .option("--mqtt-password-file <file>", "file holding the broker password")
     .action(async (flags: NodeFlags) => {
+      const { runNodeCommand } = await import("./node/command")
       await runNodeCommand(flags)
     })
   program
@@ -325,8 +324,9 @@ export function buildProgram(): Command {
     .option("--manifest <file>", "the manifest", "devicescript.json")
     .option("--write", "write .env.defaults and .env.local for `devs deploy`")
     .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
-    .action((flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
+    .action(async (flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
       const manifest = readManifest(flags.manifest)
+      const { boardSettings, bundleCommand, previewText, writeBoardSettings } = await import("./settings")
       const s = boardSettings(manifest, flags.board, flags.manifest)
       if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
@@ -339,7 +339,8 @@ export function buildProgram(): Command {
   program
     .command("init")
     .description("prepare this project for electlab: devicescript.json, the bus service, the board definitions, a starter src/main.ts")
-    .action(() => {
+    .action(async () => {
+      const { initProject } = await import("./project")
       const r = initProject(PROJECT)
       const lines = [...r.wrote.map((f) => `wrote ${f}`), ...r.kept.map((f) => `kept ${f} (already there)`)]
       lines.push("next: npx devs build src/main.ts, then npx electlab lab (five simulated boards running it)")
@@ -354,6 +355,7 @@ export function buildProgram(): Command {
     .option("--out <folder>", "where the images go (owner-only: they hold the key)", ".electlab/bundles")
     .option("--bytecode-only", "only the program's bytecode (.devs), without the runtime that devs bundle downloads")
     .action(async (flags: BundleFlags) => {
+      const { bundleBoards } = await import("./project")
       process.exitCode = await bundleBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program
@@ -366,6 +368,7 @@ export function buildProgram(): Command {
     .option("--port <path>", "the serial port (default: devs flash finds the board)")
     .option("--dry-run", "print the devs flash command lines only")
     .action(async (flags: FlashFlags) => {
+      const { flashBoards } = await import("./project")
       process.exitCode = await flashBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program
@@ -392,6 +395,7 @@ export function buildProgram(): Command {
     .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/src/main.ts")
     .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
+      const [{ runLabCommand }, { startLiveWeb }] = await Promise.all([import("./lab/command"), import("./web/command")])
       process.exitCode = await runLabCommand(flags, startLiveWeb)
     })
   program
@@ -408,6 +412,7 @@ export function buildProgram(): Command {
     .option("--top <n>", "rows of the per-file, function and string tables", "20")
     .option("--json", "print the census as JSON")
     .action(async (flags: SizeFlags) => {
+      const { runSizeCommand } = await import("./lab/image-size")
       process.exitCode = await runSizeCommand(flags)
     })
   program
@@ -415,6 +420,7 @@ export function buildProgram(): Command {
     .description("the web replay: golden scenarios and made-up clusters on the core's engine in the browser")
     .option("--web <port>", "port on 127.0.0.1 (0: any free port)", "8090")
     .action(async (flags: { web: string }) => {
+      const { runViewCommand } = await import("./web/command")
       process.exitCode = await runViewCommand(flags)
     })
   program
@@ -453,6 +459,7 @@ export function buildProgram(): Command {
     .option("--no-shrink", "with --write: keep every fault")
     .option("--failure-detector <name>", "fixed (the failure timeout, default) or adaptive")
     .action(async (flags: CampaignFlags) => {
+      const { runCampaignCommand } = await import("./campaign/command")
       process.exitCode = await runCampaignCommand(flags)
     })
   registerCheckCommand(program)
@@ -463,6 +470,7 @@ export function buildProgram(): Command {
     .option("--no-auth", "host nodes without a group key: a last will is taken at once, unchecked")
     .option("--json", "print the figures as JSON")
     .action(async (flags: { trials: string; json?: boolean; auth: boolean }) => {
+      const { formatFailoverReport, runFailoverBench } = await import("./bench/failover")
       const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000), undefined, flags.auth)
       process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
     })
@@ -477,6 +485,7 @@ export function buildProgram(): Command {
     .option("--heartbeat <ms>", "coordinator heartbeat period (default: the manifest's)")
     .option("--fail-timeout <ms>", "failure timeout, the adaptive detector's ceiling (default: the manifest's)")
     .action(async (flags: SoakFlags) => {
+      const { runSoakCommand } = await import("./lab/soak-command")
       process.exitCode = await runSoakCommand(flags)
     })
   program
@@ -484,7 +493,8 @@ export function buildProgram(): Command {
     .description("measure simulator throughput and a 1000-process Bully election")
     .option("--json", "print the figures as JSON")
     .option("--quick", "smaller runs (for tests)")
-    .action((flags: { json?: boolean; quick?: boolean }) => {
+    .action(async (flags: { json?: boolean; quick?: boolean }) => {
+      const { runBench } = await import("./bench/simulator")
       runBench(flags)
     })
   for (const command of program.commands) {
