@@ -1,10 +1,14 @@
 // The lab's checks and views that need no VM: script boards checked before boot, the
-// dashboard at 80 columns, roles parsed once at the boundary.
+// dashboard at 80 columns, roles parsed once at the boundary, the boards' VM runner.
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { Role } from "../src/core/contract"
 import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
 import { fitWidth } from "../sim/lab/dashboard"
+import { DEVS_CLI } from "../sim/lab/firmware-image"
 import { checkScriptBoards, parseLabScript, readLabScript, scriptFile } from "../sim/lab/script"
 import { ROOT } from "../sim/root"
 
@@ -56,5 +60,28 @@ describe("lab options", () => {
     expect(labOptions({ ...base, hub: "devtools" }).hub).toBe("devtools")
     expect(() => labOptions({ ...base, hub: "jacdac" })).toThrow("unknown hub 'jacdac'; known: lab, devtools")
     expect(() => labOptions({ ...base, hub: "devtools", loss: "0.1" })).toThrow("loss and delay are injected by the lab's own hub")
+  })
+})
+
+describe("the boards' VM runner", () => {
+  const runner = join(ROOT, "sim", "lab", "vm-runner.cjs")
+  test("finds the VM module in the installed DeviceScript bundle", () => {
+    const text = readFileSync(DEVS_CLI, "utf8")
+    const start = text.indexOf("var require_devicescript_vm = __commonJS({")
+    expect(start).toBeGreaterThan(0)
+    expect(text.indexOf("\n// dap/built/", start)).toBeGreaterThan(start)
+  })
+  test("runs devs run instead, and says so, where the bundle has no VM module where it looks", () => {
+    const folder = mkdtempSync(join(tmpdir(), "electlab-fake-cli-"))
+    try {
+      const fake = join(folder, "devicescript-cli.cjs")
+      writeFileSync(fake, `console.log("devs " + process.argv.slice(2).join(" "))\n`)
+      const r = spawnSync(process.execPath, [runner, fake, "image.devs", "e1ec7ab000000003"], { encoding: "utf8" })
+      expect(r.status).toBe(0)
+      expect(r.stderr).toContain("has no VM module where 2.16.4 has it; running devs run")
+      expect(r.stdout.trim()).toBe("devs run image.devs --tcp --device-id e1ec7ab000000003")
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
   })
 })

@@ -3,6 +3,7 @@
 // state; each line becomes a typed BoardEvent here, once.
 
 import { type ChildProcess, spawn } from "node:child_process"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { LAB_DEVICE_PREFIX } from "../../src/firmware/config"
 import { DEVS_CLI } from "./firmware-image"
@@ -43,9 +44,12 @@ export function parseLogLine(line: string, node: number, at: number): LogEvent |
   return { node, event, fields, at }
 }
 
-/** Arguments (after `node`) that start a board's VM. */
+/** The VM alone, without the rest of DeviceScript's command line (see the file). */
+const VM_RUNNER = join(import.meta.dirname, "vm-runner.cjs")
+
+/** Arguments (after `node`) that start a board's VM: what `devs run IMAGE --tcp --device-id ID` does. */
 export function vmCommand(image: string, nodeId: number, copy = 0): string[] {
-  return [DEVS_CLI, "run", image, "--tcp", "--device-id", labDeviceId(nodeId, copy)]
+  return [VM_RUNNER, DEVS_CLI, image, labDeviceId(nodeId, copy)]
 }
 
 /**

@@ -1,0 +1,70 @@
+// One board of the virtual lab: DeviceScript's VM running an image, on the lab's bus.
+//   node vm-runner.cjs DEVICESCRIPT_CLI.cjs IMAGE.devs DEVICE_ID
+// It does what `devs run IMAGE --tcp --device-id ID` does, without the rest of DeviceScript's
+// command line: that is one 28 MB bundle (the compiler and TypeScript with it), and loading it
+// cost each board about 1.5 s of CPU and 240 MB at every boot. The VM module inside the bundle
+// (emscripten's loader with the WebAssembly inlined) stands on its own: this evaluates that
+// part only. Where the installed bundle does not have it where 2.16.4 does, it runs
+// `devs run` instead (docs/devicescript.md).
+"use strict"
+const { readFileSync, writeFileSync, mkdirSync } = require("node:fs")
+const { dirname, join } = require("node:path")
+const { runInThisContext } = require("node:vm")
+const { spawnSync } = require("node:child_process")
+
+const [cli, image, deviceId] = process.argv.slice(2)
+
+const START = "var require_devicescript_vm = __commonJS({"
+const END = "\n// dap/built/"
+
+/** The VM module's factory, evaluated from the CLI bundle; null when the bundle is laid out otherwise. */
+function vmFactory() {
+  const text = readFileSync(cli, "utf8")
+  const start = text.indexOf(START)
+  const end = start < 0 ? -1 : text.indexOf(END, start)
+  if (start < 0 || end < 0) return null
+  // the bundle's own CommonJS wrapper, in its smallest form
+  const commonJs = "var __commonJS = (cb, mod) => () => (mod || cb[Object.getOwnPropertyNames(cb)[0]]((mod = { exports: {} }).exports, mod), mod.exports);"
+  const wrapper = `(function (require, __filename, __dirname) { ${commonJs}\n${text.slice(start, end)}\nreturn require_devicescript_vm(); })`
+  return runInThisContext(wrapper, { filename: cli })(require, cli, dirname(cli))
+}
+
+/** `devs run`'s dmesg printing: marked lines only, prefixed as the lab reads them. */
+function dmesg(line) {
+  const m = /^\s*([*!?>#]) (.*)/.exec(line)
+  if (m) console.log("WASM> " + m[2])
+}
+
+async function main() {
+  const factory = vmFactory()
+  if (!factory) {
+    console.error(`vm-runner: ${cli} has no VM module where 2.16.4 has it; running devs run`)
+    const r = spawnSync(process.execPath, [cli, "run", image, "--tcp", "--device-id", deviceId], { stdio: "inherit" })
+    process.exit(r.status ?? 1)
+  }
+  const inst = await factory()
+  inst.dmesg = dmesg
+  inst.devsGcStress(false)
+  await inst.setupNodeTcpSocketTransport(require, "127.0.0.1", 8082)
+  // the flash file devs run keeps (.devicescript/flash/sim.bin of the working folder)
+  const flash = join(".devicescript", "flash", "sim.bin")
+  mkdirSync(dirname(flash), { recursive: true })
+  inst.flashLoad = () => {
+    try {
+      return new Uint8Array(readFileSync(flash))
+    } catch {
+      return new Uint8Array(0)
+    }
+  }
+  inst.flashSave = (buf) => writeFileSync(flash, buf)
+  inst.devsSetDeviceId(deviceId)
+  inst.devsStart()
+  const r = inst.devsDeploy(readFileSync(image))
+  if (r) throw new Error("deploy error: " + r)
+  console.log(`self-deployed ${image}`)
+}
+
+main().catch((e) => {
+  console.error(`vm-runner: ${e && e.message}`)
+  process.exit(1)
+})
