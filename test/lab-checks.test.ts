@@ -75,7 +75,7 @@ describe("the boards' VM runner", () => {
     const folder = mkdtempSync(join(tmpdir(), "electlab-fake-cli-"))
     try {
       const fake = join(folder, "devicescript-cli.cjs")
-      writeFileSync(fake, `console.log("devs " + process.argv.slice(2).join(" "))\n`)
+      writeFileSync(fake, `exports.mainCli = async () => console.log("devs " + process.argv.slice(2).join(" "))\n`)
       const r = spawnSync(process.execPath, [runner, fake, "image.devs", "e1ec7ab000000003"], { encoding: "utf8" })
       expect(r.status).toBe(0)
       expect(r.stderr).toContain("has no VM module where 2.16.4 has it; running devs run")

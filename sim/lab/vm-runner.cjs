@@ -10,7 +10,6 @@
 const { readFileSync, writeFileSync, mkdirSync } = require("node:fs")
 const { dirname, join } = require("node:path")
 const { runInThisContext } = require("node:vm")
-const { spawnSync } = require("node:child_process")
 
 const [cli, image, deviceId] = process.argv.slice(2)
 
@@ -39,8 +38,10 @@ async function main() {
   const factory = vmFactory()
   if (!factory) {
     console.error(`vm-runner: ${cli} has no VM module where 2.16.4 has it; running devs run`)
-    const r = spawnSync(process.execPath, [cli, "run", image, "--tcp", "--device-id", deviceId], { stdio: "inherit" })
-    process.exit(r.status ?? 1)
+    // in this process, so that killing it (a power cycle) stops the VM
+    process.argv = [process.argv[0], cli, "run", image, "--tcp", "--device-id", deviceId]
+    await require(cli).mainCli()
+    return
   }
   const inst = await factory()
   inst.dmesg = dmesg
