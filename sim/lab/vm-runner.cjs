@@ -16,8 +16,8 @@ const [cli, image, deviceId] = process.argv.slice(2)
 const START = "var require_devicescript_vm = __commonJS({"
 const END = "\n// dap/built/"
 
-/** The VM module's factory, evaluated from the CLI bundle; null when the bundle is laid out otherwise. */
-function vmFactory() {
+/** The VM module's factory, evaluated from the CLI bundle `cli`; null when it is laid out otherwise. */
+function vmFactory(cli) {
   const text = readFileSync(cli, "utf8")
   const start = text.indexOf(START)
   const end = start < 0 ? -1 : text.indexOf(END, start)
@@ -35,7 +35,7 @@ function dmesg(line) {
 }
 
 async function main() {
-  const factory = vmFactory()
+  const factory = vmFactory(cli)
   if (!factory) {
     console.error(`vm-runner: ${cli} has no VM module where 2.16.4 has it; running devs run`)
     // in this process, so that killing it (a power cycle) stops the VM
@@ -65,7 +65,10 @@ async function main() {
   console.log(`self-deployed ${image}`)
 }
 
-main().catch((e) => {
-  console.error(`vm-runner: ${e && e.message}`)
-  process.exit(1)
-})
+module.exports = { vmFactory }
+
+if (require.main === module)
+  main().catch((e) => {
+    console.error(`vm-runner: ${e && e.message}`)
+    process.exit(1)
+  })
