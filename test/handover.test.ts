@@ -276,21 +276,40 @@ describe("handover rules (bully)", () => {
     expect(n.role).toBe(Role.Coordinator)
   })
 
-  test("a claimer that hears a lower coordinator's heartbeat asks it by name, once, and waits T more", () => {
+  const handoverTimers = (out: Action[]) => out.flatMap((a) => (a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER ? [a.delay] : []))
+
+  test("a claimer asks a lower coordinator by name at each of its heartbeats and waits while it is heard, never less than its wait", () => {
+    // T 3, H 10, F 25: a powered-on claimer waits F + T = 28 for the claim to all
     const top = node(3)
     top.powerOn(0, [])
-    const out: Action[] = []
-    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 5, out)
-    expect(sends(out)).toEqual(["send HANDOVER 2"])
-    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === TIMER_HANDOVER && a.delay === 3)).toBe(true)
+    const first: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 5, first)
+    expect(sends(first)).toEqual(["send HANDOVER 2"])
+    // 5 + H + T = 18 is inside the wait under way (28): it stands
+    expect(handoverTimers(first)).toEqual([])
     // a follower's answer to the claim to all is not the named coordinator's
     top.receive(frameFrom(A, Kind.RESIGN, 1, 3, { initiator: 3 }), 6, [])
     expect(top.role).toBe(Role.Electing)
+    // 2 still leads at 20 (our claim has not reached it): asked again, the wait now ends at 33
     const again: Action[] = []
-    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 7, again)
-    expect(sends(again)).toEqual([])
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 20, again)
+    expect(sends(again)).toEqual(["send HANDOVER 2"])
+    expect(handoverTimers(again)).toEqual([13])
     expect(top.role).toBe(Role.Electing)
-    top.timer(TIMER_HANDOVER, 8, [])
+    // its RESIGN ends the claim
+    top.receive(frameFrom(A, Kind.RESIGN, 2, 3, { initiator: 3 }), 21, [])
+    expect(top.role).toBe(Role.Coordinator)
+  })
+
+  test("a claimer whose lower coordinator falls silent leads a period and T after its last heartbeat", () => {
+    const top = node(3)
+    top.powerOn(0, [])
+    const out: Action[] = []
+    top.receive(frameFrom(A, Kind.HEARTBEAT, 2, BROADCAST, { bid: 2 }), 25, out)
+    expect(top.role).toBe(Role.Electing)
+    // the wait (0 + 28) is extended to 25 + 13 = 38: the timer fires then
+    expect(handoverTimers(out)).toEqual([13])
+    top.timer(TIMER_HANDOVER, 38, [])
     expect(top.role).toBe(Role.Coordinator)
   })
 

@@ -34,6 +34,8 @@ export class Board {
   /** Role reports since `watchFrom`, as "role/coordinator". */
   reports: { at: number; role: Role; coordinator: number }[] = []
   boots = 0
+  /** Powered on: frames reach it and its own go out. */
+  on = false
   constructor(readonly id: number) {}
 }
 
@@ -123,22 +125,28 @@ export class Cluster {
     const driver: NodeDriver = hostDriver(this.config(id), platform, [])
     const transport: FrameTransport = {
       unicast: async (dst, bytes) => {
-        if (board.driver === driver) this.send({ at: this.now(), from: id, to: dst, bytes: [...bytes] })
+        if (board.driver === driver && board.on) this.send({ at: this.now(), from: id, to: dst, bytes: [...bytes] })
       },
       broadcast: async (bytes) => {
-        if (board.driver === driver) this.send({ at: this.now(), from: id, to: BROADCAST, bytes: [...bytes] })
+        if (board.driver === driver && board.on) this.send({ at: this.now(), from: id, to: BROADCAST, bytes: [...bytes] })
       },
     }
     driver.transport = transport
     driver.observer = {
       roleChanged: (role, coordinator) => {
-        if (board.driver === driver) board.reports.push({ at: this.now(), role, coordinator })
+        if (board.driver === driver && board.on) board.reports.push({ at: this.now(), role, coordinator })
       },
     }
     board.driver = driver
+    board.on = true
     if (extra && !this.boards.includes(extra)) this.boards.push(extra)
     await driver.start()
     return driver
+  }
+
+  /** Powers the board off: nothing reaches it and nothing it sends goes out until `boot`. */
+  powerOff(id: number) {
+    this.board(id).on = false
   }
 
   async bootAll() {
@@ -172,7 +180,7 @@ export class Cluster {
 
   private async deliverNow(f: WireFrame) {
     for (const b of this.boards) {
-      if (!b.driver) continue
+      if (!b.on) continue
       if (f.to === BROADCAST ? b.id === f.from && f.from >= 0 : b.id !== f.to) continue
       await b.driver.receive(Buffer.from(f.bytes))
     }
@@ -181,7 +189,7 @@ export class Cluster {
   /** The coordinator each node names, with -1 for a node that is not follower or coordinator. */
   coordinators(): number[] {
     return this.boards.map((b) =>
-      b.driver.role() === Role.Follower || b.driver.role() === Role.Coordinator ? b.driver.coordinator() : -1,
+      !b.on ? -1 : b.driver.role() === Role.Follower || b.driver.role() === Role.Coordinator ? b.driver.coordinator() : -1,
     )
   }
 

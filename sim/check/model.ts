@@ -209,8 +209,8 @@ const NODE_SKIPPED = fieldsOf<ElectionNode>((n) => [
  * the watch suspects at once, and a claim sees no sitting coordinator).
  */
 const NODE_HEARD = fieldsOf<ElectionNode>((n) => [n.lastHeardFromCoordinator])
-/** A time the watch waits until: hashed as the time left, 0 once past (past is past). */
-const NODE_UNTIL = fieldsOf<ElectionNode>((n) => [n.claimedUntil])
+/** Times a timer waits until: hashed as the time left, 0 once past (past is past). */
+const NODE_UNTIL = fieldsOf<ElectionNode>((n) => [n.claimedUntil, n.claimUntil])
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */
 const NODE_CAPPED: Record<string, number> = { [fieldOf<ElectionNode>((n) => n.restarts)]: 2 }
 /** Fields every node of a cluster shares: a clone keeps the original's. */

@@ -2,9 +2,9 @@
 // heartbeats on, a process about to lead while a coordinator sits first asks it to step
 // down (HANDOVER) and waits for its RESIGN, or for a bounded time when it does not answer.
 
-import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
+import { Action, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
+import { multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
 
 /**
  * A process about to lead while a live coordinator sits (heard within 1.5 heartbeat periods
@@ -14,14 +14,15 @@ import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from 
  * naming itself. True when the claim started (or is under way).
  */
 export function claimFirst(node: NodeState, out: Action[]): boolean {
-    if (node.timing.heartbeatInterval <= 0) return false
+    const t = node.timing
+    if (t.heartbeatInterval <= 0) return false
     if (node.misconfigured) return false
     if (node.claiming) return true
     const sitting =
         node.coordinator !== NO_NODE &&
         node.coordinator !== node.id &&
         !node.coordinatorSuspected &&
-        node.clock - node.lastHeardFromCoordinator <= 1.5 * node.timing.heartbeatInterval
+        node.clock - node.lastHeardFromCoordinator <= 1.5 * t.heartbeatInterval
     if (!sitting) {
         if (!node.freshMemory) return false
     }
@@ -32,8 +33,7 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     const target = sitting ? node.coordinator : NO_NODE
     node.setRole(Role.Electing, node.id, out)
     node.claiming = true
-    node.claimAsked = false
-    node.claimNamed = sitting ? target : NO_NODE
+    node.claimNamed = target
     node.resigned = []
     for (let i = 0; i < node.ids.length; i++) node.resigned.push(false)
     // One by name to each when unknown, not a broadcast: a board that just powered on is
@@ -47,32 +47,39 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     // in the lab): give it as long as a follower gives a coordinator, the failure timeout.
     // An outranking one is heard within a heartbeat period: wait no longer, since whoever
     // followed our COORDINATOR meanwhile suspects us after a failure timeout.
-    const t = node.timing
     const wait = (node.poweredOn ? t.failureTimeout : outranked ? t.heartbeatInterval : 0) + t.answerTimeout
+    node.claimUntil = node.clock + wait
     setTimer(TIMER_HANDOVER, wait, out)
     return true
 }
 
 function sendHandover(node: NodeState, to: number, sitting: number, out: Action[]) {
-    const f = frameFrom(node, Kind.HANDOVER, to)
+    const f = send(node, Kind.HANDOVER, to, out)
     f.bid = node.rank()
     f.initiator = sitting
-    out.push({ type: ActionType.Send, to: [to], frame: f })
 }
 
 /**
- * A lower coordinator heartbeats while we claim: our broadcast claim may have missed it.
- * Ask it by name, and give its RESIGN time T from now (once per claim: the wait stays
- * bounded). True when it did.
+ * A lower coordinator heartbeats while we claim: it still leads, so our claim has not
+ * reached it yet (it waited for our freshness proof, or went to all before it heard us, or
+ * was lost). Ask it by name at each of its heartbeats and wait for its RESIGN while it is
+ * heard: a heartbeat period and T from now, never less than the wait under way (ending
+ * the wait sooner made two coordinators when its proof of us came late). The wait ends a
+ * period and T after its last heartbeat: once our HANDOVER reaches it, it stops leading.
+ * True when it did.
  */
 export function askLowerCoordinator(node: NodeState, frame: Frame, out: Action[]): boolean {
     if (!node.claiming) return false
     if (frame.bid >= node.rank()) return false
-    if (node.claimAsked) return false
-    node.claimAsked = true
-    node.claimNamed = frame.src
-    sendHandover(node, frame.src, frame.src, out)
-    setTimer(TIMER_HANDOVER, node.timing.answerTimeout, out)
+    const lower = frame.src
+    node.claimNamed = lower
+    sendHandover(node, lower, lower, out)
+    const t = node.timing
+    const until = node.clock + t.heartbeatInterval + t.answerTimeout
+    if (until > node.claimUntil) {
+        node.claimUntil = until
+        setTimer(TIMER_HANDOVER, until - node.clock, out)
+    }
     return true
 }
 

@@ -56,8 +56,8 @@ export abstract class NodeState {
     freshMemory = false
     /** Powered on and claiming: others may not hear it yet (bus roles still binding), so it waits a failure timeout too. */
     poweredOn = false
-    /** The claim already went by name to a lower coordinator heard meanwhile. */
-    claimAsked = false
+    /** When the claim's wait ends (TIMER_HANDOVER): a lower coordinator heard meanwhile extends it, never shortens it. */
+    claimUntil = 0
     /** RESIGN received from ids[i] during this claim; a claim to all leads once everybody answered. */
     resigned: boolean[] = []
     /** The process the claim names as sitting (its RESIGN is enough), or NO_NODE: the claim went to all. */

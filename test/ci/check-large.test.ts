@@ -68,15 +68,15 @@ describe("echo at N = 5 (one crash, one recovery, no loss)", () => {
 
 describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
-    ["ring", 3, 30849, false],
-    ["active-list-ring", 3, 23757, false],
+    ["ring", 3, 30858, false],
+    ["active-list-ring", 3, 23761, false],
     ["bid-ring", 3, 17236, false],
     ["echo", 3, 19839, false],
-    ["bully", 4, 24709, false],
+    ["bully", 4, 24986, false],
     ["improved-bully", 4, 13516, false],
     ["ring", 4, 153729, true],
     ["active-list-ring", 4, 63468, true],
-    ["bid-ring", 4, 44839, false],
+    ["bid-ring", 4, 44867, false],
     ["echo", 4, 299052, true],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
@@ -105,7 +105,7 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["active-list-ring", 4, "timed", 54759, false],
     ["bid-ring", 4, "timed", 14828, false],
     ["echo", 4, "timed", 2307399, true],
-    ["bully", 4, "heartbeats", 72562, false],
+    ["bully", 4, "heartbeats", 73200, false],
     ["improved-bully", 4, "heartbeats", 23638, false],
     ["ring", 4, "heartbeats", 619012, true],
     ["active-list-ring", 4, "heartbeats", 219765, true],
