@@ -189,7 +189,51 @@ class BurstSocket {
     async close() {}
 }
 
+/** A socket whose reads return the given chunks in turn, then the broker's close. */
+class ChunkSocket {
+    constructor(public chunks: Buffer[]) {}
+    async recv(timeout?: number): Promise<Buffer> {
+        const c = this.chunks.shift()
+        return c === undefined ? null : c
+    }
+    async close() {}
+}
+
 describe("mqtt link reading (in the VM)", () => {
+    test("packets split across reads and several in one read come out whole and in order", async () => {
+        const link = new MqttLink({ host: "", port: 0, clientId: "t", keepAliveSec: 3, willTopic: "w", willMessage: "", topics: [], timeoutMs: 100 })
+        const got: string[] = []
+        link.onMessage = async (topic: string, payload: Buffer) => {
+            let sum = 0
+            for (let i = 0; i < payload.length; i++) sum += payload[i]
+            got.push(topic + ":" + payload.length + ":" + sum)
+        }
+        // five publishes, the last with a 200-byte payload (two length bytes), and a PINGRESP
+        let stream = Buffer.alloc(0)
+        const want: string[] = []
+        for (let k = 1; k <= 5; k++) {
+            const n = k === 5 ? 200 : k * 7
+            const payload = Buffer.alloc(n)
+            let sum = 0
+            for (let i = 0; i < n; i++) {
+                payload[i] = (i * k) & 255
+                sum += payload[i]
+            }
+            stream = stream.concat(mqttPacket(0x30, mqttString("t/" + k).concat(payload)))
+            want.push("t/" + k + ":" + n + ":" + sum)
+            if (k === 2) stream = stream.concat(Buffer.from([0xd0, 0]))
+        }
+        // every read 7 bytes (a length field split too), then the same stream in one read
+        const chunks: Buffer[] = []
+        for (let at = 0; at < stream.length; at += 7) chunks.push(stream.slice(at, at + 7))
+        chunks.push(stream)
+        const sock = new ChunkSocket(chunks)
+        ;(link as any).socket = sock
+        await (link as any).readLoop(sock)
+        expect(got.join(",")).toBe(want.join(",") + "," + want.join(","))
+    })
+
+
     // a few hundred sealed frames published at once (a replay through the broker) made the VM
     // stop the board's program (InfiniteLoop): the reader never yielded between them
     test("a burst of 400 publishes waiting, each costly to handle, does not stop the program", async () => {
