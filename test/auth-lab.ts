@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm, BROADCAST, FRAME_VERSION, Kind, makeFrame } from "../src/core/frame"
 import { Role } from "../src/core/contract"
 import { encodeFrame } from "../src/core/codec"
-import { FRESH_MS, FrameAuth, parseKeyHex } from "../src/core/auth"
+import { FRESH_MS, FrameAuth, parseKeyHex, sealCopy } from "../src/core/auth"
 import { nodeMac, nodeRandom32, newKeyHex } from "../sim/auth/keys"
 import { type BoardState, Lab, sleep } from "../sim/lab/lab"
 
@@ -214,12 +214,12 @@ export function authLabSuites() {
           for (const src of [99, 6]) {
             const f = makeFrame(kind, Algorithm.ImprovedBully, 1, 1000000 + round, src, BROADCAST)
             const plain = encodeFrame(f).bytes
-            await rogue.publishAsync("electlab/1/all/frame", Buffer.from(wrong.seal(plain, round * 100)!))
+            await rogue.publishAsync("electlab/1/all/frame", Buffer.from(sealCopy(wrong, plain, round * 100)!))
             await rogue.publishAsync("electlab/1/all/frame", Buffer.from(plain))
             // a genuine recorded tag glued onto a forged frame
             const genuine = recorded.find((r) => r.topic.endsWith("/all/frame"))!.payload
             await rogue.publishAsync("electlab/1/all/frame", Buffer.concat([Buffer.from(plain), genuine.subarray(genuine.length - 16)]))
-            for (const dst of vms) await rogue.publishAsync(`electlab/1/node/${dst}/frame`, Buffer.from(wrong.seal(plain, round * 100)!))
+            for (const dst of vms) await rogue.publishAsync(`electlab/1/node/${dst}/frame`, Buffer.from(sealCopy(wrong, plain, round * 100)!))
             await sleep(20)
           }
         }

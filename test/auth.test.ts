@@ -29,8 +29,9 @@ import {
   proofWait,
   REPLAY_WINDOW,
   RTT_SAMPLE_MS,
+  sealCopy,
 } from "../src/core/auth"
-import { encodeFrame } from "../src/core/codec"
+import { encodeFrame, writeFrame } from "../src/core/codec"
 import { Algorithm, BROADCAST, FRAME_HEADER_BYTES, Kind, makeFrame, MAX_FRAME_BYTES, MAX_LIST_LENGTH } from "../src/core/frame"
 import { nodeMac } from "../sim/auth/keys"
 
@@ -76,7 +77,7 @@ describe("sealed frames", () => {
   test("layout: frame, counter, boot nonce, 8-byte HMAC-SHA256 tag over everything before it", () => {
     const a = auth(3)
     const plain = frame(Kind.COORDINATOR, 3)
-    const sealed = a.seal(plain, 0)!
+    const sealed = sealCopy(a, plain, 0)!
     expect(sealed.length).toBe(plain.length + AUTH_TRAILER_BYTES)
     expect(sealed.slice(0, plain.length)).toEqual(plain)
     expect(sealed.slice(plain.length, plain.length + 4)).toEqual([0, 0, 0, 1]) // first counter
@@ -85,13 +86,28 @@ describe("sealed frames", () => {
     expect(sealed.slice(-8)).toEqual([...tag.subarray(0, 8)])
   })
 
+  test("a board seals in place: a frame written into a Buffer of the sealed size gives the bytes of a sealed copy", () => {
+    const f = makeFrame(Kind.ELECTION, Algorithm.Ring, 1, 70000, 12, BROADCAST)
+    f.list = [12, 1, 300, 7]
+    f.bid = 0xdeadbeef
+    const plain = encodeFrame(f).bytes
+    const inPlace = Buffer.alloc(plain.length + AUTH_TRAILER_BYTES)
+    writeFrame(f, inPlace)
+    expect(auth(12).seal(inPlace, plain.length, 5)).toBe(true)
+    expect([...inPlace]).toEqual(sealCopy(auth(12), plain, 5))
+    // a frame that would not fit leaves the buffer as it was
+    const long = Buffer.alloc(MAX_FRAME_BYTES - AUTH_TRAILER_BYTES + 1 + AUTH_TRAILER_BYTES)
+    expect(auth(12).seal(long, MAX_FRAME_BYTES - AUTH_TRAILER_BYTES + 1, 5)).toBe(false)
+    expect(long.every((b) => b === 0)).toBe(true)
+  })
+
   test("the longest list that fits a sealed frame is 99 ids (107 unsealed)", () => {
     const a = auth(1)
     const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
     expect(MAX_LIST_LENGTH).toBe(107)
     expect(MAX_SEALED_LIST_LENGTH).toBe(Math.floor((MAX_FRAME_BYTES - FRAME_HEADER_BYTES - AUTH_TRAILER_BYTES) / 2))
-    expect(a.seal(frame(Kind.ELECTION, 1, BROADCAST, ids(99)), 0)!.length).toBe(235)
-    expect(a.seal(frame(Kind.ELECTION, 1, BROADCAST, ids(100)), 0)).toBeNull()
+    expect(sealCopy(a, frame(Kind.ELECTION, 1, BROADCAST, ids(99)), 0)!.length).toBe(235)
+    expect(sealCopy(a, frame(Kind.ELECTION, 1, BROADCAST, ids(100)), 0)).toBeNull()
     expect(a.refused[AuthRefusal.TooLong]).toBe(1)
   })
 
@@ -99,7 +115,7 @@ describe("sealed frames", () => {
     const a = auth(3)
     const b = auth(1)
     const plain = frame(Kind.COORDINATOR, 3)
-    const first = b.open(a.seal(plain, 0)!, 0)
+    const first = b.open(sealCopy(a, plain, 0)!, 0)
     expect(first).toMatchObject({ held: true, refusal: AuthRefusal.None, frames: [], replyTo: 3 })
     expect(first.reply!.length).toBe(AUTH_CONTROL_BYTES)
     const proof = a.open(first.reply!, 5)
@@ -107,15 +123,15 @@ describe("sealed frames", () => {
     const released = b.open(proof.reply!, 10)
     expect(plainFrames(released)).toEqual([plain])
     const hb = frame(Kind.HEARTBEAT, 3)
-    expect(plainFrames(b.open(a.seal(hb, 20)!, 20))).toEqual([hb])
+    expect(plainFrames(b.open(sealCopy(a, hb, 20)!, 20))).toEqual([hb])
     expect(b.refusedTotal()).toBe(0)
   })
 
   test("own frames and frames for another node are ignored, not counted", () => {
     const a = auth(3)
     const b = auth(1)
-    expect(b.open(a.seal(frame(Kind.OK, 3, 2), 0)!, 0).ignored).toBe(true)
-    expect(a.open(a.seal(frame(Kind.OK, 3), 0)!, 0).ignored).toBe(true)
+    expect(b.open(sealCopy(a, frame(Kind.OK, 3, 2), 0)!, 0).ignored).toBe(true)
+    expect(a.open(sealCopy(a, frame(Kind.OK, 3), 0)!, 0).ignored).toBe(true)
     expect(b.refusedTotal() + a.refusedTotal()).toBe(0)
   })
 })
@@ -123,7 +139,7 @@ describe("sealed frames", () => {
 describe("refusals", () => {
   const a = auth(3)
   const b = auth(1)
-  exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+  exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0)
 
   test("a frame without a trailer is refused as unsigned", () => {
     const r = b.open(frame(Kind.COORDINATOR, 99), 1)
@@ -132,8 +148,8 @@ describe("refusals", () => {
 
   test("a wrong key, a flipped bit in header, list, counter, nonce or tag: bad tag", () => {
     const rogue = auth(99, OTHER_KEY)
-    expect(b.open(rogue.seal(frame(Kind.COORDINATOR, 99), 2)!, 2).refusal).toBe(AuthRefusal.BadTag)
-    const good = a.seal(frame(Kind.ELECTION, 3, BROADCAST, [4, 5]), 3)!
+    expect(b.open(sealCopy(rogue, frame(Kind.COORDINATOR, 99), 2)!, 2).refusal).toBe(AuthRefusal.BadTag)
+    const good = sealCopy(a, frame(Kind.ELECTION, 3, BROADCAST, [4, 5]), 3)!
     for (const at of [1, 9, 22, good.length - 16, good.length - 10, good.length - 1]) {
       const bad = good.slice()
       bad[at] ^= 1
@@ -145,9 +161,9 @@ describe("refusals", () => {
   })
 
   test("a replay is refused, also out of order within the window; late frames inside it pass once", () => {
-    const f1 = a.seal(frame(Kind.HEARTBEAT, 3), 10)!
-    const f2 = a.seal(frame(Kind.HEARTBEAT, 3), 11)!
-    const f3 = a.seal(frame(Kind.HEARTBEAT, 3), 12)!
+    const f1 = sealCopy(a, frame(Kind.HEARTBEAT, 3), 10)!
+    const f2 = sealCopy(a, frame(Kind.HEARTBEAT, 3), 11)!
+    const f3 = sealCopy(a, frame(Kind.HEARTBEAT, 3), 12)!
     expect(b.open(f1, 12).frames.length).toBe(1)
     expect(b.open(f3, 12).frames.length).toBe(1)
     expect(b.open(f2, 13).frames.length).toBe(1) // reordered, not seen: accepted once
@@ -155,14 +171,14 @@ describe("refusals", () => {
   })
 
   test("a frame older than the window is refused even if never seen", () => {
-    const old = a.seal(frame(Kind.COORDINATOR, 3), 20)!
-    for (let i = 0; i < REPLAY_WINDOW; i++) b.open(a.seal(frame(Kind.HEARTBEAT, 3), 20)!, 20)
+    const old = sealCopy(a, frame(Kind.COORDINATOR, 3), 20)!
+    for (let i = 0; i < REPLAY_WINDOW; i++) b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 20)!, 20)
     expect(b.open(old, 21).refusal).toBe(AuthRefusal.Replay)
   })
 
   test("a stale proof (no challenge outstanding) is refused", () => {
     const c = auth(2)
-    const first = c.open(a.seal(frame(Kind.HEARTBEAT, 3), 30)!, 30)
+    const first = c.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 30)!, 30)
     const proof = a.open(first.reply!, 30).reply!
     expect(c.open(proof, 31).frames.length).toBe(1)
     expect(c.open(proof, 32).refusal).toBe(AuthRefusal.Replay)
@@ -178,20 +194,20 @@ describe("freshness by the sender's clock", () => {
     const a = auth(3)
     const b = auth(1)
     // first contact: held, challenged, proven, each leg DELAY on the way
-    const first = b.open(a.seal(frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY)
+    const first = b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY)
     expect(b.open(a.open(first.reply!, 2 * DELAY).reply!, AHEAD + 3 * DELAY).frames.length).toBe(1)
     // heartbeats every 250 ms, each DELAY on the way: b learns the offset
-    for (let t = 250; t <= 2000; t += 250) expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), t)!, AHEAD + t + DELAY).frames.length).toBe(1)
+    for (let t = 250; t <= 2000; t += 250) expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), t)!, AHEAD + t + DELAY).frames.length).toBe(1)
     return { a, b }
   }
 
   test("the counter is the sender's milliseconds since its first frame, never repeating", () => {
     const a = auth(3)
     const counterOf = (sealed: number[]) => Buffer.from(sealed).readUInt32BE(sealed.length - AUTH_TRAILER_BYTES)
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 500)!)).toBe(1) // the clock starts at 1
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 750.6)!)).toBe(251)
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 750.9)!)).toBe(252) // same millisecond: previous + 1
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 2500)!)).toBe(2001)
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 500)!)).toBe(1) // the clock starts at 1
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 750.6)!)).toBe(251)
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 750.9)!)).toBe(252) // same millisecond: previous + 1
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 2500)!)).toBe(2001)
   })
 
   /** A stale frame is held and its sender re-proven: never released, refused once the proof comes. */
@@ -206,12 +222,12 @@ describe("freshness by the sender's clock", () => {
 
   test("a frame b missed, replayed after the sender fell silent, is refused as stale", () => {
     const { a, b } = pair()
-    const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)! // lost on the way to b
+    const missed = sealCopy(a, frame(Kind.COORDINATOR, 3), 2100)! // lost on the way to b
     // the missed frame is newer than any b has, replayed FRESH_MS + 1 later
     const at = AHEAD + 2100 + DELAY + FRESH_MS + 1
     // a crashed: held, never proven, refused once too old to release
     const c = auth(1, KEY, 5000) // another receiver with the same id: its own challenge values
-    exchange(a, c, a.seal(frame(Kind.HEARTBEAT, 3), 2050)!, AHEAD + 2050 + DELAY)
+    exchange(a, c, sealCopy(a, frame(Kind.HEARTBEAT, 3), 2050)!, AHEAD + 2050 + DELAY)
     const r = c.open(missed, at)
     expect(r).toMatchObject({ held: true, frames: [] })
     expect(plainFrames(c.open(frame(Kind.HEARTBEAT, 2), at + 2 * FRESH_MS + 1))).toEqual([])
@@ -222,23 +238,23 @@ describe("freshness by the sender's clock", () => {
 
   test("a missed frame replayed long after (minutes) is stale too, drift allowance included", () => {
     const { a, b } = pair()
-    const missed = a.seal(frame(Kind.COORDINATOR, 3), 2100)!
+    const missed = sealCopy(a, frame(Kind.COORDINATOR, 3), 2100)!
     staleAfterProof(a, b, missed, AHEAD + 2100 + 10 * 60_000, 2100 + 10 * 60_000)
   })
 
   test("a delayed but fresh frame is accepted: up to FRESH_MS beyond the quickest transit", () => {
     const { a, b } = pair()
     const f = frame(Kind.COORDINATOR, 3)
-    const delayed = a.seal(f, 2100)!
+    const delayed = sealCopy(a, f, 2100)!
     expect(plainFrames(b.open(delayed, AHEAD + 2100 + DELAY + FRESH_MS))).toEqual([f])
     // and the next one, quick again, passes too
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 2200)!, AHEAD + 2200 + DELAY).frames.length).toBe(1)
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 2200)!, AHEAD + 2200 + DELAY).frames.length).toBe(1)
   })
 
   test("a reordered frame sent within FRESH_MS passes once (no 'newest' rule)", () => {
     const { a, b } = pair()
-    const older = a.seal(frame(Kind.ELECTION, 3), 2100)!
-    const newer = a.seal(frame(Kind.HEARTBEAT, 3), 2200)!
+    const older = sealCopy(a, frame(Kind.ELECTION, 3), 2100)!
+    const newer = sealCopy(a, frame(Kind.HEARTBEAT, 3), 2200)!
     expect(b.open(newer, AHEAD + 2200 + DELAY).frames.length).toBe(1)
     expect(b.open(older, AHEAD + 2200 + DELAY + 1500).frames.length).toBe(1)
     expect(b.open(older, AHEAD + 2200 + DELAY + 1600).refusal).toBe(AuthRefusal.Replay)
@@ -250,19 +266,19 @@ describe("freshness by the sender's clock", () => {
       const b = auth(1)
       // b booted (its hello) before a's first frame: a frame sent before b's boot is refused
       b.helloChallenge(0)
-      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY, DELAY)
+      exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, AHEAD + DELAY, DELAY)
       // three hours of heartbeats every 250 ms of b's time, each 5 ms on the way, plus one
       // in twenty delayed by 1.9 s: a's clock runs at `rate` of b's
       let refused = 0
       const hour = 3_600_000
       for (let t = 250, i = 0; t <= 3 * hour; t += 250, i++) {
         const extra = i % 20 === 0 ? 1900 : 0
-        if (b.open(a.seal(frame(Kind.HEARTBEAT, 3), t * rate)!, AHEAD + t + DELAY + extra).refusal !== AuthRefusal.None) refused++
+        if (b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), t * rate)!, AHEAD + t + DELAY + extra).refusal !== AuthRefusal.None) refused++
       }
       expect(refused).toBe(0)
       // after those hours a replay of a frame sent 2.5 s earlier is still refused
       const t = 3 * hour + 1000
-      const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
+      const missed = sealCopy(a, frame(Kind.COORDINATOR, 3), t * rate)!
       const r = b.open(missed, AHEAD + t + DELAY + 2500)
       expect(r).toMatchObject({ held: true, frames: [] })
       expect(b.open(a.open(r.reply!, (t + 2500) * rate).reply!, AHEAD + t + DELAY + 2501).frames).toEqual([])
@@ -273,15 +289,15 @@ describe("freshness by the sender's clock", () => {
   test("a clock past 2^32 ms (49 days) starts a new nonce; the receiver asks for a proof again", () => {
     const a = auth(3)
     const b = auth(1)
-    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0)
     const before = a.nonce
     const late = 2 ** 32 + 10
     const f = frame(Kind.HEARTBEAT, 3)
-    const sealed = a.seal(f, late)!
+    const sealed = sealCopy(a, f, late)!
     expect(a.nonce).not.toBe(before)
     expect(Buffer.from(sealed).readUInt32BE(sealed.length - AUTH_TRAILER_BYTES)).toBe(1)
     expect(exchange(a, b, sealed, late)).toEqual([f])
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), late + 250)!, late + 250).frames.length).toBe(1)
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), late + 250)!, late + 250).frames.length).toBe(1)
   })
 })
 
@@ -289,12 +305,12 @@ describe("reboots", () => {
   test("sender reboots: its new boot is proven, its old frames stay refused", () => {
     const a = auth(3, KEY, 100)
     const b = auth(1)
-    const recorded = [a.seal(frame(Kind.COORDINATOR, 3), 0)!, a.seal(frame(Kind.HEARTBEAT, 3), 1)!]
+    const recorded = [sealCopy(a, frame(Kind.COORDINATOR, 3), 0)!, sealCopy(a, frame(Kind.HEARTBEAT, 3), 1)!]
     exchange(a, b, recorded[0], 1)
     expect(b.open(recorded[1], 2).frames.length).toBe(1)
     const rebooted = auth(3, KEY, 200) // new nonce
     const hello = frame(Kind.REQUEST, 3)
-    expect(exchange(rebooted, b, rebooted.seal(hello, 5000)!, 5000)).toEqual([hello])
+    expect(exchange(rebooted, b, sealCopy(rebooted, hello, 5000)!, 5000)).toEqual([hello])
     let challenged = 0
     for (const f of recorded) {
       const r: Opened = b.open(f, 5001 + CHALLENGE_RETRY_MS * challenged)
@@ -312,9 +328,9 @@ describe("reboots", () => {
 
   test("receiver reboots: a recorded frame older than FRESH_MS is refused although its sender still runs", () => {
     const a = auth(3)
-    const recorded = a.seal(frame(Kind.COORDINATOR, 3), 0)!
+    const recorded = sealCopy(a, frame(Kind.COORDINATOR, 3), 0)!
     // the sender keeps going (heartbeats) long after
-    for (let t = 100; t <= 5000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
+    for (let t = 100; t <= 5000; t += 250) sealCopy(a, frame(Kind.HEARTBEAT, 3), t)
     const b = auth(1, KEY, 7000) // fresh boot: knows nobody
     const r = b.open(recorded, 5000)
     expect(r.held).toBe(true)
@@ -323,23 +339,23 @@ describe("reboots", () => {
     expect(b.refused[AuthRefusal.Stale]).toBe(1)
     // the sender's next frame passes
     const hb = frame(Kind.HEARTBEAT, 3)
-    expect(plainFrames(b.open(a.seal(hb, 5100)!, 5100))).toEqual([hb])
+    expect(plainFrames(b.open(sealCopy(a, hb, 5100)!, 5100))).toEqual([hb])
   })
 
   test("a frame sent just before the challenge is released (sent within FRESH_MS)", () => {
     const a = auth(3)
-    for (let t = 0; t < 3000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
+    for (let t = 0; t < 3000; t += 250) sealCopy(a, frame(Kind.HEARTBEAT, 3), t)
     const b = auth(1, KEY, 9000)
     const now = 3000
     b.helloChallenge(now - 100)
     const f = frame(Kind.COORDINATOR, 3)
-    expect(exchange(a, b, a.seal(f, now)!, now + FRESH_MS / 2)).toEqual([f])
+    expect(exchange(a, b, sealCopy(a, f, now)!, now + FRESH_MS / 2)).toEqual([f])
   })
 
   test("a frame sent before the receiver booted, replayed into its boot, is refused however fresh", () => {
     const a = auth(3)
-    for (let t = 0; t < 3000; t += 250) a.seal(frame(Kind.HEARTBEAT, 3), t)
-    const recorded = a.seal(frame(Kind.COORDINATOR, 3), 3000)!
+    for (let t = 0; t < 3000; t += 250) sealCopy(a, frame(Kind.HEARTBEAT, 3), t)
+    const recorded = sealCopy(a, frame(Kind.COORDINATOR, 3), 3000)!
     // b boots 100 ms later; the recording reaches it 200 ms after it was sent, well within FRESH_MS
     const b = auth(1, KEY, 9000)
     b.helloChallenge(3100)
@@ -347,15 +363,15 @@ describe("reboots", () => {
     expect(b.refused[AuthRefusal.Stale] + b.refused[AuthRefusal.Replay]).toBe(1)
     // a's frames after b's boot are taken
     const next = frame(Kind.HEARTBEAT, 3)
-    expect(plainFrames(b.open(a.seal(next, 3250)!, 3255))).toEqual([next])
+    expect(plainFrames(b.open(sealCopy(a, next, 3250)!, 3255))).toEqual([next])
   })
 
   test("one challenge per sender per CHALLENGE_RETRY_MS", () => {
     const a = auth(3)
     const b = auth(1)
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0).reply).not.toBeNull()
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 1)!, 1).reply).toBeNull()
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS).reply).not.toBeNull()
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0).reply).not.toBeNull()
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 1)!, 1).reply).toBeNull()
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS).reply).not.toBeNull()
     expect(b.challengesSent).toBe(2)
   })
 })
@@ -363,16 +379,16 @@ describe("reboots", () => {
 test("a board whose key differs sees only bad tags for a while: it suspects its own key", () => {
   const a = auth(3)
   const wrong = auth(4, OTHER_KEY)
-  for (let i = 0; i < KEY_MISMATCH_TAGS - 1; i++) wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), i)!, i)
+  for (let i = 0; i < KEY_MISMATCH_TAGS - 1; i++) wrong.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), i)!, i)
   expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(false) // too few
-  wrong.open(a.seal(frame(Kind.HEARTBEAT, 3), 9)!, 9)
+  wrong.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 9)!, 9)
   expect(wrong.keyMismatch(KEY_MISMATCH_MS - 1)).toBe(false) // a burst, not yet a pattern
   expect(wrong.keyMismatch(KEY_MISMATCH_MS)).toBe(true)
   // a board that has heard one valid frame does not blame its key for a rogue's frames
   const b = auth(1)
-  exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+  exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0)
   const rogue = auth(99, OTHER_KEY)
-  for (let i = 0; i < 20; i++) b.open(rogue.seal(frame(Kind.COORDINATOR, 99), i)!, i)
+  for (let i = 0; i < 20; i++) b.open(sealCopy(rogue, frame(Kind.COORDINATOR, 99), i)!, i)
   expect(b.keyMismatch(10 * KEY_MISMATCH_MS)).toBe(false)
 })
 
@@ -401,7 +417,7 @@ test("the start-up hello: one broadcast challenge, and every pair knows each oth
   // now frames pass at once in both directions, no hold
   for (const [from, to] of [[a, b], [b, a], [c, a], [a, c]] as const) {
     const f = frame(Kind.ELECTION, from.id)
-    const r = to.open(from.seal(f, 10)!, 10)
+    const r = to.open(sealCopy(from, f, 10)!, 10)
     expect(r.held).toBe(false)
     expect(plainFrames(r)).toEqual([f])
   }
@@ -413,7 +429,7 @@ describe("against an attacker without the key", () => {
   test("6,000 replays of a recorded challenge: answered once, the counter stays on the clock", () => {
     const a = auth(3)
     const b = auth(1)
-    a.seal(frame(Kind.HEARTBEAT, 3), 0) // a's clock starts
+    sealCopy(a, frame(Kind.HEARTBEAT, 3), 0) // a's clock starts
     const hello = b.helloChallenge(100)
     expect(a.open(hello, 100).reply).not.toBeNull()
     for (let i = 0; i < 6000; i++) {
@@ -423,13 +439,13 @@ describe("against an attacker without the key", () => {
     expect(a.refused[AuthRefusal.Replay]).toBe(6000)
     expect(a.proofsSent).toBe(1)
     // the next frame's counter is the clock (221 ms since a's first frame), not 6,000 ahead
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 220)!)).toBe(221)
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 220)!)).toBe(221)
   })
 
   test("distinct challenges beyond the challenger's rate are dropped as a flood; proofs never move the counter", () => {
     const a = auth(3)
     const b = auth(1)
-    a.seal(frame(Kind.HEARTBEAT, 3), 0)
+    sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)
     const challenges = Array.from({ length: 40 }, (_, i) => auth(1, KEY, 50_000 + i * 10).probe(3, 1))
     let proofs = 0
     // (challengers that never proved a: their challenges name no boot of it, as hellos do)
@@ -439,10 +455,10 @@ describe("against an attacker without the key", () => {
     // one more per CHALLENGE_RETRY_MS
     const later = auth(1, KEY, 90_000).probe(3, 2)
     expect(a.open(later, 10 + CHALLENGE_RETRY_MS).reply).not.toBeNull()
-    expect(counterOf(a.seal(frame(Kind.HEARTBEAT, 3), 300)!)).toBe(301)
+    expect(counterOf(sealCopy(a, frame(Kind.HEARTBEAT, 3), 300)!)).toBe(301)
     // the reserve: a challenge naming a's boot is answered where one naming none is not
     const knows = auth(1, KEY, 95_000)
-    exchange(a, knows, a.seal(frame(Kind.HEARTBEAT, 3), 301)!, 301)
+    exchange(a, knows, sealCopy(a, frame(Kind.HEARTBEAT, 3), 301)!, 301)
     expect(a.open(auth(1, KEY, 96_000).probe(3, 3), 302).refusal).toBe(AuthRefusal.Flood)
     expect(a.open(knows.probe(3, 303), 303).reply).not.toBeNull()
   })
@@ -450,7 +466,7 @@ describe("against an attacker without the key", () => {
   test("a challenge naming another boot of the prover (recorded before its reboot) is a replay and spends no proof", () => {
     const old = auth(3, KEY, 100)
     const b = auth(1)
-    exchange(old, b, old.seal(frame(Kind.COORDINATOR, 3), 0)!, 0)
+    exchange(old, b, sealCopy(old, frame(Kind.COORDINATOR, 3), 0)!, 0)
     const recorded = Array.from({ length: 3 * CHALLENGE_MEMORY }, (_, i) => b.probe(3, 10 + i * CHALLENGE_RETRY_MS))
     const a = auth(3, KEY, 200) // the prover reboots
     const end = 10 + recorded.length * CHALLENGE_RETRY_MS
@@ -459,19 +475,19 @@ describe("against an attacker without the key", () => {
     expect(a.proofsSent).toBe(0)
     expect(a.peers.find((p) => p.id === 1)!.proofTokens).toBe(PROOF_BURST)
     // b meets the new boot: its challenge names it and is answered (exchange checks the proof)
-    expect(exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), end)!, end + 10)).toHaveLength(1)
+    expect(exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), end)!, end + 10)).toHaveLength(1)
     expect(a.proofsSent).toBe(1)
   })
 
   test("challenges of a challenger's boot proven here and since replaced are replays, spending no proof", () => {
     const a = auth(3)
     const old = auth(1, KEY, 100)
-    exchange(a, old, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0) // old knows a
+    exchange(a, old, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0) // old knows a
     // a knows old (its challenge back to old's first challenge went unanswered: the next one waits the retry limit)
-    exchange(old, a, old.seal(frame(Kind.ELECTION, 1), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS)
+    exchange(old, a, sealCopy(old, frame(Kind.ELECTION, 1), CHALLENGE_RETRY_MS)!, CHALLENGE_RETRY_MS)
     const recorded = Array.from({ length: 3 * CHALLENGE_MEMORY }, (_, i) => old.probe(3, 300 + i * CHALLENGE_RETRY_MS))
     const b = auth(1, KEY, 200) // the challenger reboots; a proves its new boot
-    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 8000)!, 8000)
+    exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), 8000)!, 8000)
     const proofs = a.proofsSent
     const tokens = a.peers.find((p) => p.id === 1)!.proofTokens
     for (let round = 0; round < 10; round++) for (const c of recorded) expect(a.open(c, 8001 + round).reply).toBeNull()
@@ -486,8 +502,8 @@ describe("against an attacker without the key", () => {
     const recorded: number[][] = []
     boots.forEach((b, i) => {
       const t = 1000 * i
-      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
-      exchange(b, a, b.seal(frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
+      exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), t)!, t)
+      exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
       recorded.push(b.probe(3, t + 300))
     })
     const end = 1000 * boots.length
@@ -505,8 +521,8 @@ describe("against an attacker without the key", () => {
     for (let i = 0; i < 2; i++) {
       const old = auth(1, KEY, 100 * (i + 1))
       const t = 3000 * i
-      exchange(a, old, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
-      exchange(old, a, old.seal(frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
+      exchange(a, old, sealCopy(a, frame(Kind.HEARTBEAT, 3), t)!, t)
+      exchange(old, a, sealCopy(old, frame(Kind.ELECTION, 1), t + CHALLENGE_RETRY_MS)!, t + CHALLENGE_RETRY_MS)
       // each recorded as it went by, answered
       for (let k = 0; k < 2 * CHALLENGE_MEMORY; k++) {
         const c = old.probe(3, t + 300 + k * 100)
@@ -527,7 +543,7 @@ describe("against an attacker without the key", () => {
         answered++
       }
       if (t === 11_000) {
-        exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), t)!, t)
+        exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), t)!, t)
         answered++
       }
     }
@@ -537,7 +553,7 @@ describe("against an attacker without the key", () => {
   test("a proven boot's recorded challenges replayed, more distinct values than CHALLENGE_MEMORY, spend none of its proofs", () => {
     const a = auth(3)
     const b = auth(1)
-    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 0)!, 0) // a now knows b's boot
+    exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), 0)!, 0) // a now knows b's boot
     const recorded: number[][] = []
     for (let i = 0; i < 3 * CHALLENGE_MEMORY; i++) {
       const challenge = b.probe(3, 10 + i * 300)
@@ -558,7 +574,7 @@ describe("against an attacker without the key", () => {
     const oldBoot = auth(1, KEY, 100)
     const old = Array.from({ length: 40 }, (_, i) => oldBoot.probe(3, i))
     const b = auth(1, KEY, 500) // rebooted: another nonce
-    exchange(b, a, b.seal(frame(Kind.ELECTION, 1), 5000)!, 5000)
+    exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), 5000)!, 5000)
     for (let i = 0; i < 2000; i++) a.open(old[i % old.length], 5001 + i / 50)
     expect(a.refused[AuthRefusal.Flood]).toBeGreaterThan(0)
     for (let i = 0; i < PROOF_BURST + 2; i++) expect(a.open(b.probe(3, 5041 + i), 5041 + i).reply).not.toBeNull()
@@ -567,7 +583,7 @@ describe("against an attacker without the key", () => {
   test("the counter never runs more than MAX_AHEAD_MS ahead of the clock: beyond, the frame is not sealed", () => {
     const a = auth(3)
     let sealed = 0
-    for (let i = 0; i < 500; i++) if (a.seal(frame(Kind.HEARTBEAT, 3), 0)) sealed++
+    for (let i = 0; i < 500; i++) if (sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)) sealed++
     expect(sealed).toBe(MAX_AHEAD_MS + 1)
     expect(a.refused[AuthRefusal.TooFast]).toBe(500 - MAX_AHEAD_MS - 1)
   })
@@ -575,7 +591,7 @@ describe("against an attacker without the key", () => {
   test("a proof held back longer than PROOF_WINDOW_MS is refused; the sender is asked again", () => {
     const a = auth(3)
     const b = auth(1)
-    const first = b.open(a.seal(frame(Kind.COORDINATOR, 3), 0)!, 0)
+    const first = b.open(sealCopy(a, frame(Kind.COORDINATOR, 3), 0)!, 0)
     const proof = a.open(first.reply!, 5).reply!
     const late = b.open(proof, PROOF_WINDOW_MS + 1)
     expect(late.refusal).toBe(AuthRefusal.Late)
@@ -585,17 +601,17 @@ describe("against an attacker without the key", () => {
     const hello = c.helloChallenge(0)
     expect(c.open(a.open(hello, 1).reply!, PROOF_WINDOW_MS + 1).refusal).toBe(AuthRefusal.Late)
     // in time, it is taken: both frames (each fresh when it came) are released
-    const again = b.open(a.seal(frame(Kind.COORDINATOR, 3), 1100)!, PROOF_WINDOW_MS + 100)
+    const again = b.open(sealCopy(a, frame(Kind.COORDINATOR, 3), 1100)!, PROOF_WINDOW_MS + 100)
     expect(b.open(a.open(again.reply!, 1105).reply!, PROOF_WINDOW_MS + 100 + PROOF_WINDOW_MS).frames.length).toBe(2)
   })
 
   test("replays from old boots never push out a held frame of another boot", () => {
     const oldBoots = [auth(3, KEY, 100), auth(3, KEY, 200), auth(3, KEY, 300)]
-    const recorded = oldBoots.flatMap((o) => Array.from({ length: 8 }, (_, i) => o.seal(frame(Kind.HEARTBEAT, 3), i)!))
+    const recorded = oldBoots.flatMap((o) => Array.from({ length: 8 }, (_, i) => sealCopy(o, frame(Kind.HEARTBEAT, 3), i)!))
     const a = auth(3, KEY, 400) // the sender now
     const b = auth(1)
     const genuine = frame(Kind.COORDINATOR, 3, BROADCAST, [1, 2])
-    const first = b.open(a.seal(genuine, 5000)!, 5000)
+    const first = b.open(sealCopy(a, genuine, 5000)!, 5000)
     expect(first.held).toBe(true)
     for (const r of recorded) b.open(r, 5001)
     // one other nonce may hold up to MAX_HELD frames (its older ones go); further boots' are refused outright
@@ -611,22 +627,22 @@ describe("against an attacker without the key", () => {
     for (const rate of [1, 1 - 200e-6]) {
       const a = auth(3)
       const b = auth(1)
-      exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
-      expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 250)!, 255).frames.length).toBe(1)
+      exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
+      expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 250)!, 255).frames.length).toBe(1)
       // ten hours of silence; a frame b missed is replayed 9 s after it was sent
       const t = 10 * hour
-      const missed = a.seal(frame(Kind.COORDINATOR, 3), t * rate)!
+      const missed = sealCopy(a, frame(Kind.COORDINATOR, 3), t * rate)!
       const r = b.open(missed, t + 9000)
       expect(r).toMatchObject({ held: true, frames: [] })
       expect(b.open(a.open(r.reply!, (t + 9000) * rate).reply!, t + 9001).frames).toEqual([])
       expect(b.refused[AuthRefusal.Stale]).toBe(1)
       // the sender's own next frame after the silence: held, re-proven, released
       const next = frame(Kind.ELECTION, 3)
-      const held = b.open(a.seal(next, (t + 20_000) * rate)!, t + 20_005)
+      const held = b.open(sealCopy(a, next, (t + 20_000) * rate)!, t + 20_005)
       expect(held.held || held.frames.length === 1).toBe(true)
       if (held.held) expect(b.open(a.open(held.reply!, (t + 20_010) * rate).reply!, t + 20_015).frames).toEqual([next])
       else expect(plainFrames(held)).toEqual([next])
-      expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), (t + 20_250) * rate)!, t + 20_255).frames.length).toBe(1)
+      expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), (t + 20_250) * rate)!, t + 20_255).frames.length).toBe(1)
     }
     expect(CREEP_CAP_MS / DRIFT_DIVISOR).toBe(12)
   })
@@ -634,20 +650,20 @@ describe("against an attacker without the key", () => {
   test("a sender found stale far behind the clock is re-proven at once, not refused for hours", () => {
     const a = auth(3)
     const b = auth(1)
-    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
+    exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 5, 0)
     // b learnt an offset 6 s too low (as after a counter run ahead): every frame looks 6 s old
     const f = frame(Kind.HEARTBEAT, 3)
-    const sealed = a.seal(f, 1000)!
+    const sealed = sealCopy(a, f, 1000)!
     const shifted = b.open(sealed, 1005 + 6000)
     expect(shifted.held).toBe(true)
     expect(b.open(a.open(shifted.reply!, 1010).reply!, 7015).refusal).toBe(AuthRefusal.None)
-    expect(b.open(a.seal(frame(Kind.HEARTBEAT, 3), 1250)!, 7255).frames.length).toBe(1)
+    expect(b.open(sealCopy(a, frame(Kind.HEARTBEAT, 3), 1250)!, 7255).frames.length).toBe(1)
   })
 
   test("probe and proven: a sealed challenge to a node, and whether it answered since", () => {
     const a = auth(3)
     const b = auth(1)
-    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), 0)!, 0)
     expect(b.proven(3, -1)).toBe(true)
     // a frame taken at the very time of the check was taken before it (the hint waits behind it)
     expect(b.proven(3, 0)).toBe(false)
@@ -681,8 +697,8 @@ describe("how long a hint's check waits for the proof", () => {
 
   /** Two boards that met: each proved its boot to the other (a first contact, measured by neither). */
   function met(a: FrameAuth, b: FrameAuth, at = -1000) {
-    exchange(b, a, b.seal(frame(Kind.HEARTBEAT, b.id), at)!, at)
-    exchange(a, b, a.seal(frame(Kind.HEARTBEAT, a.id), at)!, at)
+    exchange(b, a, sealCopy(b, frame(Kind.HEARTBEAT, b.id), at)!, at)
+    exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, a.id), at)!, at)
   }
 
   test("no round trip measured yet: the answer timeout", () => {
@@ -696,7 +712,7 @@ describe("how long a hint's check waits for the proof", () => {
     const a = auth(1)
     const b = auth(3)
     // b's first frame is held, b challenged and proven 120 ms later
-    const first = a.open(b.seal(frame(Kind.HEARTBEAT, 3), 0)!, 0)
+    const first = a.open(sealCopy(b, frame(Kind.HEARTBEAT, 3), 0)!, 0)
     expect(a.open(b.open(first.reply!, 60).reply!, 120).frames.length).toBe(1)
     expect(proofWait(a, 3, T)).toBe(T)
     // nor the answer to the start-up hello
@@ -726,7 +742,7 @@ describe("how long a hint's check waits for the proof", () => {
     let at = 250
     const challenged: number[] = []
     for (; at <= 2 * RTT_SAMPLE_MS + 250; at += 250) {
-      const opened = a.open(b.seal(frame(Kind.HEARTBEAT, 3), at)!, at + 2)
+      const opened = a.open(sealCopy(b, frame(Kind.HEARTBEAT, 3), at)!, at + 2)
       expect(opened.frames.length).toBe(1)
       if (!opened.reply) continue
       challenged.push(at)

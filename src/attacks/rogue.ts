@@ -4,6 +4,7 @@
 // unsigned, broadcast and sent to every member. Nothing of it may be acted on.
 
 import * as ds from "@devicescript/core"
+import { sealCopy } from "../core/auth"
 import { encodeFrame } from "../core/codec"
 import { BROADCAST, Kind, makeFrame } from "../core/frame"
 import { NodeDriver } from "../firmware/driver"
@@ -25,14 +26,14 @@ export async function forgeForever(driver: NodeDriver, members: number[]) {
                 f.initiator = claims[s]
                 f.bid = 4294967295
                 const plain = encodeFrame(f).bytes
-                const sealed = driver.auth ? driver.auth.seal(plain, ds.millis()) : plain
+                const sealed = driver.auth ? sealCopy(driver.auth, plain, ds.millis()) : plain
                 try {
                     await driver.transport.broadcast(Buffer.from(sealed))
                     await driver.transport.broadcast(Buffer.from(plain))
                     for (let m = 0; m < members.length; m++) {
                         f.dst = members[m]
                         const one = encodeFrame(f).bytes
-                        await driver.transport.unicast(members[m], Buffer.from(driver.auth ? driver.auth.seal(one, ds.millis()) : one))
+                        await driver.transport.unicast(members[m], Buffer.from(driver.auth ? sealCopy(driver.auth, one, ds.millis()) : one))
                     }
                 } catch (e) {
                     log("err", "where=forge msg=" + e)

@@ -45,7 +45,7 @@
 // - probe()/proven() turn an unauthenticated hint (a last will, a duplicate id) into a check,
 //   which waits proofWait(): a few round trips of our challenges to that node's proofs.
 
-import { ByteSource, getU16, getU32, parseHex, putU16, putU32 } from "./codec"
+import { ByteSource, getU16, getU32, parseHex, setUint, zeroBytes } from "./codec"
 import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
 import { nameIn, sum } from "./portable"
 
@@ -283,22 +283,24 @@ export class FrameAuth {
         return now - this.firstBadTagAt >= KEY_MISMATCH_MS
     }
 
-    /** The encoded frame with counter, nonce and tag appended; null if it would not fit. */
-    seal(frame: number[], now: number): number[] {
-        if (frame.length + AUTH_TRAILER_BYTES > MAX_FRAME_BYTES) {
+    /**
+     * Seals the encoded frame in the first `length` bytes of `out` in place: counter, nonce and
+     * tag go in the AUTH_TRAILER_BYTES after it. False (nothing written) if it would not fit.
+     */
+    seal(out: ByteSource, length: number, now: number): boolean {
+        if (length + AUTH_TRAILER_BYTES > MAX_FRAME_BYTES) {
             this.refused[AuthRefusal.TooLong] = this.refused[AuthRefusal.TooLong] + 1
-            return null
+            return false
         }
         const counter = nextCounter(this, now)
         if (counter < 0) {
             this.refused[AuthRefusal.TooFast] = this.refused[AuthRefusal.TooFast] + 1
-            return null
+            return false
         }
-        const out = frame.slice(0)
-        putU32(out, counter)
-        putU32(out, this.nonce)
-        appendTag(this, out)
-        return out
+        setUint(out, length, counter, 4)
+        setUint(out, length + 4, this.nonce, 4)
+        writeTag(this, out, length + 8)
+        return true
     }
 
     /**
@@ -399,10 +401,17 @@ export function proofWait(auth: FrameAuth, id: number, ceiling: number): number 
     return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p.srtt + 4 * p.rttvar)))
 }
 
-/** Appends the tag of `out` to it. */
-function appendTag(auth: FrameAuth, out: number[]) {
-    const full = auth.mac(out, out.length)
-    for (let i = 0; i < AUTH_TAG_BYTES; i++) out.push(full[i])
+/** Writes the tag of the first `length` bytes of `out` after them. */
+function writeTag(auth: FrameAuth, out: ByteSource, length: number) {
+    const full = auth.mac(out, length)
+    for (let i = 0; i < AUTH_TAG_BYTES; i++) out[length + i] = full[i]
+}
+
+/** A copy of the encoded `frame`, sealed; null if it would not fit (FrameAuth.seal). */
+export function sealCopy(auth: FrameAuth, frame: ByteSource, now: number): number[] {
+    const out = zeroBytes(frame.length + AUTH_TRAILER_BYTES)
+    for (let i = 0; i < frame.length; i++) out[i] = frame[i]
+    return auth.seal(out, frame.length, now) ? out : null
 }
 
 /** Compares every byte whatever the outcome, so timing says nothing about the tag. */
@@ -451,14 +460,17 @@ function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number
 }
 
 function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
-    const out: number[] = [AUTH_CONTROL_MARKER, type, auth.group, 0]
-    putU16(out, auth.id)
-    putU16(out, dst)
-    putU32(out, challenge)
-    putU32(out, auth.nonce)
-    putU32(out, counter)
-    putU32(out, floor)
-    appendTag(auth, out)
+    const out = zeroBytes(AUTH_CONTROL_BYTES)
+    out[0] = AUTH_CONTROL_MARKER
+    out[1] = type
+    out[2] = auth.group
+    setUint(out, 4, auth.id, 2)
+    setUint(out, 6, dst, 2)
+    setUint(out, 8, challenge, 4)
+    setUint(out, 12, auth.nonce, 4)
+    setUint(out, 16, counter, 4)
+    setUint(out, 20, floor, 4)
+    writeTag(auth, out, AUTH_CONTROL_BYTES - AUTH_TAG_BYTES)
     return out
 }
 

@@ -111,14 +111,23 @@ export function parseDigits(text: string, base: number): number {
     return value
 }
 
-export function putU16(out: number[], x: number) {
-    out.push(Math.floor(x / 256))
-    out.push(mod(x, 256))
+/** Writes `x` as `count` bytes, big-endian, at `out[at]` (one function for both widths: fewer bytes on a board). */
+export function setUint(out: ByteSource, at: number, x: number, count: number) {
+    for (let i = count - 1; i >= 0; i--) {
+        out[at + i] = mod(x, 256)
+        x = Math.floor(x / 256)
+    }
 }
 
-export function putU32(out: number[], x: number) {
-    putU16(out, Math.floor(x / 65536))
-    putU16(out, mod(x, 65536))
+/**
+ * `n` zero bytes as numbers, in one allocation: an array grown by pushes is copied a quarter
+ * larger at a time, and on a board each copy is a block of 8 bytes per element.
+ */
+export function zeroBytes(n: number): number[] {
+    const out: number[] = []
+    // the first write sizes the array
+    for (let i = n - 1; i >= 0; i--) out[i] = 0
+    return out
 }
 
 export function getU16(b: ByteSource, at: number): number {
@@ -200,20 +209,25 @@ export function appFrameError(frame: Frame): CodecError {
 export function encodeFrame(frame: Frame): EncodeResult {
     const error = validateFrame(frame)
     if (error !== CodecError.None) return { bytes: null, error: error }
-    const out: number[] = []
-    out.push(frame.version)
-    out.push(frame.kind)
-    out.push(frame.algorithm)
-    out.push(frame.group)
-    putU32(out, frame.epoch)
-    putU16(out, frame.src)
-    putU16(out, frame.dst)
-    putU16(out, frame.initiator)
-    putU32(out, frame.bid)
-    putU16(out, frame.seq)
-    out.push(frame.list.length)
-    for (let i = 0; i < frame.list.length; i++) putU16(out, frame.list[i])
+    const out = zeroBytes(encodedSize(frame))
+    writeFrame(frame, out)
     return { bytes: out, error: CodecError.None }
+}
+
+/** Writes a valid frame's encodedSize(frame) bytes at the start of `out` (a board: a Buffer of the sealed size). */
+export function writeFrame(frame: Frame, out: ByteSource) {
+    out[0] = frame.version
+    out[1] = frame.kind
+    out[2] = frame.algorithm
+    out[3] = frame.group
+    setUint(out, 4, frame.epoch, 4)
+    setUint(out, 8, frame.src, 2)
+    setUint(out, 10, frame.dst, 2)
+    setUint(out, 12, frame.initiator, 2)
+    setUint(out, 14, frame.bid, 4)
+    setUint(out, 18, frame.seq, 2)
+    out[FRAME_LIST_LENGTH_OFFSET] = frame.list.length
+    for (let i = 0; i < frame.list.length; i++) setUint(out, FRAME_HEADER_BYTES + 2 * i, frame.list[i], 2)
 }
 
 function fail(error: CodecError): DecodeResult {
