@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest"
 import { Role } from "../src/core/contract"
 import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
 import { fitWidth } from "../sim/lab/dashboard"
+import { panicWhy } from "../sim/lab/lab"
 import { DEVS_CLI } from "../sim/lab/firmware-image"
 import { checkScriptBoards, parseLabScript, readLabScript, scriptFile } from "../sim/lab/script"
 import { ROOT } from "../sim/root"
@@ -85,5 +86,23 @@ describe("the boards' VM runner", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true })
     }
+  })
+})
+
+describe("a board's panic, as the lab's event log tells it", () => {
+  test("the exception and the innermost functions of the VM's stack trace, without ids and counters", () => {
+    const tail = [
+      "EL rx t=16030 n=12 k=ELECTION",
+      "WASM> \x1b[31mException: OutOfMemory\x1b[0m",
+      "WASM>  at putU16_F210 (pc:39)",
+      "WASM>  at encodeFrame_F253 (pc:189)",
+      "WASM>  at seal_F251 (pc:50)",
+      "WASM>  at apply_F250 (pc:51)",
+      "WASM>  at deliver_F272 (pc:492)",
+      "PANIC 60004",
+    ]
+    expect(panicWhy(tail)).toBe(": Exception: OutOfMemory, in putU16 < encodeFrame < seal < apply")
+    expect(panicWhy(["WASM> Exception: RangeError"])).toBe(": Exception: RangeError")
+    expect(panicWhy(["PANIC 60004"])).toBe("")
   })
 })

@@ -604,8 +604,7 @@ export class Lab {
         b.panics++
         this.panics++
         this.reigns.end(e.node, at)
-        const why = this.members.get(e.node)?.rawTail.filter((l) => l.includes("Exception")).at(-1)
-        this.note(`${e.node} panicked (${e.code}${why ? ": " + why.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim() : ""}); the VM restarts it`)
+        this.note(`${e.node} panicked (${e.code}${panicWhy(this.members.get(e.node)?.rawTail ?? [])}); the VM restarts it`)
         break
       }
     }
@@ -643,4 +642,23 @@ export class Lab {
   private changed() {
     for (const l of this.listeners) l()
   }
+}
+
+/**
+ * What a board's last lines say of its panic: the exception and the innermost functions of
+ * its stack (the VM prints "at name_F12 (pc:34)"), e.g. ": Exception: OutOfMemory, in
+ * writeTag < seal < apply"; "" when they say nothing.
+ */
+export function panicWhy(rawTail: string[]): string {
+  const lines = rawTail.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").replace(/^WASM> /, "").trim())
+  let at = lines.length - 1
+  while (at >= 0 && !lines[at].includes("Exception")) at--
+  if (at < 0) return ""
+  const frames: string[] = []
+  for (const l of lines.slice(at + 1)) {
+    const m = /^at (\S+?)(?:_F\d+)? \(pc:\d+\)$/.exec(l)
+    if (!m) break
+    if (frames.length < 4) frames.push(m[1])
+  }
+  return ": " + lines[at] + (frames.length ? ", in " + frames.join(" < ") : "")
 }
