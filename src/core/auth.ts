@@ -460,16 +460,18 @@ function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number
 }
 
 function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
-    const out = zeroBytes(AUTH_CONTROL_BYTES)
-    out[0] = AUTH_CONTROL_MARKER
-    out[1] = type
-    out[2] = auth.group
-    setUint(out, 4, auth.id, 2)
-    setUint(out, 6, dst, 2)
-    setUint(out, 8, challenge, 4)
-    setUint(out, 12, auth.nonce, 4)
-    setUint(out, 16, counter, 4)
+    // written from the end: the first write sizes the array (pushes would copy it a quarter larger at a time)
+    const out: number[] = []
     setUint(out, 20, floor, 4)
+    setUint(out, 16, counter, 4)
+    setUint(out, 12, auth.nonce, 4)
+    setUint(out, 8, challenge, 4)
+    setUint(out, 6, dst, 2)
+    setUint(out, 4, auth.id, 2)
+    out[3] = 0
+    out[2] = auth.group
+    out[1] = type
+    out[0] = AUTH_CONTROL_MARKER
     writeTag(auth, out, AUTH_CONTROL_BYTES - AUTH_TAG_BYTES)
     return out
 }

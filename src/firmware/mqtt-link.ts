@@ -161,13 +161,15 @@ export class MqttLink {
             if (chunk === undefined) continue
             this.lastHeard = ds.millis()
             pending = pending.length > 0 ? pending.concat(chunk) : chunk
+            // packets are parsed where they lie; what is left of the chunk is copied once
+            let start = 0
             for (;;) {
                 // fixed header: type and flags, then 1..4 bytes of remaining length
                 let length = 0
                 let scale = 1
-                let at = 1
+                let at = start + 1
                 let complete = false
-                while (at < pending.length && at <= 4) {
+                while (at < pending.length && at <= start + 4) {
                     const b = pending[at++]
                     length += (b & 127) * scale
                     scale *= 128
@@ -177,21 +179,20 @@ export class MqttLink {
                     }
                 }
                 if (!complete) {
-                    if (at > 4) {
+                    if (at > start + 4) {
                         await lost(this, "malformed packet length")
                         return
                     }
                     break
                 }
                 if (pending.length < at + length) break
-                const first = pending[0]
-                const body = pending.slice(at, at + length)
-                pending = pending.slice(at + length)
-                await handle(this, first, body)
+                await handle(this, pending[start], pending.slice(at, at + length))
+                start = at + length
                 // the VM stops a program that runs too long without yielding: a few hundred
                 // sealed frames published at once (a replay through the broker) did
                 await ds.sleep(0)
             }
+            pending = start > 0 ? pending.slice(start) : pending
         }
     }
 }

@@ -39,8 +39,19 @@ export class MqttTransport implements FrameTransport {
             timeoutMs: 3000,
         })
         this.client.onMessage = async (topic: string, payload: Buffer) => {
-            if (topic === mine || topic === all) await self.driver.receive(payload)
-            else {
+            if (topic === mine || topic === all) {
+                const driver = self.driver
+                // The first frame after a quiet spell makes its receiver handle the inbox until
+                // it is empty. Not the socket's reader: while it waited, the broker's packets
+                // piled up in the heap, unbounded; now a burst meets the inbox's bound.
+                if (driver.handlers > 0) await driver.receive(payload)
+                else {
+                    const handle = async () => {
+                        await driver.receive(payload)
+                    }
+                    handle.start()
+                }
+            } else {
                 // a leave is only a hint: the driver checks it before it acts
                 const id = leftNode(c.topicPrefix, c.group, topic, payload.toString())
                 if (id >= 0) await self.driver.peerLeft(id)
@@ -94,15 +105,7 @@ async function reconnectLater(mqtt: MqttTransport) {
 }
 
 async function publish(mqtt: MqttTransport, topic: string, bytes: Buffer) {
-    const n = mqtt.driver.config.nodeId
-    if (!mqtt.connected) {
-        log("lost", "n=" + n + " topic=" + topic + " why=offline")
-        return
-    }
-    try {
-        if (!(await mqtt.client.publish(topic, bytes))) log("lost", "n=" + n + " topic=" + topic + " why=write")
-    } catch (e) {
-        log("err", "n=" + n + " where=publish msg=" + e)
-    }
+    // the link throws nothing (a failed write is false); the driver's outbox catches the rest
+    if (mqtt.connected) if (await mqtt.client.publish(topic, bytes)) return
+    log("lost", "n=" + mqtt.driver.config.nodeId + " topic=" + topic + " why=" + (mqtt.connected ? "write" : "offline"))
 }
-
