@@ -3,7 +3,7 @@
 // gets its way of running tasks from the caller, so the same class runs in the DeviceScript
 // VM, on an ESP32 and in Node.
 
-import { ByteSource, packPayload, unpackPayload } from "../core/codec"
+import { ByteSource, packPayload, writePayload } from "../core/codec"
 import { NO_NODE, Role, roleName } from "../core/contract"
 import { compareTokens, FenceGate, FenceToken, formatToken, makeToken, TokenIssuer } from "../core/fencing"
 import { APP_FENCED, APP_ORDER, BROADCAST, Frame, Kind, makeFrame, MAX_APP_PAYLOAD, MAX_SEQ } from "../core/frame"
@@ -328,7 +328,9 @@ export class Election implements DriverObserver, AppReceiver {
 
     /** From the driver: an APP frame for this process. */
     appFrame(f: Frame) {
-        const data = toBuffer(unpackPayload(f))
+        // straight into a Buffer: as numbers the payload would take 8 bytes of the heap per byte
+        const data = Buffer.alloc(f.initiator)
+        writePayload(f, data)
         const toAll = f.dst === BROADCAST
         if (f.bid === APP_FENCED) {
             this.fenced(makeToken(f.epoch, data[0] * 256 + data[1]), f.src)
@@ -389,9 +391,9 @@ export class Election implements DriverObserver, AppReceiver {
 }
 
 function toBuffer(data: ByteSource): Buffer {
-    const bytes: number[] = []
-    for (let i = 0; i < data.length; i++) bytes.push(data[i])
-    return Buffer.from(bytes)
+    const out = Buffer.alloc(data.length)
+    for (let i = 0; i < data.length; i++) out[i] = data[i]
+    return out
 }
 
 /** True when `a` is a newer coordinatorship than `b` (either may be null: null is oldest). */

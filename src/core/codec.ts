@@ -168,17 +168,23 @@ export function validateFrame(frame: Frame): CodecError {
 /** Two payload bytes per list entry, big-endian; an odd last byte is padded with 0. */
 export function packPayload(bytes: ByteSource): number[] {
     const out: number[] = []
-    for (let i = 0; i < bytes.length; i += 2) out.push(bytes[i] * 256 + (i + 1 < bytes.length ? bytes[i + 1] : 0))
+    // from the end: the first write sizes the array
+    for (let i = (bytes.length + 1) >> 1; i-- > 0; ) out[i] = bytes[2 * i] * 256 + (2 * i + 1 < bytes.length ? bytes[2 * i + 1] : 0)
     return out
 }
 
-/** An APP frame's payload bytes (the frame must be valid). */
-export function unpackPayload(frame: Frame): number[] {
-    const out: number[] = []
+/** Writes an APP frame's payload (the frame must be valid) into `out`: frame.initiator bytes (a board: a Buffer). */
+export function writePayload(frame: Frame, out: ByteSource) {
     for (let i = 0; i < frame.initiator; i++) {
         const v = frame.list[i >> 1]
-        out.push(mod(i, 2) === 0 ? Math.floor(v / 256) : mod(v, 256))
+        out[i] = mod(i, 2) === 0 ? Math.floor(v / 256) : mod(v, 256)
     }
+}
+
+/** An APP frame's payload bytes as numbers (the frame must be valid). */
+export function unpackPayload(frame: Frame): number[] {
+    const out = zeroBytes(frame.initiator)
+    writePayload(frame, out)
     return out
 }
 
