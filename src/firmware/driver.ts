@@ -675,6 +675,7 @@ function seal(driver: NodeDriver, frame: Frame): Buffer {
         driver.log("err", "where=encode k=" + kindName(frame.kind) + " why=" + codecErrorName(error))
         return null
     }
+    // encodedSize's sum, written out: one function less in a board's image
     const size = FRAME_HEADER_BYTES + 2 * frame.list.length
     const bytes = Buffer.alloc(driver.auth ? size + AUTH_TRAILER_BYTES : size)
     writeFrame(frame, bytes)
