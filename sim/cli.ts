@@ -468,10 +468,11 @@ export function buildProgram(): Command {
     .description("failover time of a 3-member etcd cluster against our improved Bully over MQTT")
     .option("--trials <n>", "trials per side and failure", "20")
     .option("--no-auth", "host nodes without a group key: a last will is taken at once, unchecked")
+    .option("--through-tsx", "host nodes run as `electlab node` does, through tsx (larger processes, slower to die), not from a bundle")
     .option("--json", "print the figures as JSON")
-    .action(async (flags: { trials: string; json?: boolean; auth: boolean }) => {
+    .action(async (flags: { trials: string; json?: boolean; auth: boolean; throughTsx?: boolean }) => {
       const { formatFailoverReport, runFailoverBench } = await import("./bench/failover")
-      const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000), undefined, flags.auth)
+      const report = await runFailoverBench(parseInteger(flags.trials, "--trials", 1, 1000), undefined, flags.auth, !flags.throughTsx)
       process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatFailoverReport(report)) + "\n")
     })
   program

@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest"
 import { AuthRefusal, proofWait, RTT_SAMPLE_MS } from "../src/core/auth"
 import { Algorithm, BROADCAST } from "../src/core/frame"
 import { Role, roleName } from "../src/core/contract"
+import { peerUnreachable } from "../src/firmware/driver"
 import { challengeReplayFlood, inject, relay } from "../sim/attacks/attacks"
 import { Cluster } from "../sim/attacks/cluster"
 import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"
@@ -45,6 +46,51 @@ describe("hints are checked, not believed", () => {
     expect(c.board(2).driver.role()).toBe(Role.Coordinator)
     expect(c.board(2).log.some((l) => l.includes("left") && l.includes("verdict=silent"))).toBe(true)
     expect(c.now() - at).toBe(wait)
+  })
+
+  test("the transport's word that nobody receives the node ends the check at once; a node proven meanwhile stays", async () => {
+    const c = await settled(Algorithm.ImprovedBully, 1)
+    const T = c.board(1).driver.config.timing.answerTimeout
+    await c.board(3).driver.setCrashed(true)
+    const d = c.board(2).driver
+    await d.peerLeft(3)
+    expect(d.checking).toEqual([3])
+    await advance(1)
+    // nothing for another node, or with no check under way
+    await peerUnreachable(d, 1)
+    expect(d.coordinator()).toBe(3)
+    await peerUnreachable(d, 3)
+    expect(d.role()).toBe(Role.Coordinator)
+    expect(d.checking).toEqual([])
+    expect(c.board(2).log.filter((l) => l.includes("peer=3 verdict=silent"))).toHaveLength(1)
+    // the check's own timer, later, finds it ended: no second verdict
+    await advance(T)
+    expect(c.board(2).log.filter((l) => l.includes("peer=3 verdict=silent"))).toHaveLength(1)
+    // a live node that proved itself within the check is not taken as gone on that word
+    const e = await settled(Algorithm.ImprovedBully, 2)
+    const f = e.board(2).driver
+    await f.peerLeft(3)
+    await advance(3 * e.delay)
+    await peerUnreachable(f, 3)
+    expect(e.board(2).log.at(-1)).toContain("peer=3 verdict=alive")
+    expect(e.coordinators()).toEqual([3, 3, 3])
+  })
+
+  test("checks of several nodes end each on its own", async () => {
+    const c = await settled(Algorithm.ImprovedBully, 1)
+    const T = c.board(1).driver.config.timing.answerTimeout
+    await c.board(3).driver.setCrashed(true)
+    const d = c.board(1).driver
+    await d.peerLeft(3)
+    await d.peerLeft(2)
+    expect(d.checking).toEqual([3, 2])
+    await peerUnreachable(d, 3)
+    expect(d.checking).toEqual([2])
+    expect(d.checkEnds).toHaveLength(1)
+    await advance(T)
+    expect(d.checking).toEqual([])
+    expect(c.board(1).log.some((l) => l.includes("peer=2 verdict=alive"))).toBe(true)
+    expect(c.board(1).log.filter((l) => l.includes("peer=3 verdict=silent"))).toHaveLength(1)
   })
 
   test("before any round trip was measured the check waits the answer timeout", async () => {

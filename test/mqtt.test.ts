@@ -98,3 +98,61 @@ describe("host nodes over a real broker", () => {
     await until("agreement on 2 after the restart", () => agreeOn(2), timing.failureTimeout / 2)
   }, 120_000)
 })
+
+describe("a leave's check over a real broker (MQTT 5)", () => {
+  let broker: Broker
+  const nodes: HostNode[] = []
+  const logs = new Map<number, string[]>()
+  const ids = [1, 2, 3]
+  // T long enough that only the broker's word can end a check early (no round trip is measured yet)
+  const timing = { heartbeatInterval: 200, failureTimeout: 20_000, answerTimeout: 4000, coordinatorTimeout: 8000 }
+  const authKey = "5a".repeat(32)
+
+  async function start(id: number) {
+    const log: string[] = []
+    logs.set(id, log)
+    const node = await startHostNode({
+      broker: broker.url,
+      print: (line) => log.push(line),
+      config: {
+        nodeId: id, ids, algorithm: Algorithm.ImprovedBully, group: 1, timing, buttonPin: -1, suitability: 0,
+        transport: TRANSPORT_MQTT, mqttHost: "127.0.0.1", mqttPort: broker.port, topicPrefix: "electlab-check", authKey,
+      },
+    })
+    await node.ready
+    nodes.push(node)
+    return node
+  }
+
+  beforeAll(async () => {
+    broker = new Broker(await freePort())
+    await broker.start()
+  })
+  afterAll(async () => {
+    for (const n of nodes) await n.stop()
+    await broker.dispose()
+  })
+
+  test("a leave of a node nobody receives is taken on the broker's acknowledgement, not after the wait", async () => {
+    const one = await start(1)
+    const t0 = Date.now()
+    // node 3 never connected: the challenge to it finds no subscriber
+    await one.driver.peerLeft(3)
+    await until("the verdict on 3", () => logs.get(1)!.some((l) => l.includes("left") && l.includes("peer=3 verdict=silent")), timing.answerTimeout / 2)
+    expect(Date.now() - t0).toBeLessThan(timing.answerTimeout)
+    expect(logs.get(1)!.some((l) => l.includes("hint") && l.includes("unreachable=3"))).toBe(true)
+  })
+
+  test("a forged leave of a connected node waits for its proof: the broker delivered the challenge", async () => {
+    await start(3)
+    const one = nodes[0]
+    await until("agreement on 3", () => one.driver.coordinator() === 3, 30_000)
+    const before = logs.get(1)!.length
+    await one.driver.peerLeft(3)
+    await until("the verdict on 3", () => logs.get(1)!.slice(before).some((l) => l.includes("peer=3 verdict=")), 2 * timing.answerTimeout)
+    const after = logs.get(1)!.slice(before)
+    expect(after.some((l) => l.includes("peer=3 verdict=alive"))).toBe(true)
+    expect(after.some((l) => l.includes("unreachable=3"))).toBe(false)
+    expect(one.driver.coordinator()).toBe(3)
+  }, 30_000)
+})

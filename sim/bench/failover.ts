@@ -30,6 +30,7 @@ import { type Breakdown, type BreakdownSummary, type GapStats, gapStats, summari
 import { loadavg } from "node:os"
 import { newKeyHex } from "../auth/keys"
 import { holdSecretFolder, removeSecretFolder } from "../lab/secret-files"
+import { bundleHostNode } from "./host-bundle"
 
 export const HEARTBEAT_MS = 50
 export const ELECTION_TIMEOUT_MS = 250
@@ -200,6 +201,8 @@ export class ElectLabCluster {
   constructor(
     private detector: DetectorName,
     private auth = true,
+    /** Node's arguments before `node …`: the CLI through tsx, or a bundle of it (host-bundle.ts). */
+    private nodeArgs = [join(ROOT, "bin", "electlab.js")],
   ) {}
 
   async start() {
@@ -218,7 +221,7 @@ export class ElectLabCluster {
     const child = spawn(
       process.execPath,
       [
-        join(ROOT, "bin", "electlab.js"), "node",
+        ...this.nodeArgs, "node",
         "--broker", this.broker!.url,
         "--id", String(n.id), "--ids", "1,2,3",
         "--algorithm", algorithmName(Algorithm.ImprovedBully),
@@ -335,6 +338,8 @@ export interface ElectLabTrace {
 export interface FailoverReport {
   /** The host nodes authenticated their frames (a key made for the run): a last will is checked by a challenge. */
   auth: boolean
+  /** The host nodes ran from a bundle of the CLI (host-bundle.ts); else through tsx. */
+  bundled: boolean
   heartbeatMs: number
   electionTimeoutMs: number
   trials: number
@@ -379,10 +384,11 @@ export async function measureElectLab(cluster: ElectLabCluster, trials: number, 
   return { kill, freeze, trace, load: load.stop() }
 }
 
-export async function runFailoverBench(trials: number, warmupMs = 30_000, auth = true): Promise<FailoverReport> {
+export async function runFailoverBench(trials: number, warmupMs = 30_000, auth = true, bundled = true): Promise<FailoverReport> {
+  const bundle = bundled ? await bundleHostNode() : null
   const etcd = new EtcdCluster()
-  const ours = new ElectLabCluster("fixed", auth)
-  const adaptive = new ElectLabCluster("adaptive", auth)
+  const ours = new ElectLabCluster("fixed", auth, bundle?.nodeArgs)
+  const adaptive = new ElectLabCluster("adaptive", auth, bundle?.nodeArgs)
   try {
     const etcdLoad = new LoadSampler()
     await etcd.start()
@@ -399,6 +405,7 @@ export async function runFailoverBench(trials: number, warmupMs = 30_000, auth =
     })
     return {
       auth,
+      bundled,
       heartbeatMs: HEARTBEAT_MS,
       electionTimeoutMs: ELECTION_TIMEOUT_MS,
       trials,
@@ -415,6 +422,7 @@ export async function runFailoverBench(trials: number, warmupMs = 30_000, auth =
     await etcd.stop()
     await ours.stop()
     await adaptive.stop()
+    bundle?.remove()
   }
 }
 
@@ -432,7 +440,8 @@ export function formatFailoverReport(r: FailoverReport): string {
   const load = (side: string, l: LoadFigures) => `${side} ${l.mean} (max ${l.max})`
   return [
     `failover: heartbeat ${r.heartbeatMs} ms, election/failure timeout ${r.electionTimeoutMs} ms, ${r.trials} trials each; ` +
-      (r.auth ? "ElectLab's frames authenticated (a key made for the run: a last will is checked by a challenge)" : "ElectLab without a key (a last will is taken at once)"),
+      (r.auth ? "ElectLab's frames authenticated (a key made for the run: a last will is checked by a challenge)" : "ElectLab without a key (a last will is taken at once)") +
+      (r.bundled ? "; host nodes bundled by esbuild, 1 MB semi-spaces" : "; host nodes through tsx"),
     `side      failure      min   median      p90   (ms, failure to a new leader every survivor reports)`,
     row("etcd", "kill", r.etcd.kill),
     row("etcd", "freeze", r.etcd.freeze),

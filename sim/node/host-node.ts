@@ -7,7 +7,8 @@ import { createInterface } from "node:readline"
 import mqtt from "mqtt"
 import { Backoff, FIRST_BACKOFF_MS } from "../../src/firmware/backoff"
 import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/firmware/config"
-import { type FrameTransport, NodeDriver, type Platform } from "../../src/firmware/driver"
+import { type FrameTransport, NodeDriver, type Platform, peerUnreachable } from "../../src/firmware/driver"
+import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE } from "../../src/core/auth"
 import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32 } from "../auth/keys"
 import { FRAME_HEADER_BYTES, Kind } from "../../src/core/frame"
@@ -42,7 +43,11 @@ class MqttJsTransport implements FrameTransport {
   }
 
   async unicast(dst: number, bytes: Buffer) {
-    this.publish(nodeTopic(this.config.topicPrefix, this.config.group, dst), bytes)
+    const topic = nodeTopic(this.config.topicPrefix, this.config.group, dst)
+    // a challenge goes with QoS 1: the broker's acknowledgement says whether anybody
+    // receives `dst`'s frames, and a check of a leave need not wait when nobody does
+    if (isChallenge(bytes)) this.publish(topic, bytes, dst)
+    else this.publish(topic, bytes)
   }
 
   async broadcast(bytes: Buffer) {
@@ -52,14 +57,52 @@ class MqttJsTransport implements FrameTransport {
   /** Called with every heartbeat this node publishes (tracing). */
   onHeartbeatSent: (() => void) | null = null
 
-  private publish(topic: string, bytes: Buffer) {
+  /** Challenges in flight with QoS 1, by MQTT packet id: the node each went to. */
+  private challenged = new Map<number, number>()
+
+  /** `probed`: the node a challenge goes to (QoS 1), else undefined (QoS 0). */
+  private publish(topic: string, bytes: Buffer, probed?: number) {
     if (!this.client.connected) {
       this.driver.log("lost", `topic=${topic} why=offline`)
       return
     }
     if (this.onHeartbeatSent && isHeartbeat(bytes)) this.onHeartbeatSent()
-    this.client.publish(topic, Buffer.from(bytes), { qos: 0 })
+    if (probed === undefined) {
+      this.client.publish(topic, Buffer.from(bytes), { qos: 0 })
+      return
+    }
+    const done = () => {}
+    this.client.publish(topic, Buffer.from(bytes), { qos: 1 }, done)
+    // the packet id, when mqtt.js sent the packet at once (not queued behind its store)
+    const id = this.client.getLastMessageId()
+    if (this.client.outgoing[id]?.cb === done) this.challenged.set(id, probed)
   }
+
+  /**
+   * The broker's PUBACK for a challenge: reason 16 (MQTT 5: no matching subscribers) says
+   * nobody receives the node's frames, so nobody can prove it alive. The broker is the one
+   * that reports a leave in the first place; a key holder cannot make it say this of a
+   * connected node.
+   */
+  acknowledged(packetId: number, reasonCode: number | undefined) {
+    const node = this.challenged.get(packetId)
+    if (node === undefined) return
+    this.challenged.delete(packetId)
+    if (reasonCode === NO_MATCHING_SUBSCRIBERS) void peerUnreachable(this.driver, node)
+  }
+
+  /** A new connection: challenges in flight on the old one get no answer. */
+  reset() {
+    this.challenged.clear()
+  }
+}
+
+/** MQTT 5's PUBACK reason code when the broker found no subscriber for the topic. */
+const NO_MATCHING_SUBSCRIBERS = 16
+
+/** A sealed control frame's marker and type (src/core/auth.ts). */
+function isChallenge(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === AUTH_CONTROL_MARKER && bytes[1] === CONTROL_CHALLENGE
 }
 
 /** An unsealed frame's kind is its second byte, its sender bytes 8-9 (see codec.ts). */
@@ -81,17 +124,31 @@ export function hostDriver(config: FirmwareConfig, platform: Platform, problems 
   return new NodeDriver(config, problems, platform, descriptorOf(config.algorithm))
 }
 
+/** What the driver needs, in Node: milliseconds since now, HMAC and randomness from node:crypto. */
+export function hostPlatform(print: (line: string) => void): Platform {
+  const t0 = performance.now()
+  return {
+    now: () => performance.now() - t0,
+    print,
+    makeMac: nodeMac,
+    random32: nodeRandom32,
+    // not a timer of 0 ms: Node makes that 1 ms, paid by every frame sent
+    defer: (fiber) => void setImmediate(fiber),
+  }
+}
+
 export async function startHostNode(options: HostNodeOptions): Promise<HostNode> {
   const config = { ...options.config, transport: TRANSPORT_MQTT }
   const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
-  const t0 = performance.now()
-  const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
+  const platform = options.driver?.platform ?? hostPlatform(print)
   const driver = options.driver ?? hostDriver(config, platform)
   const { topicPrefix: prefix, group, nodeId } = config
   const client = mqtt.connect(options.broker, {
     clientId: `electlab-${group}-${nodeId}`,
     username: config.mqttUser || undefined,
     password: config.mqttPassword || undefined,
+    // MQTT 5: a PUBACK says when a topic has no subscriber (see MqttJsTransport.acknowledged)
+    protocolVersion: 5,
     keepalive: 3,
     reconnectPeriod: FIRST_BACKOFF_MS,
     connectTimeout: 5000,
@@ -102,7 +159,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   const trace = options.traceHeartbeats ?? process.env.ELECTLAB_TRACE_HEARTBEATS === "1"
   const traceLine = (event: string, t: number, fields: string) => print(`EL ${event} t=${t.toFixed(1)} n=${nodeId} ${fields}`)
   if (trace) {
-    traceLine("clock", 0, `origin=${(performance.timeOrigin + t0).toFixed(3)}`)
+    traceLine("clock", 0, `origin=${(performance.timeOrigin + performance.now() - platform.now()).toFixed(3)}`)
     transport.onHeartbeatSent = () => traceLine("hbtx", platform.now(), "")
   }
   let started = false
@@ -115,6 +172,7 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
     const stream = client.stream as { setNoDelay?: (on: boolean) => void }
     stream.setNoDelay?.(true)
     backoff.reset()
+    transport.reset()
     client.options.reconnectPeriod = backoff.next
     driver.log("mqtt", `state=connected`)
     client.subscribe([nodeTopic(prefix, group, nodeId), groupTopic(prefix, group), leaveTopics(prefix, group)])
@@ -132,6 +190,9 @@ export async function startHostNode(options: HostNodeOptions): Promise<HostNode>
   client.on("error", (e) => {
     const code = (e as NodeJS.ErrnoException).code
     driver.log("mqtt", `state=error msg=${(code ?? e.message).replace(/\s+/g, "_")}`)
+  })
+  client.on("packetreceive", (packet) => {
+    if (packet.cmd === "puback") transport.acknowledged(packet.messageId!, packet.reasonCode)
   })
   const mine = nodeTopic(prefix, group, nodeId)
   const all = groupTopic(prefix, group)

@@ -3,7 +3,6 @@
 // the same events, fencing tokens and application messages as a program on a board
 // (src/election.ts); both run the same class (src/api/election-api.ts) on the same driver.
 
-import { performance } from "node:perf_hooks"
 import { Election } from "../../src/api/election-api"
 import { parseKeyHex } from "../../src/core/auth"
 import { parseAlgorithm } from "../../src/core/algorithms"
@@ -11,11 +10,11 @@ import { Algorithm } from "../../src/core/frame"
 import type { Timing } from "../../src/core/contract"
 import { defaultTiming } from "../../src/core/timing"
 import { configProblems, type FirmwareConfig, TRANSPORT_MQTT } from "../../src/firmware/config"
-import { NodeDriver, type Platform } from "../../src/firmware/driver"
+import type { NodeDriver } from "../../src/firmware/driver"
 import { DEFAULT_TOPIC_PREFIX } from "../../src/firmware/topics"
-import { nodeMac, nodeRandom32, readKeyFile } from "../auth/keys"
+import { readKeyFile } from "../auth/keys"
 import { checkBroker } from "./command"
-import { type HostNode, hostDriver, startHostNode } from "./host-node"
+import { type HostNode, hostDriver, hostPlatform, startHostNode } from "./host-node"
 
 export { Duty, Election } from "../../src/api/election-api"
 export type { AppCounters, AppMessage, ElectionState } from "../../src/api/election-api"
@@ -106,9 +105,7 @@ export function hostConfig(o: JoinOptions): FirmwareConfig {
 export function createElection(options: JoinOptions): HostElection {
   const config = hostConfig(options)
   const print = options.print ?? (() => {})
-  const t0 = performance.now()
-  const platform: Platform = { now: () => performance.now() - t0, print, makeMac: nodeMac, random32: nodeRandom32 }
-  const driver = hostDriver(config, platform)
+  const driver = hostDriver(config, hostPlatform(print))
   const spawn = (fn: () => Promise<void>): void =>
     void fn().catch((e: unknown) => driver.log("err", `where=app msg=${String(e).replace(/\s+/g, "_")}`))
   let election: HostElection

@@ -42,6 +42,11 @@ export interface Platform {
     makeMac?(key: ByteSource): MacFunction
     /** A cryptographically random integer 0..2^32-1. */
     random32?(): number
+    /**
+     * Runs `fiber` as soon as the caller has returned; absent: a timer of 0 ms (Node makes
+     * that at least 1 ms, a delay every frame would pay twice on a round trip).
+     */
+    defer?(fiber: () => Promise<void>): void
 }
 
 /** At most one "refused" line per reason in this time: a flood of refused frames is counted, not logged frame by frame. */
@@ -113,8 +118,9 @@ export class NodeDriver {
     refusalFrom: number[] = []
     refusalLoggedAt = -REFUSAL_LOG_MS
     refusalFlush: any = 0
-    /** Hints (a leave, a duplicate id) under check: the node ids challenged. */
+    /** Hints (a leave, a duplicate id) under check: the node ids challenged, and each check's end. */
     checking: number[] = []
+    checkEnds: (() => Promise<void>)[] = []
     duplicateHintPending = false
     /** Frames waiting their turn (see receive), and leave hints (a node id) in their order among them. */
     inbox: (Buffer | number)[] = []
@@ -525,20 +531,40 @@ async function checkHint(driver: NodeDriver, id: number, what: string, verdict: 
     const since = driver.platform.now()
     const wait = proofWait(driver.auth, id, driver.config.timing.answerTimeout)
     const challenge = driver.auth.probe(id, since)
-    driver.checking.push(id)
-    driver.log("hint", "" + what + "=" + id + " check=challenge wait=" + wait)
-    setTimeout(async () => {
+    // the wait's timer ends the check, or the transport's word that nobody can answer (peerUnreachable)
+    const end = async () => {
         try {
-            // by hand, not filter: Array.prototype.filter is in an image only if something calls it
-            const checking: number[] = []
-            for (let i = 0; i < driver.checking.length; i++) if (driver.checking[i] !== id) checking.push(driver.checking[i])
-            driver.checking = checking
+            const at = driver.checkEnds.indexOf(end)
+            if (at < 0) return
+            // the last one in its place (no splice in DeviceScript; the order does not matter)
+            const ids = driver.checking
+            const ends = driver.checkEnds
+            ids[at] = ids[ids.length - 1]
+            ends[at] = ends[ends.length - 1]
+            ids.pop()
+            ends.pop()
             await verdict(driver.auth.proven(id, since))
         } catch (e) {
             caught(driver, "hint", e)
         }
-    }, wait)
+    }
+    driver.checking.push(id)
+    driver.checkEnds.push(end)
+    driver.log("hint", "" + what + "=" + id + " check=challenge wait=" + wait)
+    setTimeout(end, wait)
     post(driver, Buffer.from(challenge), id)
+}
+
+/**
+ * The transport's word that nobody receives node `id`'s frames (an MQTT 5 broker's "no
+ * matching subscribers" for a challenge): a check of `id` under way ends now, on the proofs
+ * it has. Nothing else changes on it: a node proven meanwhile stays alive.
+ */
+export async function peerUnreachable(driver: NodeDriver, id: number) {
+    const at = driver.checking.indexOf(id)
+    if (at < 0) return
+    driver.log("hint", "unreachable=" + id)
+    await driver.checkEnds[at]()
 }
 
 async function left(driver: NodeDriver, id: number, why: string) {
@@ -610,10 +636,12 @@ function post(driver: NodeDriver, bytes: Buffer, to: number): boolean {
     else driver.outboxTo.push(to)
     if (!driver.sending) {
         driver.sending = true
-        // its own fiber (a timer's, which exists on every platform): the caller goes on
-        setTimeout(async () => {
+        // its own fiber: the caller goes on
+        const sender = async () => {
             await drain(driver)
-        }, 0)
+        }
+        if (driver.platform.defer) driver.platform.defer(sender)
+        else setTimeout(sender, 0)
     }
     return true
 }

@@ -6,7 +6,7 @@ import { Backoff } from "./backoff"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
 import { MqttLink } from "./mqtt-link"
-import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "./topics"
+import { groupTopic, leaveTopicRoot, leftNode, nodeTopic } from "./topics"
 
 export class MqttTransport implements FrameTransport {
     client: MqttLink
@@ -23,7 +23,9 @@ export class MqttTransport implements FrameTransport {
         const self = this
         const mine = nodeTopic(c.topicPrefix, c.group, c.nodeId)
         const all = groupTopic(c.topicPrefix, c.group)
-        const leaves = leaveTopics(c.topicPrefix, c.group)
+        // every node's leave topic starts so (leaveTopic and leaveTopics, written out: two
+        // functions less in a board's image)
+        const leaves = leaveTopicRoot(c.topicPrefix, c.group)
         this.client = new MqttLink({
             host: c.mqttHost,
             port: c.mqttPort,
@@ -33,9 +35,9 @@ export class MqttTransport implements FrameTransport {
             // the broker drops a silent board after 1.5 keep-alives and publishes its will
             keepAliveSec: 3,
             // our own leave topic: the broker's ACL lets no one else publish there
-            willTopic: leaveTopic(c.topicPrefix, c.group, c.nodeId),
+            willTopic: leaves + c.nodeId,
             willMessage: "" + c.nodeId,
-            topics: [mine, all, leaves],
+            topics: [mine, all, leaves + "#"],
             timeoutMs: 3000,
         })
         this.client.onMessage = async (topic: string, payload: Buffer) => {
@@ -60,10 +62,8 @@ export class MqttTransport implements FrameTransport {
         }
         this.client.onLost = async (why: string) => {
             self.connected = false
-            // spaces to underscores by hand: String.prototype.split is 340 bytes of a board image
-            let word = ""
-            for (let i = 0; i < why.length; i++) word += why.charAt(i) === " " ? "_" : why.charAt(i)
-            log("mqtt", "n=" + c.nodeId + " state=closed why=" + word)
+            // msg= is free text, last: the reason as it is
+            log("mqtt", "n=" + c.nodeId + " state=closed msg=" + why)
             await reconnectLater(self)
         }
         await connect(this)

@@ -9,7 +9,7 @@ import { decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
-import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
+import { FrameTransport, NodeDriver, peerUnreachable } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
@@ -148,6 +148,34 @@ describe("drivers with a key", () => {
         expect(bus.drivers[0].auth.refused[AuthRefusal.Unsigned]).toBe(1)
         expect(bus.drivers[0].coordinator()).toBe(2)
         expect(bus.drivers[0].errors).toBe(0)
+        for (let i = 0; i < 3; i++) await bus.drivers[i].setCrashed(true)
+    })
+
+    test("a leave is checked: a live node's proof keeps it; a silent one is gone after the wait, or at once on the transport's word", async () => {
+        const bus = new MemoryBus()
+        for (let id = 1; id <= 3; id++) {
+            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
+            d.transport = new MemoryTransport(bus, id)
+            bus.drivers.push(d)
+        }
+        for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+        await settled(() => bus.drivers[0].coordinator() === 3 && bus.drivers[1].coordinator() === 3, 2000)
+        // forged: 3 answers the challenge, nobody moves
+        await bus.drivers[0].peerLeft(3)
+        expect(bus.drivers[0].checking.length).toBe(1)
+        await settled(() => bus.drivers[0].checking.length === 0, 1000)
+        expect(bus.drivers[0].coordinator()).toBe(3)
+        // 3 silent: the transport says nobody receives it, the check ends before its timer
+        await bus.drivers[2].setCrashed(true)
+        await bus.drivers[1].peerLeft(3)
+        expect(bus.drivers[1].checking.length).toBe(1)
+        await peerUnreachable(bus.drivers[1], 3)
+        expect(bus.drivers[1].checking.length).toBe(0)
+        expect(bus.drivers[1].checkEnds.length).toBe(0)
+        expect(bus.drivers[1].role()).toBe(Role.Coordinator)
+        await settled(() => bus.drivers[0].coordinator() === 2, 3000)
+        expect(bus.drivers[0].coordinator()).toBe(2)
+        expect(bus.drivers[1].errors).toBe(0)
         for (let i = 0; i < 3; i++) await bus.drivers[i].setCrashed(true)
     })
 
