@@ -52,7 +52,7 @@ function isCrashAction(f: Buffer): boolean {
 
 /** Lab log lines since `mark` in which a board took `node` for coordinator (a replay that worked). */
 const tookOver = (lab: Lab, mark: number, node: number) =>
-  lab.log.slice(mark).map((l) => l.text).filter((t) => t.includes(`follower of ${node} `) || t.startsWith(`${node} coordinator`))
+  lab.logSince(mark).map((l) => l.text).filter((t) => t.includes(`follower of ${node} `) || t.startsWith(`${node} coordinator`))
 
 const total = (boards: BoardState[], why: string) => boards.reduce((n, b) => n + (b.refusedWhy[why] ?? 0), 0)
 
@@ -133,7 +133,7 @@ export function authLabSuites() {
       expect(recorded.length).toBeGreaterThan(20)
       const replaysBefore = total(members(), "replay") + total(members(), "stale")
       const transitions = lab.failovers.length
-      const mark = lab.log.length
+      const mark = lab.logCount
       await tap.replay(recorded)
       await sleep(1500)
       await until(
@@ -159,7 +159,7 @@ export function authLabSuites() {
       const refusedOf2 = () => (two.refusedWhy["replay"] ?? 0) + (two.refusedWhy["unproven"] ?? 0) + (two.refusedWhy["stale"] ?? 0)
       const before = refusedOf2()
       const transitions = lab.failovers.length
-      const mark = lab.log.length
+      const mark = lab.logCount
       await tap.replay(recorded)
       // held frames of 4 (crashed, it proves nothing) are refused once older than 2 × FRESH_MS
       await sleep(5000)
@@ -268,7 +268,7 @@ export function authLabSuites() {
       // a copy replayed within FRESH_MS is a delayed frame, by design; replay after that
       await sleep(Math.max(0, recordedAt + FRESH_MS + 200 - Date.now()))
       const transitions = lab.failovers.length
-      const mark = lab.log.length
+      const mark = lab.logCount
       for (const r of recorded) await rogue.publishAsync(r.topic, r.payload)
       // stale by the offset, each copy is held and its sender re-proven; the crashed 6 proves
       // nothing, so the copies expire unreleased (counted in frames_refused, not logged one by one)

@@ -3,13 +3,16 @@
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { type AddressInfo, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { Role } from "../src/core/contract"
 import { boardRoleName, emptyBoard, isLive, parseRole } from "../sim/lab/board-state"
 import { fitWidth } from "../sim/lab/dashboard"
-import { panicWhy } from "../sim/lab/lab"
+import { Lab, LOG_LINES, panicWhy } from "../sim/lab/lab"
+import { Algorithm } from "../src/core/frame"
+import { defaultTiming } from "../src/core/timing"
 import { DEVS_CLI } from "../sim/lab/firmware-image"
 import { checkScriptBoards, parseLabScript, readLabScript, scriptFile } from "../sim/lab/script"
 import { ROOT } from "../sim/root"
@@ -74,6 +77,33 @@ describe("the boards' VM runner", () => {
     const inst = await factory!()
     for (const f of ["devsDeploy", "devsStart", "devsSetDeviceId", "setupNodeTcpSocketTransport"]) expect(inst[f], f).toBeTypeOf("function")
   })
+  test("a program's socket delivers what arrives as a board's does, 128 bytes at a time; the bus connection as it comes", async () => {
+    const { boardNet, BOARD_READ_BYTES } = createRequire(import.meta.url)(runner) as {
+      boardNet: () => typeof import("node:net")
+      BOARD_READ_BYTES: number
+    }
+    expect(BOARD_READ_BYTES).toBe(128)
+    const sent = Buffer.from(Array.from({ length: 20_000 }, (_, i) => i % 251))
+    const server = createServer((socket) => socket.end(sent))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    const read = (socket: Socket) =>
+      new Promise<Buffer[]>((resolve) => {
+        const chunks: Buffer[] = []
+        socket.on("data", (c: Buffer) => chunks.push(Buffer.from(c)))
+        socket.on("end", () => resolve(chunks))
+      })
+    try {
+      const program = await read(boardNet().createConnection({ host: "127.0.0.1", port }))
+      expect(Buffer.concat(program).equals(sent)).toBe(true)
+      expect(Math.max(...program.map((c) => c.length))).toBe(BOARD_READ_BYTES)
+      const bus = await read(boardNet().createConnection(port, "127.0.0.1"))
+      expect(Buffer.concat(bus).equals(sent)).toBe(true)
+      expect(Math.max(...bus.map((c) => c.length))).toBeGreaterThan(BOARD_READ_BYTES)
+    } finally {
+      server.close()
+    }
+  })
   test("runs devs run instead, and says so, where the bundle has no VM module where it looks", () => {
     const folder = mkdtempSync(join(tmpdir(), "electlab-fake-cli-"))
     try {
@@ -86,6 +116,21 @@ describe("the boards' VM runner", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true })
     }
+  })
+})
+
+describe("the lab's event log", () => {
+  test("keeps its last lines; what was noted since a count is found after the oldest went", () => {
+    const lab = new Lab({ ids: [1, 2, 3], algorithm: Algorithm.ImprovedBully, group: 1, timing: defaultTiming("bus") })
+    for (let i = 0; i < LOG_LINES - 10; i++) lab.note(`line ${i}`)
+    const mark = lab.logCount
+    for (let i = LOG_LINES - 10; i < LOG_LINES + 40; i++) lab.note(`line ${i}`)
+    expect(lab.log).toHaveLength(LOG_LINES)
+    expect(lab.logCount).toBe(LOG_LINES + 40)
+    expect(lab.logSince(mark).map((l) => l.text)).toEqual(Array.from({ length: 50 }, (_, i) => `line ${LOG_LINES - 10 + i}`))
+    expect(lab.logSince(lab.logCount)).toEqual([])
+    // a count older than the oldest line kept: all that is kept
+    expect(lab.logSince(0)).toHaveLength(LOG_LINES)
   })
 })
 

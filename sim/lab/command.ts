@@ -196,7 +196,8 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
   let shown = 0
   const progress = setInterval(() => {
     if (!verbose) return
-    for (; shown < lab.log.length; shown++) process.stderr.write(`${lab.log[shown].at} ms ${lab.log[shown].text}\n`)
+    for (const line of lab.logSince(shown)) process.stderr.write(`${line.at} ms ${line.text}\n`)
+    shown = lab.logCount
   }, 200)
   // Ctrl-C, kill, or the terminal closing: stop the VMs and remove the build folder first
   const onSignal = (): void => void lab.stop().then(() => process.exit(130))

@@ -123,6 +123,9 @@ interface OpenTransition {
   busAtStart: number
 }
 
+/** Lines the lab's event log keeps. */
+export const LOG_LINES = 500
+
 export class Lab {
   readonly hub: BusHub
   readonly boards = new Map<number, BoardState>()
@@ -134,7 +137,10 @@ export class Lab {
   get failovers(): Transition[] {
     return this.transitions
   }
+  /** The last LOG_LINES lines noted (the dashboard's and the headless run's event log). */
   readonly log: LabLogLine[] = []
+  /** Lines noted since the lab started, those the log no longer keeps included. */
+  logCount = 0
   /** Programs stopped by the VM (out of memory, an uncaught exception) over the whole run. */
   panics = 0
   firmwareBytes = 0
@@ -636,7 +642,13 @@ export class Lab {
   /** A line in the lab's event log. */
   note(text: string) {
     this.log.push({ at: Math.round(performance.now() - this.startedAt), text })
-    if (this.log.length > 500) this.log.shift()
+    this.logCount++
+    if (this.log.length > LOG_LINES) this.log.shift()
+  }
+
+  /** The kept lines noted after the first `count` (a logCount read earlier). */
+  logSince(count: number): LabLogLine[] {
+    return this.log.slice(Math.max(0, count - (this.logCount - this.log.length)))
   }
 
   private changed() {

@@ -16,6 +16,42 @@ const [cli, image, deviceId] = process.argv.slice(2)
 const START = "var require_devicescript_vm = __commonJS({"
 const END = "\n// dap/built/"
 
+/**
+ * Bytes an ESP32 board reads from its socket at once: DeviceScript's ESP32 build receives into
+ * a 128-byte buffer and hands each read to the program as one chunk. Node hands over whatever
+ * arrived, kilobytes in a burst, which a board's heap would have to hold in one block.
+ */
+const BOARD_READ_BYTES = 128
+
+/** node:net as the VM's sockets see it: the program's connections deliver data as a board's would. */
+function boardNet() {
+  const net = require("node:net")
+  return {
+    ...net,
+    createConnection(...args) {
+      const socket = net.createConnection(...args)
+      // the program's sockets ({ host, port }); the bus connection (port, host) stays as it is
+      if (typeof args[0] === "object") readLikeABoard(socket)
+      return socket
+    },
+  }
+}
+
+function readLikeABoard(socket) {
+  const emit = socket.emit
+  socket.emit = function (event, ...rest) {
+    const data = rest[0]
+    if (event !== "data" || data.length <= BOARD_READ_BYTES) return emit.call(this, event, ...rest)
+    for (let at = 0; at < data.length; at += BOARD_READ_BYTES) emit.call(this, "data", data.subarray(at, at + BOARD_READ_BYTES))
+    return true
+  }
+}
+
+/** What the VM module's require gives: node:net as a board reads it, the rest as it is. */
+function vmRequire(name) {
+  return name === "net" || name === "node:net" ? boardNet() : require(name)
+}
+
 /** The VM module's factory, evaluated from the CLI bundle `cli`; null when it is laid out otherwise. */
 function vmFactory(cli) {
   const text = readFileSync(cli, "utf8")
@@ -25,7 +61,7 @@ function vmFactory(cli) {
   // the bundle's own CommonJS wrapper, in its smallest form
   const commonJs = "var __commonJS = (cb, mod) => () => (mod || cb[Object.getOwnPropertyNames(cb)[0]]((mod = { exports: {} }).exports, mod), mod.exports);"
   const wrapper = `(function (require, __filename, __dirname) { ${commonJs}\n${text.slice(start, end)}\nreturn require_devicescript_vm(); })`
-  return runInThisContext(wrapper, { filename: cli })(require, cli, dirname(cli))
+  return runInThisContext(wrapper, { filename: cli })(vmRequire, cli, dirname(cli))
 }
 
 /** `devs run`'s dmesg printing: marked lines only, prefixed as the lab reads them. */
@@ -65,7 +101,7 @@ async function main() {
   console.log(`self-deployed ${image}`)
 }
 
-module.exports = { vmFactory }
+module.exports = { vmFactory, boardNet, BOARD_READ_BYTES }
 
 if (require.main === module)
   main().catch((e) => {
