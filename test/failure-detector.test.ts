@@ -217,6 +217,63 @@ describe("adaptive detector: numbered heartbeats out of order, and any series at
   })
 })
 
+describe("adaptive detector: its fixed slots hold what plain lists would", () => {
+  test("period, longest gap and loss rate equal those of the last WINDOW gaps and LONG_MEMORY_BLOCKS blocks kept as lists, across clears", () => {
+    fc.assert(
+      fc.property(
+        // mostly gaps (some beyond the ceiling), now and then a clear; long enough to wrap the window
+        fc.array(fc.oneof({ arbitrary: fc.integer({ min: 1, max: 300 }), weight: 3000 }, { arbitrary: fc.constant(-1), weight: 1 }), {
+          minLength: WINDOW * (LONG_MEMORY_BLOCKS + 3),
+          maxLength: 2 * WINDOW * (LONG_MEMORY_BLOCKS + 3),
+        }),
+        (series) => {
+          const d = new AdaptiveDetector(50, 250)
+          // the reference: unnumbered heartbeats, so every gap counts its periods by the median
+          let gaps: number[] = []
+          let blocks: { longest: number; received: number; periods: number }[] = []
+          let open = { longest: 0, received: 0, periods: 0 }
+          const median = () => {
+            const s = [...gaps].sort((a, b) => a - b)
+            if (s.length < MIN_SAMPLES) return 50
+            const m = s.length % 2 ? s[s.length >> 1] : (s[(s.length >> 1) - 1] + s[s.length >> 1]) / 2
+            return m > 0 ? m : 50
+          }
+          let t = 0
+          d.heartbeat(t)
+          for (const gap of series) {
+            if (gap < 0) {
+              // a crash: everything forgotten, then a first heartbeat
+              d.clear()
+              gaps = []
+              blocks = []
+              open = { longest: 0, received: 0, periods: 0 }
+              d.heartbeat(t)
+              continue
+            }
+            const periods = Math.max(1, Math.floor(gap / median() + 0.25))
+            d.heartbeat((t += gap))
+            if (gap > 250) continue // beyond the ceiling: not a sample
+            open = { longest: Math.max(open.longest, gap), received: open.received + 1, periods: open.periods + periods }
+            if (open.received >= WINDOW) {
+              blocks = [...blocks, open].slice(-LONG_MEMORY_BLOCKS)
+              open = { longest: 0, received: 0, periods: 0 }
+            }
+            gaps = [...gaps, gap].slice(-WINDOW)
+          }
+          const all = [...blocks, open]
+          const received = all.reduce((n, b) => n + b.received, 0)
+          const periods = all.reduce((n, b) => n + b.periods, 0)
+          expect(d.samples()).toBe(gaps.length)
+          expect(d.period()).toBe(median())
+          expect(d.longestGap()).toBe(Math.max(...all.map((b) => b.longest)))
+          expect(d.lossRate()).toBeCloseTo((periods - received + 0.5) / (periods + 1), 12)
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})
+
 describe("adaptive detector in a node", () => {
   const timing = (failureDetector?: string) => ({
     answerTimeout: 100,

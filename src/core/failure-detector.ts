@@ -97,23 +97,29 @@ export const MAX_REORDER = WINDOW
 export class AdaptiveDetector implements FailureDetector {
     readonly interval: number
     readonly ceiling: number
-    // every field below starts as clear() sets it (one place for both: fewer bytes on a board)
-    private gaps: number[]
+    // Fixed slots, made once: arrays that grow by pushes are copied a quarter larger at each
+    // step and leave the old copy behind, and a board's heap ran out in those copies.
+    /** The last `count` gaps, a ring once WINDOW are in (`nextSlot` next). */
+    private gaps: number[] = slots(WINDOW)
     /** Heartbeats sent over each gap, from the sequence numbers; 0: unnumbered, judged from the gap. */
-    private gapSent: number[]
+    private gapSent: number[] = slots(WINDOW)
+    /** The same `count` gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
+    private sortedGaps: number[] = slots(WINDOW)
+    private count: number
     private lastSeq: number
-    /** The same gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
-    private sortedGaps: number[]
     /** Where the next gap goes once the window is full. */
     private nextSlot: number
     private lastArrival: number
     /** The coordinator whose heartbeats these are; -1: none yet. */
     private watched: number
-    // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, then the open one):
-    // the longest gap, the heartbeats received and the periods they spanned
-    private blockLongest: number[]
-    private blockReceived: number[]
-    private blockPeriods: number[]
+    // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, in a ring: `blocks`
+    // of them, `nextBlock` next; then the open one): the longest gap, the heartbeats received
+    // and the periods they spanned
+    private blockLongest: number[] = slots(LONG_MEMORY_BLOCKS)
+    private blockReceived: number[] = slots(LONG_MEMORY_BLOCKS)
+    private blockPeriods: number[] = slots(LONG_MEMORY_BLOCKS)
+    private blocks: number
+    private nextBlock: number
     private openLongest: number
     private openReceived: number
     private openPeriods: number
@@ -140,16 +146,13 @@ export class AdaptiveDetector implements FailureDetector {
 
     /** Forget everything (a process back from a crash has a blank memory). */
     clear() {
-        this.gaps = []
-        this.gapSent = []
+        this.count = 0
         this.lastSeq = 0
-        this.sortedGaps = []
         this.nextSlot = 0
         this.lastArrival = -1
         this.watched = -1
-        this.blockLongest = []
-        this.blockReceived = []
-        this.blockPeriods = []
+        this.blocks = 0
+        this.nextBlock = 0
         this.openLongest = 0
         this.openReceived = 0
         this.openPeriods = 0
@@ -175,28 +178,27 @@ export class AdaptiveDetector implements FailureDetector {
             this.openReceived = this.openReceived + 1
             this.openPeriods += sent > 0 ? sent : periodsIn(gap, this.period())
             if (this.openReceived >= WINDOW) {
-                this.blockLongest.push(this.openLongest)
-                this.blockReceived.push(this.openReceived)
-                this.blockPeriods.push(this.openPeriods)
-                if (this.blockLongest.length > LONG_MEMORY_BLOCKS) {
-                    this.blockLongest = this.blockLongest.slice(1)
-                    this.blockReceived = this.blockReceived.slice(1)
-                    this.blockPeriods = this.blockPeriods.slice(1)
-                }
+                const b = this.nextBlock
+                this.blockLongest[b] = this.openLongest
+                this.blockReceived[b] = this.openReceived
+                this.blockPeriods[b] = this.openPeriods
+                this.nextBlock = b + 1 < LONG_MEMORY_BLOCKS ? b + 1 : 0
+                if (this.blocks < LONG_MEMORY_BLOCKS) this.blocks = this.blocks + 1
                 this.openLongest = 0
                 this.openReceived = 0
                 this.openPeriods = 0
             }
-            if (this.gaps.length < WINDOW) {
-                this.gaps.push(gap)
-                this.gapSent.push(sent)
-            } else {
-                removeSorted(this.sortedGaps, this.gaps[this.nextSlot])
-                this.gaps[this.nextSlot] = gap
-                this.gapSent[this.nextSlot] = sent
-                this.nextSlot = this.nextSlot + 1 < WINDOW ? this.nextSlot + 1 : 0
+            // the slot the gap takes: the next free one, else the oldest's (out of the sorted ones first)
+            let slot = this.count
+            if (slot < WINDOW) this.count = slot + 1
+            else {
+                slot = this.nextSlot
+                removeSorted(this.sortedGaps, WINDOW, this.gaps[slot])
+                this.nextSlot = slot + 1 < WINDOW ? slot + 1 : 0
             }
-            insertSorted(this.sortedGaps, gap)
+            this.gaps[slot] = gap
+            this.gapSent[slot] = sent
+            insertSorted(this.sortedGaps, this.count - 1, gap)
         }
         this.lastArrival = now
         // an older number (reordered) leaves the count where it was; one far behind is a
@@ -206,7 +208,7 @@ export class AdaptiveDetector implements FailureDetector {
     }
 
     samples(): number {
-        return this.gaps.length
+        return this.count
     }
 
     learns(): boolean {
@@ -215,7 +217,7 @@ export class AdaptiveDetector implements FailureDetector {
 
     /** The sender's period as observed: the median gap once there are enough, else the configured one. */
     period(): number {
-        const n = this.sortedGaps.length
+        const n = this.count
         if (n < MIN_SAMPLES) return this.interval
         const mid = n >> 1
         const m = n % 2 === 1 ? this.sortedGaps[mid] : (this.sortedGaps[mid - 1] + this.sortedGaps[mid]) / 2
@@ -224,7 +226,7 @@ export class AdaptiveDetector implements FailureDetector {
 
     /** Silence after the last heartbeat after which the coordinator is suspected. */
     delay(): number {
-        const n = this.gaps.length
+        const n = this.count
         if (n < MIN_SAMPLES) return this.ceiling
         if (!(this.interval > 0)) return this.ceiling
         const period = this.period()
@@ -251,7 +253,7 @@ export class AdaptiveDetector implements FailureDetector {
     lossRate(): number {
         let received = this.openReceived
         let periods = this.openPeriods
-        for (let i = 0; i < this.blockReceived.length; i++) {
+        for (let i = 0; i < this.blocks; i++) {
             received += this.blockReceived[i]
             periods += this.blockPeriods[i]
         }
@@ -261,7 +263,7 @@ export class AdaptiveDetector implements FailureDetector {
     /** The longest gap in the long memory. */
     longestGap(): number {
         let longest = this.openLongest
-        for (let i = 0; i < this.blockLongest.length; i++) if (this.blockLongest[i] > longest) longest = this.blockLongest[i]
+        for (let i = 0; i < this.blocks; i++) if (this.blockLongest[i] > longest) longest = this.blockLongest[i]
         return longest
     }
 }
@@ -282,10 +284,16 @@ function seqAhead(last: number, seq: number): number {
     return ahead <= MAX_SEQ / 2 ? ahead : 0
 }
 
-/** Inserts `value` into ascending `list` (no splice in DeviceScript: shift by hand). */
-function insertSorted(list: number[], value: number) {
-    list.push(value)
-    let i = list.length - 1
+/** `n` slots of 0, made at once. */
+function slots(n: number): number[] {
+    const list: number[] = []
+    for (let i = 0; i < n; i++) list.push(0)
+    return list
+}
+
+/** Inserts `value` into the ascending first `n` of `list`, which has room for it at `n`. */
+function insertSorted(list: number[], n: number, value: number) {
+    let i = n
     while (i > 0 && list[i - 1] > value) {
         list[i] = list[i - 1]
         i--
@@ -293,11 +301,9 @@ function insertSorted(list: number[], value: number) {
     list[i] = value
 }
 
-/** Removes one occurrence of `value` from ascending `list`. */
-function removeSorted(list: number[], value: number) {
+/** Removes one occurrence of `value` from the ascending first `n` of `list`. */
+function removeSorted(list: number[], n: number, value: number) {
     let i = 0
-    while (i < list.length && list[i] !== value) i++
-    if (i === list.length) return
-    for (; i < list.length - 1; i++) list[i] = list[i + 1]
-    list.pop()
+    while (i < n && list[i] !== value) i++
+    for (; i < n - 1; i++) list[i] = list[i + 1]
 }
