@@ -208,7 +208,7 @@ export function authLabSuites() {
       await sleep(1000)
       await until(() => `no frame to all recorded: ${lab.describeBoards()}`, () => recorded.some((r) => r.topic.endsWith("/all/frame")))
       recording = false
-      const wrong = new FrameAuth(99, 1, nodeMac(parseKeyHex(newKeyHex())!), nodeRandom32)
+      const wrong = new FrameAuth(99, 1, nodeMac(parseKeyHex(newKeyHex())!), nodeRandom32, (n) => Buffer.alloc(n))
       for (let round = 0; round < 5; round++) {
         for (const kind of [Kind.ELECTION, Kind.COORDINATOR, Kind.HEARTBEAT]) {
           for (const src of [99, 6]) {

@@ -31,7 +31,7 @@ import {
   RTT_SAMPLE_MS,
   sealCopy,
 } from "../src/core/auth"
-import { encodeFrame, writeFrame } from "../src/core/codec"
+import { type ByteSource, encodeFrame, writeFrame, zeroBytes } from "../src/core/codec"
 import { Algorithm, BROADCAST, FRAME_HEADER_BYTES, Kind, makeFrame, MAX_FRAME_BYTES, MAX_LIST_LENGTH } from "../src/core/frame"
 import { nodeMac } from "../sim/auth/keys"
 
@@ -45,7 +45,7 @@ function counterRandom(start: number) {
 }
 
 function auth(id: number, key = KEY, randomStart = id * 1000): FrameAuth {
-  return new FrameAuth(id, 1, nodeMac(key), counterRandom(randomStart))
+  return new FrameAuth(id, 1, nodeMac(key), counterRandom(randomStart), zeroBytes)
 }
 
 function frame(kind: Kind, src: number, dst = BROADCAST, list: number[] = []): number[] {
@@ -63,7 +63,7 @@ function plainFrames(opened: { frames: ArrayLike<number>[] }): number[][] {
  * Delivers what `from` sends to `to` through challenge and proof; returns the frames `to` releases.
  * `fromNow`: the sender's clock when it answers, if not the receiver's.
  */
-function exchange(from: FrameAuth, to: FrameAuth, sealed: number[], now: number, fromNow = now): number[][] {
+function exchange(from: FrameAuth, to: FrameAuth, sealed: ByteSource, now: number, fromNow = now): number[][] {
   const first = to.open(sealed, now)
   if (!first.reply) return plainFrames(first)
   const proof = from.open(first.reply, fromNow)
@@ -499,7 +499,7 @@ describe("against an attacker without the key", () => {
   test(`a board remembers a peer's last ${RETIRED_NONCES} replaced boots, no more`, () => {
     const a = auth(3)
     const boots = Array.from({ length: RETIRED_NONCES + 2 }, (_, i) => auth(1, KEY, 100 * (i + 1)))
-    const recorded: number[][] = []
+    const recorded: ByteSource[] = []
     boots.forEach((b, i) => {
       const t = 1000 * i
       exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), t)!, t)
@@ -517,7 +517,7 @@ describe("against an attacker without the key", () => {
 
   test("a new boot's hello and challenges are answered while its earlier boots' challenges are replayed every millisecond", () => {
     const a = auth(3)
-    const recorded: number[][] = []
+    const recorded: ByteSource[] = []
     for (let i = 0; i < 2; i++) {
       const old = auth(1, KEY, 100 * (i + 1))
       const t = 3000 * i
@@ -554,7 +554,7 @@ describe("against an attacker without the key", () => {
     const a = auth(3)
     const b = auth(1)
     exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), 0)!, 0) // a now knows b's boot
-    const recorded: number[][] = []
+    const recorded: ByteSource[] = []
     for (let i = 0; i < 3 * CHALLENGE_MEMORY; i++) {
       const challenge = b.probe(3, 10 + i * 300)
       expect(a.open(challenge, 10 + i * 300).reply).not.toBeNull()

@@ -178,10 +178,10 @@ export interface Opened {
      */
     frames: ByteSource[]
     /** A control frame to unicast to `replyTo` (challenge or proof), or null. */
-    reply: number[]
+    reply: ByteSource
     replyTo: number
     /** After a proof, our own challenge to the same node when we cannot vouch for it yet, or null. */
-    challengeBack: number[]
+    challengeBack: ByteSource
     /** The frame was held until its sender proves freshness. */
     held: boolean
 }
@@ -262,11 +262,16 @@ export class FrameAuth {
     clockStart = 0
     clockStarted = false
 
+    /**
+     * `alloc(n)`: n zero bytes for a control frame (a board: a Buffer, 1 byte a byte; a
+     * number[] would take 8).
+     */
     constructor(
         readonly id: number,
         readonly group: number,
         readonly mac: MacFunction,
-        readonly random32: Random32
+        readonly random32: Random32,
+        readonly alloc: (n: number) => ByteSource
     ) {
         this.nonce = random32()
         for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
@@ -307,7 +312,7 @@ export class FrameAuth {
      * A challenge to every node, sent at start: each answers with a proof (and challenges us
      * back), so that first contacts cost no round trip in the middle of an election.
      */
-    helloChallenge(now: number): number[] {
+    helloChallenge(now: number): ByteSource {
         this.helloValue = this.random32()
         this.helloAt = now
         return challengeFrame(this, BROADCAST, this.helloValue, now, ANY_BOOT)
@@ -372,7 +377,7 @@ export class FrameAuth {
      * duplicate id) before acting on it: unicast it, then ask proven(id, now) after a round trip.
      * For `id` = this node, the challenge reaches whichever other board claims our id.
      */
-    probe(id: number, now: number): number[] {
+    probe(id: number, now: number): ByteSource {
         // a probe asks now: the retry limit applies to frames; the driver probes once per hint
         const p = peerOf(this, id)
         return challengeTo(this, p, now, p.nonce, true)
@@ -454,14 +459,13 @@ function nextCounter(auth: FrameAuth, now: number): number {
  * A challenge carrying our clock (a prover that knows this boot refuses one not above the last
  * it answered) and, in the floor's place, the prover's boot it asks for (not known, -1: ANY_BOOT).
  */
-function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number, target: number): number[] {
+function challengeFrame(auth: FrameAuth, dst: number, value: number, now: number, target: number): ByteSource {
     auth.challengesSent = auth.challengesSent + 1
     return controlFrame(auth, CONTROL_CHALLENGE, dst, value, clockOf(auth, now), Math.max(ANY_BOOT, target))
 }
 
-function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): number[] {
-    // written from the end: the first write sizes the array (pushes would copy it a quarter larger at a time)
-    const out: number[] = []
+function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: number, counter: number, floor: number): ByteSource {
+    const out = auth.alloc(AUTH_CONTROL_BYTES)
     setUint(out, 20, floor, 4)
     setUint(out, 16, counter, 4)
     setUint(out, 12, auth.nonce, 4)
@@ -546,7 +550,7 @@ function expireHeld(auth: FrameAuth, now: number) {
  * `measure` a round trip (a check's, or a periodic one) goes whatever that limit says, and its
  * proof's round trip is measured.
  */
-function challengeTo(auth: FrameAuth, p: PeerState, now: number, target: number, measure = false): number[] {
+function challengeTo(auth: FrameAuth, p: PeerState, now: number, target: number, measure = false): ByteSource {
     if (!measure) {
         if (p.challenge >= 0) {
             if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null

@@ -170,7 +170,7 @@ export class NodeDriver {
             const key = parseKeyHex(config.authKey)
             if (!key) problems.push("AUTH_KEY is not 64 hex digits")
             else if (!platform.makeMac || !platform.random32) problems.push("no HMAC on this platform")
-            else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(frameKey(platform.makeMac(key), config.group, config.algorithm)), platform.random32)
+            else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(frameKey(platform.makeMac(key), config.group, config.algorithm)), platform.random32, bytesOf)
         }
         for (let t = 0; t < MAX_TIMERS; t++) {
             this.timers.push(0)
@@ -217,7 +217,7 @@ export class NodeDriver {
         }
         this.started = true
         // meet every peer's boot now, not in the middle of the first election
-        if (this.auth) post(this, Buffer.from(this.auth.helloChallenge(this.platform.now())), BROADCAST)
+        if (this.auth) post(this, this.auth.helloChallenge(this.platform.now()) as Buffer, BROADCAST)
         apply(this, out)
         if (this.duplicateHintPending) await this.duplicateIdReported()
     }
@@ -247,7 +247,7 @@ export class NodeDriver {
             if (bytes[1] !== CONTROL_CHALLENGE) return
             if (!this.transport) return
             const opened = this.auth.open(bytes, this.platform.now())
-            if (opened.reply) post(this, Buffer.from(opened.reply), opened.replyTo)
+            if (opened.reply) post(this, opened.reply as Buffer, opened.replyTo)
             return
         }
         if (this.inbox.length >= INBOX_LIMIT) {
@@ -373,6 +373,11 @@ export class NodeDriver {
     }
 }
 
+/** The auth layer's control frames: Buffers, on a board and in Node alike. */
+function bytesOf(n: number): ByteSource {
+    return Buffer.alloc(n)
+}
+
 /**
  * The key every tag is made with, bound to what it protects: HKDF-Expand (RFC 5869) with the
  * group key as its pseudorandom key, info "electlab frame key" || group || algorithm, one block
@@ -406,9 +411,9 @@ async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     }
     if (opened.reply) {
         driver.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
-        post(driver, Buffer.from(opened.reply), opened.replyTo)
+        post(driver, opened.reply as Buffer, opened.replyTo)
     }
-    if (opened.challengeBack) post(driver, Buffer.from(opened.challengeBack), opened.replyTo)
+    if (opened.challengeBack) post(driver, opened.challengeBack as Buffer, opened.replyTo)
     for (let i = 0; i < opened.frames.length; i++) {
         const sealed = opened.frames[i]
         await deliver(driver, sealed, sealed.length - AUTH_TRAILER_BYTES)
@@ -552,7 +557,7 @@ async function checkHint(driver: NodeDriver, id: number, what: string, verdict: 
     driver.checkEnds.push(end)
     driver.log("hint", "" + what + "=" + id + " check=challenge wait=" + wait)
     setTimeout(end, wait)
-    post(driver, Buffer.from(challenge), id)
+    post(driver, challenge as Buffer, id)
 }
 
 /**

@@ -13,9 +13,12 @@ import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
 import { VECTOR_KEY } from "./auth-vectors"
 
+/** Control frames as the driver makes them on a board. */
+const boardBytes = (n: number) => Buffer.alloc(n)
+
 const key = parseKeyHex(VECTOR_KEY)
-const a = new FrameAuth(3, 1, boardMac(key), boardRandom32)
-const b = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+const a = new FrameAuth(3, 1, boardMac(key), boardRandom32, boardBytes)
+const b = new FrameAuth(1, 1, boardMac(key), boardRandom32, boardBytes)
 const frame = makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)
 const plain = encodeFrame(frame).bytes
 b.open(a.open(b.open(sealCopy(a, plain, 0), 0).reply, 0).reply, 0)

@@ -3,7 +3,7 @@
 // Portable: compiled by both tsc and the DeviceScript compiler.
 
 import { FrameAuth, MacFunction, MAX_SEALED_LIST_LENGTH, parseKeyHex, sealCopy } from "../../src/core/auth"
-import { ByteSource, encodeFrame } from "../../src/core/codec"
+import { ByteSource, encodeFrame, zeroBytes } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame } from "../../src/core/frame"
 import { frameKey } from "../../src/firmware/driver"
 
@@ -36,8 +36,8 @@ export function authVectorLines(makeMac: (key: number[]) => MacFunction): string
     lines.push("ELECTLAB-AUTH frame-key g=255 a=6 " + hex(frameKey(makeMac(key), 255, Algorithm.Echo)))
     let r1 = 0x12345678
     let r2 = 0xfedcba98
-    const sender = new FrameAuth(7, 3, makeMac(key), () => r1++)
-    const receiver = new FrameAuth(8, 3, makeMac(key), () => r2++)
+    const sender = new FrameAuth(7, 3, makeMac(key), () => r1++, zeroBytes)
+    const receiver = new FrameAuth(8, 3, makeMac(key), () => r2++, zeroBytes)
     // the receiver boots first (its hello): a frame sent before its boot would be refused
     receiver.helloChallenge(0)
     const frames = vectorFrames()

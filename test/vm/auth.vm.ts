@@ -16,6 +16,9 @@ import { threeBoardConfig } from "./vm-config"
 import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
 
+/** Control frames as the driver makes them on a board. */
+const boardBytes = (n: number) => Buffer.alloc(n)
+
 const WRONG_KEY = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 
@@ -52,8 +55,8 @@ describe("tags", () => {
 
     test("sealing and opening many frames: every one accepted once", async () => {
         const key = parseKeyHex(VECTOR_KEY)
-        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32)
-        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32, boardBytes)
+        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32, boardBytes)
         const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
         const first = b.open(sealCopy(a, plain, 0), 0)
         b.open(a.open(first.reply, 0).reply, 0)
@@ -76,8 +79,8 @@ describe("tags", () => {
 describe("against replays", () => {
     test("a recorded challenge replayed 50 times gets one proof; the counter stays on the clock", async () => {
         const key = parseKeyHex(VECTOR_KEY)
-        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32)
-        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32)
+        const a = new FrameAuth(3, 1, boardMac(key), boardRandom32, boardBytes)
+        const b = new FrameAuth(1, 1, boardMac(key), boardRandom32, boardBytes)
         const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
         sealCopy(a, plain, 0)
         const hello = b.helloChallenge(10)
@@ -98,8 +101,8 @@ describe("against replays", () => {
 describe("a hint's check", () => {
     test("waits a few measured round trips: the same figures as in Node", () => {
         const key = parseKeyHex(VECTOR_KEY)
-        const a = new FrameAuth(1, 1, boardMac(key), boardRandom32)
-        const b = new FrameAuth(3, 1, boardMac(key), boardRandom32)
+        const a = new FrameAuth(1, 1, boardMac(key), boardRandom32, boardBytes)
+        const b = new FrameAuth(3, 1, boardMac(key), boardRandom32, boardBytes)
         expect(proofWait(a, 3, 200)).toBe(200)
         // first contact (not measured): b's frame held, b challenged, proven
         const plain = encodeFrame(makeFrame(Kind.HEARTBEAT, Algorithm.ImprovedBully, 1, 5, 3, BROADCAST)).bytes
@@ -140,7 +143,7 @@ describe("drivers with a key", () => {
         expect(bus.drivers[0].auth.refused[AuthRefusal.Replay] > 0).toBe(true)
         expect(bus.drivers[0].coordinator()).toBe(2)
         // a wrong-key board claiming to be 3 and the coordinator
-        const rogue = new FrameAuth(3, 1, boardMac(parseKeyHex(WRONG_KEY)), boardRandom32)
+        const rogue = new FrameAuth(3, 1, boardMac(parseKeyHex(WRONG_KEY)), boardRandom32, boardBytes)
         const forged = encodeFrame(makeFrame(Kind.COORDINATOR, Algorithm.ImprovedBully, 1, 99, 3, BROADCAST)).bytes
         await bus.drivers[0].receive(Buffer.from(sealCopy(rogue, forged, 0)))
         await bus.drivers[0].receive(Buffer.from(forged))
