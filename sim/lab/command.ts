@@ -108,6 +108,8 @@ export interface LabSummary {
   statsByTrigger: Record<string, Stats>
   /** Programs the VMs stopped and restarted (out of memory, an uncaught exception): 0 in a healthy run. */
   panics: number
+  /** What the event log said of each panic (board, exception, the innermost functions), the first PANIC_NOTES of them. */
+  panicNotes: string[]
   /** The longest time more than one live board held the coordinator role in any transition, ms. */
   maxOverlapMs: number
   timing: LabOptions["timing"]
@@ -179,6 +181,7 @@ export function summarize(lab: Lab): LabSummary {
     failoverStats: failovers.length ? stats(failovers) : null,
     statsByTrigger,
     panics: lab.panics,
+    panicNotes: lab.panicNotes,
     maxOverlapMs: lab.failovers.reduce((m, f) => Math.max(m, f.overlapMs), 0),
     timing: lab.options.timing,
     ballastKb: lab.options.ballastKb ?? 0,

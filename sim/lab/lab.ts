@@ -125,6 +125,8 @@ interface OpenTransition {
 
 /** Lines the lab's event log keeps. */
 export const LOG_LINES = 500
+/** Panics whose line the headless summary repeats. */
+export const PANIC_NOTES = 20
 
 export class Lab {
   readonly hub: BusHub
@@ -143,6 +145,8 @@ export class Lab {
   logCount = 0
   /** Programs stopped by the VM (out of memory, an uncaught exception) over the whole run. */
   panics = 0
+  /** The event log's line for each of the first PANIC_NOTES panics, with its time. */
+  readonly panicNotes: string[] = []
   firmwareBytes = 0
   /** The run's group key (64 hex digits), or null without authentication. */
   readonly authKey: string | null
@@ -610,7 +614,9 @@ export class Lab {
         b.panics++
         this.panics++
         this.reigns.end(e.node, at)
-        this.note(`${e.node} panicked (${e.code}${panicWhy(this.members.get(e.node)?.rawTail ?? [])}); the VM restarts it`)
+        const text = `${e.node} panicked (${e.code}${panicWhy(this.members.get(e.node)?.rawTail ?? [])}); the VM restarts it`
+        this.note(text)
+        if (this.panicNotes.length < PANIC_NOTES) this.panicNotes.push(`${Math.round(performance.now() - this.startedAt)} ms ${text}`)
         break
       }
     }

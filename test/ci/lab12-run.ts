@@ -28,6 +28,7 @@ export function expectCleanFailovers(s: LabSummary) {
   expect(s.agreement).toBe(true)
   expect(s.coordinator).toBe(12)
   expect(s.boards.filter((b) => b.panics > 0).map((b) => `board ${b.node}: ${b.panics} panics`)).toEqual([])
+  expect(s.panicNotes).toEqual([])
   expect(s.panics).toBe(0)
   expect(s.transitions.map((t) => t.trigger.split(" ")[0])).toEqual([
     ...Array(10).fill(["crash", "recover"]).flat(),

@@ -119,15 +119,21 @@ describe("a hint's check", () => {
     })
 })
 
+/** Boards 1, 2 and 3 with the key, improved Bully, started on one memory bus. */
+async function threeBoardsWithAKey(): Promise<MemoryBus> {
+    const bus = new MemoryBus()
+    for (let id = 1; id <= 3; id++) {
+        const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
+        d.transport = new MemoryTransport(bus, id)
+        bus.drivers.push(d)
+    }
+    for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+    return bus
+}
+
 describe("drivers with a key", () => {
     test("three boards fail over; a wrong-key board and replays change nothing", async () => {
-        const bus = new MemoryBus()
-        for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
-            d.transport = new MemoryTransport(bus, id)
-            bus.drivers.push(d)
-        }
-        for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+        const bus = await threeBoardsWithAKey()
         // a loaded machine runs the VM's timers late: wait for each step, within a bound
         await settled(() => bus.drivers[0].coordinator() === 3, 2000)
         expect(bus.drivers[0].coordinator()).toBe(3)
@@ -155,13 +161,7 @@ describe("drivers with a key", () => {
     })
 
     test("a leave is checked: a live node's proof keeps it; a silent one is gone after the wait, or at once on the transport's word", async () => {
-        const bus = new MemoryBus()
-        for (let id = 1; id <= 3; id++) {
-            const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
-            d.transport = new MemoryTransport(bus, id)
-            bus.drivers.push(d)
-        }
-        for (let i = 0; i < 3; i++) await bus.drivers[i].start()
+        const bus = await threeBoardsWithAKey()
         await settled(() => bus.drivers[0].coordinator() === 3 && bus.drivers[1].coordinator() === 3, 2000)
         // forged: 3 answers the challenge, nobody moves
         await bus.drivers[0].peerLeft(3)
