@@ -46,8 +46,7 @@ class MqttJsTransport implements FrameTransport {
     const topic = nodeTopic(this.config.topicPrefix, this.config.group, dst)
     // a challenge goes with QoS 1: the broker's acknowledgement says whether anybody
     // receives `dst`'s frames, and a check of a leave need not wait when nobody does
-    if (isChallenge(bytes)) this.publish(topic, bytes, dst)
-    else this.publish(topic, bytes)
+    this.publish(topic, bytes, isChallenge(bytes) ? dst : undefined)
   }
 
   async broadcast(bytes: Buffer) {
