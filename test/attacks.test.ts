@@ -2,12 +2,12 @@
 // their core nodes and auth layers on one wire, under fake timers (test/attack-catalogue.ts;
 // twelve boards in test/ci/attacks-12.test.ts), then the hint checks and the measurements.
 import { describe, expect, test } from "vitest"
-import { AuthRefusal, proofWait, RTT_SAMPLE_MS } from "../src/core/auth"
+import { AuthRefusal, PROOF_WINDOW_MS, proofWait, RTT_SAMPLE_MS } from "../src/core/auth"
 import { Algorithm, BROADCAST } from "../src/core/frame"
 import { Role, roleName } from "../src/core/contract"
 import { peerUnreachable } from "../src/firmware/driver"
 import { challengeReplayFlood, inject, relay } from "../sim/attacks/attacks"
-import { Cluster } from "../sim/attacks/cluster"
+import { ATTACK_KEY, Cluster } from "../sim/attacks/cluster"
 import { advance, attackSuite, idsUpTo, SETTLE_MS, settled, useFakeTimers } from "./attack-catalogue"
 
 useFakeTimers()
@@ -288,5 +288,77 @@ describe("measurements", () => {
     const counted = flood.map((l) => Number(/count=(\d+)/.exec(l)![1])).reduce((a, b) => a + b, 0)
     expect(counted).toBe(1000)
     expect(c.board(1).driver.auth!.refused[AuthRefusal.BadTag]).toBe(1000)
+  })
+})
+
+describe("the early probe of a late coordinator (adaptive detector, with a key)", () => {
+  const h = 250
+  /** A cluster on the adaptive detector after 30 s of heartbeats; the followers have measured 3's round trips. */
+  async function warmed(probe = true): Promise<Cluster> {
+    const c = new Cluster({ algorithm: Algorithm.ImprovedBully, key: ATTACK_KEY, seed: 1, detector: "adaptive" })
+    await c.bootAll()
+    if (!probe) for (const b of c.boards) b.driver.watchArmed = undefined
+    await advance(30_000)
+    expect(c.coordinators()).toEqual([3, 3, 3])
+    return c
+  }
+  /** From now on board 3 is frozen: nothing it sends goes out, nothing reaches it (it stays on the wire). */
+  const freeze = (c: Cluster) => (c.intercept = (f) => (f.from === 3 || f.to === 3 ? "drop" : "pass"))
+
+  test("a frozen coordinator is suspected a measured round trip after the probe, one period before the watch would", async () => {
+    for (const probe of [true, false]) {
+      const c = await warmed(probe)
+      const d = c.board(2).driver
+      const wait = waitOf(c, 2, 3)
+      expect(wait).toBeLessThan(h / 2)
+      freeze(c)
+      c.watch()
+      const heard = d.node!.lastHeardFromCoordinator
+      const D = d.node!.suspicionDelay()
+      expect(D).toBeGreaterThan(2 * h)
+      await advance(D + 500)
+      const suspected = c.board(2).reports[0].at - heard
+      if (probe) {
+        expect(c.board(2).log.some((l) => l.includes(`late=3 check=challenge wait=${wait}`))).toBe(true)
+        // the probe goes one period before D, its verdict a wait later
+        expect(suspected).toBe(D - h + wait)
+      } else {
+        expect(c.board(2).log.some((l) => l.includes("late=3"))).toBe(false)
+        expect(suspected).toBeGreaterThanOrEqual(D)
+      }
+      // improved bully: the second-highest takes over
+      expect(c.coordinators().slice(0, 2)).toEqual([2, 2])
+    }
+  })
+
+  test("a coordinator whose heartbeats come late but who answers the probe is watched on", async () => {
+    const c = await warmed()
+    const d = c.board(2).driver
+    const D = d.node!.suspicionDelay()
+    // 3's frames (not its proofs) held back and released, in order, past the probe but before D
+    const until = c.now() + D - h + 60
+    c.intercept = (f) => (f.from === 3 && Cluster.kindOf(f.bytes) !== "proof" && c.now() < until ? until - c.now() : "pass")
+    c.watch()
+    await advance(D + 2000)
+    for (const id of [1, 2]) expect(c.board(id).log.some((l) => l.includes("late=3 check=challenge"))).toBe(true)
+    expect(c.boards.every((b) => b.reports.length === 0)).toBe(true)
+    expect(c.coordinators()).toEqual([3, 3, 3])
+  })
+
+  test("a probe that ran out measures nothing: the frozen node's late proof does not lengthen the next wait", async () => {
+    const c = await warmed()
+    const d = c.board(2).driver
+    const before = waitOf(c, 2, 3)
+    // frozen from now until 200 ms after the probe (its proof still within the proof window):
+    // what 3 sends, and what is sent to it, moves only when it resumes
+    const resume = d.node!.lastHeardFromCoordinator + d.node!.suspicionDelay() - h + 200
+    expect(200).toBeLessThan(PROOF_WINDOW_MS)
+    c.intercept = (f) => ((f.from === 3 || f.to === 3) && c.now() < resume ? resume - c.now() : "pass")
+    await advance(3000)
+    expect(c.board(2).driver.auth!.refused[AuthRefusal.Late]).toBe(0)
+    expect(c.board(2).log.some((l) => l.includes("late=3 check=challenge"))).toBe(true)
+    // 3 resumed, proved itself (late) and took its role back
+    expect(c.coordinators()).toEqual([3, 3, 3])
+    expect(waitOf(c, 2, 3)).toBe(before)
   })
 })

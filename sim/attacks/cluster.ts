@@ -50,6 +50,8 @@ export interface ClusterOptions {
   seed?: number
   /** The election group (GROUP); 1 unless another lab's. */
   group?: number
+  /** The failure detector; the fixed one unless "adaptive". */
+  detector?: "fixed" | "adaptive"
 }
 
 export const ATTACK_KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -91,7 +93,7 @@ export class Cluster {
       ids: this.ids,
       algorithm: this.options.algorithm,
       group: this.options.group ?? 1,
-      timing: defaultTiming("bus"),
+      timing: { ...defaultTiming("bus"), failureDetector: this.options.detector ?? "fixed" },
       buttonPin: -1,
       suitability: id * 10,
       transport: TRANSPORT_MQTT,

@@ -124,7 +124,9 @@ export class TraceLog {
       ? window.filter((e) => e.node === first.node && e.event === "hb" && e.fields.from === String(leader) && e.at <= first.at)
       : []
     const last = heartbeats.at(-1)
-    const hint = after.find((e) => survivors.includes(e.node) && e.event === "hint" && e.fields.left === String(leader))
+    // the check that led to the suspicion: of the last will (kill), or of the late heartbeat (the early probe)
+    const checkOf = (e: TracedEvent) => e.event === "hint" && (e.fields.left === String(leader) || e.fields.late === String(leader))
+    const hint = after.find((e) => e.node === first?.node && checkOf(e)) ?? after.find((e) => survivors.includes(e.node) && checkOf(e))
     const electionFrame = after.find(
       (e) => survivors.includes(e.node) && e.event === "tx" && (e.fields.k === "ELECTION" || e.fields.k === "COORDINATOR"),
     )

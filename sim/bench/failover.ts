@@ -462,7 +462,7 @@ export function formatFailoverReport(r: FailoverReport): string {
     parts("adaptive", "freeze", r.traces.adaptive.summary.freeze),
     `  phase: failure after the leader's last heartbeat; silence: last heartbeat received to the first suspicion`,
     `  (kill: acting on the broker's last will); D: the suspicion delay then; late: silence beyond D; with a key,`,
-    `  wait: how long the last will's check waits for a proof, check: the last will's arrival to its verdict;`,
+    `  wait: how long the check (of the last will, or the early probe of a late heartbeat) waits for a proof, check: its start to its verdict;`,
     `  election: first suspicion to the last survivor's report; report: that report to the benchmark reading it`,
     gaps("electlab", r.traces.electlab),
     gaps("adaptive", r.traces.adaptive),

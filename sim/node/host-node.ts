@@ -8,6 +8,7 @@ import mqtt from "mqtt"
 import { Backoff, FIRST_BACKOFF_MS } from "../../src/firmware/backoff"
 import { type FirmwareConfig, configProblems, TRANSPORT_MQTT } from "../../src/firmware/config"
 import { type FrameTransport, NodeDriver, type Platform, peerUnreachable } from "../../src/firmware/driver"
+import { probeLateCoordinator } from "../../src/firmware/probe"
 import { AUTH_CONTROL_MARKER, CONTROL_CHALLENGE } from "../../src/core/auth"
 import { groupTopic, leaveTopic, leaveTopics, leftNode, nodeTopic } from "../../src/firmware/topics"
 import { nodeMac, nodeRandom32 } from "../auth/keys"
@@ -118,9 +119,14 @@ export interface HostNode {
   stop(): Promise<void>
 }
 
-/** A node driver on the host: it runs whichever algorithm the config names (the host has all six). */
+/**
+ * A node driver on the host: it runs whichever algorithm the config names (the host has all
+ * six), with the early probe of a late coordinator (no image to fit in).
+ */
 export function hostDriver(config: FirmwareConfig, platform: Platform, problems = configProblems(config)): NodeDriver {
-  return new NodeDriver(config, problems, platform, descriptorOf(config.algorithm))
+  const driver = new NodeDriver(config, problems, platform, descriptorOf(config.algorithm))
+  driver.watchArmed = probeLateCoordinator
+  return driver
 }
 
 /** What the driver needs, in Node: milliseconds since now, HMAC and randomness from node:crypto. */

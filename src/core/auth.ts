@@ -406,6 +406,15 @@ export function proofWait(auth: FrameAuth, id: number, ceiling: number): number 
     return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p.srtt + 4 * p.rttvar)))
 }
 
+/**
+ * The round trip of the challenge now out to `id` is not measured: its check ran out on a node
+ * that was late itself, whose proof, if it comes, times the node's pause and not the path
+ * (Karn's rule).
+ */
+export function unmeasured(auth: FrameAuth, id: number) {
+    peerOf(auth, id).measuring = -1
+}
+
 /** Writes the tag of the first `length` bytes of `out` after them. */
 function writeTag(auth: FrameAuth, out: ByteSource, length: number) {
     const full = auth.mac(out, length)

@@ -5,7 +5,7 @@
 
 import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex, proofWait } from "../core/auth"
 import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, validateFrame, writeFrame } from "../core/codec"
-import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName } from "../core/contract"
+import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_WATCH } from "../core/contract"
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, FRAME_HEADER_BYTES, Kind, kindName } from "../core/frame"
 import { ElectionNode } from "../core/node"
@@ -137,6 +137,11 @@ export class NodeDriver {
     controlOut: Buffer[] = []
     controlTo: number[] = []
     sending = false
+    /**
+     * Told each time the watch on the coordinator is armed (its timer's generation, its delay):
+     * the early probe (probe.ts) where the program installs it; unset, nothing.
+     */
+    watchArmed?: (driver: NodeDriver, gen: number, delay: number) => void
 
     readonly platform: Platform
 
@@ -531,7 +536,7 @@ function duplicateId(driver: NodeDriver) {
  * late: the node was taken as gone, and is back with its next frame; its round trip still
  * counts, so the next check waits longer.
  */
-async function checkHint(driver: NodeDriver, id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
+export async function checkHint(driver: NodeDriver, id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
     if (driver.checking.indexOf(id) >= 0) return
     const since = driver.platform.now()
     const wait = proofWait(driver.auth, id, driver.config.timing.answerTimeout)
@@ -589,7 +594,7 @@ async function left(driver: NodeDriver, id: number, why: string) {
  * Carries out the actions in order, at once: timers and role reports now, frames sealed
  * into the outbox. Nothing here waits for the wire.
  */
-function apply(driver: NodeDriver, out: Action[]) {
+export function apply(driver: NodeDriver, out: Action[]) {
     for (let i = 0; i < out.length; i++) {
         const action = out[i]
         try {
@@ -689,6 +694,8 @@ function startTimeout(driver: NodeDriver, timer: number, gen: number, delay: num
         }
         apply(driver, out)
     }, delay)
+    // (one test for the hook, nested: && costs a board bytes)
+    if (timer === TIMER_WATCH) if (driver.watchArmed) driver.watchArmed(driver, gen, delay)
 }
 
 function stopTimeout(driver: NodeDriver, timer: number) {
@@ -734,7 +741,7 @@ function report(driver: NodeDriver, role: Role, coordinator: number, epoch: numb
     }
 }
 
-function caught(driver: NodeDriver, where: string, e: any) {
+export function caught(driver: NodeDriver, where: string, e: any) {
     driver.errors = driver.errors + 1
     driver.log("err", "where=" + where + " msg=" + e)
 }

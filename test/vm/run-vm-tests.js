@@ -45,6 +45,8 @@ checkVm("test/vm/core.vm.ts", "")
 checkVm("test/vm/firmware.vm.ts", "")
 // The adaptive failure detector: the same delays as in Node.
 checkVm("test/vm/detector.vm.ts", "")
+// The early probe of a late coordinator, with a key.
+checkVm("test/vm/probe.vm.ts", "")
 
 // Authenticated frames: the VM's tags must be Node's, byte for byte (test/vm/auth-vectors.ts).
 const { authVectorLines } = await import("./auth-vectors.ts")
