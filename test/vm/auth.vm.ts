@@ -9,42 +9,19 @@ import { decodeFrame, encodeFrame } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
-import { FrameTransport, NodeDriver, peerUnreachable } from "../../src/firmware/driver"
+import { NodeDriver, peerUnreachable } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
 import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { authVectorLines, VECTOR_KEY } from "./auth-vectors"
+import { MemoryBus, MemoryTransport } from "./memory-bus"
 
 /** Control frames as the driver makes them on a board. */
 const boardBytes = (n: number) => Buffer.alloc(n)
 
 const WRONG_KEY = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-
-class MemoryBus {
-    drivers: NodeDriver[] = []
-    /** Every frame as sent, for replays. */
-    log: Buffer[] = []
-}
-
-class MemoryTransport implements FrameTransport {
-    constructor(public bus: MemoryBus, public me: number) {}
-    async unicast(dst: number, bytes: Buffer) {
-        this.bus.log.push(bytes)
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId === dst) await d.receive(bytes)
-        }
-    }
-    async broadcast(bytes: Buffer) {
-        this.bus.log.push(bytes)
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId !== this.me) await d.receive(bytes)
-        }
-    }
-}
 
 describe("tags", () => {
     test("the VM prints the vectors (the runner compares them with Node's)", () => {
@@ -122,6 +99,8 @@ describe("a hint's check", () => {
 /** Boards 1, 2 and 3 with the key, improved Bully, started on one memory bus. */
 async function threeBoardsWithAKey(): Promise<MemoryBus> {
     const bus = new MemoryBus()
+    // every frame kept, for the replays
+    bus.log = []
     for (let id = 1; id <= 3; id++) {
         const d = new NodeDriver(threeBoardConfig(id, VECTOR_KEY), [], boardPlatform, improvedBullyDescriptor)
         d.transport = new MemoryTransport(bus, id)

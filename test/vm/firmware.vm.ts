@@ -7,7 +7,7 @@ import { encodeFrame, parseHex } from "../../src/core/codec"
 import { Algorithm, BROADCAST, Kind, makeFrame } from "../../src/core/frame"
 import { Role } from "../../src/core/contract"
 import { configProblems, nodeIdFromDeviceId, parseIdList } from "../../src/firmware/config"
-import { FrameTransport, NodeDriver } from "../../src/firmware/driver"
+import { NodeDriver } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
@@ -18,31 +18,8 @@ import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { deleteSetting, writeSetting } from "@devicescript/settings"
 import { randomBuffer } from "@devicescript/crypto"
 import { MqttLink, mqttPacket, mqttString } from "../../src/firmware/mqtt-link"
+import { MemoryBus, MemoryTransport } from "./memory-bus"
 
-
-/** Frames between drivers in one VM, as the bus would carry them (a broadcast reaches all). */
-class MemoryBus {
-    drivers: NodeDriver[] = []
-    frames = 0
-}
-
-class MemoryTransport implements FrameTransport {
-    constructor(public bus: MemoryBus, public me: number) {}
-    async unicast(dst: number, bytes: Buffer) {
-        this.bus.frames++
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId === dst) await d.receive(bytes)
-        }
-    }
-    async broadcast(bytes: Buffer) {
-        this.bus.frames++
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId !== this.me) await d.receive(bytes)
-        }
-    }
-}
 
 describe("config", () => {
     test("hex and device ids", () => {

@@ -8,36 +8,13 @@ import { RTT_SAMPLE_MS } from "../../src/core/auth"
 import { Role } from "../../src/core/contract"
 import { improvedBullyDescriptor } from "../../src/core/improved-bully"
 import { boardMac, boardRandom32 } from "../../src/firmware/crypto"
-import { FrameTransport, NodeDriver, Platform } from "../../src/firmware/driver"
+import { NodeDriver, Platform } from "../../src/firmware/driver"
 import { boardPlatform } from "../../src/firmware/log"
 import { probeLateCoordinator } from "../../src/firmware/probe"
 import { VECTOR_KEY } from "./auth-vectors"
 import { settled } from "./settled.vm"
 import { threeBoardConfig } from "./vm-config"
-
-class MemoryBus {
-    drivers: NodeDriver[] = []
-    /** A frozen node: nothing it sends goes out, nothing reaches it; 0 for none. */
-    frozen = 0
-}
-
-class MemoryTransport implements FrameTransport {
-    constructor(public bus: MemoryBus, public me: number) {}
-    async unicast(dst: number, bytes: Buffer) {
-        if (this.me === this.bus.frozen) return
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId === dst && dst !== this.bus.frozen) await d.receive(bytes)
-        }
-    }
-    async broadcast(bytes: Buffer) {
-        if (this.me === this.bus.frozen) return
-        for (let i = 0; i < this.bus.drivers.length; i++) {
-            const d = this.bus.drivers[i]
-            if (d.config.nodeId !== this.me && d.config.nodeId !== this.bus.frozen) await d.receive(bytes)
-        }
-    }
-}
+import { MemoryBus, MemoryTransport } from "./memory-bus"
 
 describe("the early probe", () => {
     test("a frozen coordinator is challenged one period before the watch would suspect it, and replaced", async () => {
