@@ -33,8 +33,8 @@ export function idsUpTo(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1)
 }
 
-export async function settled(algorithm: Algorithm, seed: number, ids = idsUpTo(3)): Promise<Cluster> {
-  const c = new Cluster({ algorithm, key: ATTACK_KEY, seed, ids })
+export async function settled(algorithm: Algorithm, seed: number, ids = idsUpTo(3), detector: Detector = "fixed"): Promise<Cluster> {
+  const c = new Cluster({ algorithm, key: ATTACK_KEY, seed, ids, detector })
   await c.bootAll()
   await advance(SETTLE_MS)
   return c
@@ -51,18 +51,23 @@ interface Outcome {
   misconfigured: boolean[]
 }
 
-/** Every attack of the catalogue against every algorithm, on `ids`. */
-export function attackSuite(ids: number[]) {
+type Detector = "fixed" | "adaptive"
+
+/**
+ * Every attack of the catalogue against every algorithm, on `ids`, with `detector` (the
+ * adaptive one brings the early probe of a late coordinator: the host drivers install it).
+ */
+export function attackSuite(ids: number[], detector: Detector = "fixed") {
   const previous = new Map<Algorithm, WireFrame[]>()
   const previousSession = async (algorithm: Algorithm): Promise<WireFrame[]> => {
-    if (!previous.has(algorithm)) previous.set(algorithm, (await settled(algorithm, 99, ids)).recorded.slice())
+    if (!previous.has(algorithm)) previous.set(algorithm, (await settled(algorithm, 99, ids, detector)).recorded.slice())
     return previous.get(algorithm)!
   }
   const top = ids[ids.length - 1]
   const everyone = (x: number | boolean) => ids.map(() => x)
 
   async function outcome(algorithm: Algorithm, attack: Attack, attacking: boolean): Promise<Outcome> {
-    const c = await settled(algorithm, 1, ids)
+    const c = await settled(algorithm, 1, ids, detector)
     expect(c.coordinators()).toEqual(everyone(top))
     c.watch()
     const ctx: AttackContext = { cluster: c, advance, previousSession: await previousSession(algorithm), problems: [], notes: [] }
@@ -77,7 +82,7 @@ export function attackSuite(ids: number[]) {
     }
   }
 
-  describe.each(ALGORITHMS.map((a) => [algorithmName(a), a] as const))(`%s, ${ids.length} boards`, (_name, algorithm) => {
+  describe.each(ALGORITHMS.map((a) => [algorithmName(a), a] as const))(`%s, ${ids.length} boards${detector === "fixed" ? "" : `, ${detector} detector`}`, (_name, algorithm) => {
     test.each(catalogue().map((a) => [a.name, a] as const))("%s", async (_attack, attack) => {
       const control = await outcome(algorithm, attack, false)
       const attacked = await outcome(algorithm, attack, true)
