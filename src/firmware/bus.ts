@@ -5,6 +5,7 @@
 import * as ds from "@devicescript/core"
 import { Server, startServer } from "@devicescript/server"
 import { Role } from "../core/contract"
+import { TRANSPORT_BUS } from "./config"
 import { boardRandom32 } from "./crypto"
 import { FrameTransport, NodeDriver } from "./driver"
 import { log } from "./log"
@@ -101,8 +102,15 @@ export class BusTransport implements FrameTransport {
         this.server = new ElectionServer(driver, boardRandom32())
     }
 
-    start() {
+    /**
+     * The service, and on the bus (`transport`) a client role per possible peer, the election
+     * frames' way. Over MQTT the service only shows the board's state and takes the crash action:
+     * bound roles there took about 300 bytes of the heap each and handled every peer's
+     * announce, for frames that never come that way.
+     */
+    start(transport: number) {
         startServer(this.server)
+        if (transport !== TRANSPORT_BUS) return
         for (let i = 0; i < MAX_BOARDS; i++) {
             this.peers.push(new ds.ElectlabElection())
             this.peerNode.push(UNBOUND)

@@ -30,8 +30,9 @@ export class MqttTransport implements FrameTransport {
             host: c.mqttHost,
             port: c.mqttPort,
             clientId: "electlab-" + c.group + "-" + c.nodeId,
-            username: c.mqttUser ? c.mqttUser : undefined,
-            password: c.mqttPassword ? c.mqttPassword : undefined,
+            // unset or empty: no login (the link tests each for truth)
+            username: c.mqttUser,
+            password: c.mqttPassword,
             // the broker drops a silent board after 1.5 keep-alives and publishes its will
             keepAliveSec: 3,
             // our own leave topic: the broker's ACL lets no one else publish there

@@ -33,7 +33,7 @@ export async function startNode(driver: NodeDriver, beforeWait?: () => void) {
     // The Jacdac service always runs: it shows the board's state and takes the crash
     // action; election frames go over the bus or over MQTT.
     const bus = new BusTransport(driver)
-    bus.start()
+    bus.start(config.transport)
     log("nonce", "n=" + config.nodeId + " v=" + bus.nonce())
     if (beforeWait) beforeWait()
     // Start the election only once the peers (or the broker) can be heard: a failure
