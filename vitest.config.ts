@@ -16,13 +16,13 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 // tests of the other tiers.
 
 /** Whole files of the medium tier. */
-const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts", "test/attacks-adaptive.test.ts"]
+const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts"]
 /** Files with tests in more than one tier: those that import test/tiers.ts (none is left out by hand). */
 const SPLIT = readdirSync(join(import.meta.dirname, "test"))
   .filter((f) => f.endsWith(".test.ts") && /from "\.\/tiers"/.test(readFileSync(join(import.meta.dirname, "test", f), "utf8")))
   .map((f) => `test/${f}`)
 /** Searches too long for `npm test`. */
-const SEARCHES = ["test/ci/check-large.test.ts", "test/ci/attacks-12.test.ts"]
+const SEARCHES = ["test/ci/check-large.test.ts", "test/ci/attacks-12.test.ts", "test/ci/attacks-adaptive.test.ts"]
 /** Twelve VMs take the machine: nothing runs beside them. */
 const TWELVE = ["test/ci/lab12.test.ts"]
 /** `npm test`'s VMs: one failover on each transport. */
