@@ -534,7 +534,8 @@ function duplicateId(driver: NodeDriver) {
  * Challenges `id` and calls `verdict(proven)` after a few of its measured round trips, at most
  * the answer timeout (proofWait); one check per id at a time. A proof later than that is too
  * late: the node was taken as gone, and is back with its next frame; its round trip still
- * counts, so the next check waits longer.
+ * counts, so the next check waits longer (unless the verdict says `unmeasured`, as the early
+ * probe's does: probe.ts).
  */
 export async function checkHint(driver: NodeDriver, id: number, what: string, verdict: (proven: boolean) => Promise<void>) {
     if (driver.checking.indexOf(id) >= 0) return
