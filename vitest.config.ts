@@ -16,7 +16,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 // tests of the other tiers.
 
 /** Whole files of the medium tier. */
-const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts"]
+const MEDIUM = ["test/firmware-size.test.ts", "test/api-build.test.ts", "test/vm-heap.test.ts"]
 /** Files with tests in more than one tier: those that import test/tiers.ts (none is left out by hand). */
 const SPLIT = readdirSync(join(import.meta.dirname, "test"))
   .filter((f) => f.endsWith(".test.ts") && /from "\.\/tiers"/.test(readFileSync(join(import.meta.dirname, "test", f), "utf8")))

@@ -98,6 +98,25 @@ describe("electlab lab --headless", () => {
     expect(() => parseLabScript("recover coordinator\n", "s.txt")).toThrow("s.txt:1: 'coordinator' is neither a board number nor 'crashed'")
     expect(parseLabScript("repeat 3\ncrash coordinator\nwait-agreement\nend\n", "s.txt")[0]).toMatchObject({ kind: "repeat", times: 3 })
   })
+
+  test("a run that stops prints what it saw until then: the summary, the reason and the last events", () => {
+    const dir = mkdtempSync(join(tmpdir(), "electlab-lab-"))
+    const script = join(dir, "too-soon.txt")
+    // no failover is over 1 ms after the crash: the script stops there
+    writeFileSync(script, "crash coordinator\nwait-agreement 1\n")
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, "..", "bin", "electlab.js"), "lab", "--headless", "--boards", "3", "--script", script], {
+      encoding: "utf8",
+      timeout: 150_000,
+    })
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain("electlab: lab: no agreement 1 ms after every board had booted")
+    const out = JSON.parse(r.stdout)
+    expect(out.failed.reason).toContain("no agreement 1 ms after every board had booted")
+    expect(out.failed.lastEvents.some((l: string) => /3 crashed/.test(l)), out.failed.lastEvents.join("\n")).toBe(true)
+    expect(out.agreement).toBe(false)
+    expect(out.boards.map((b: { node: number }) => b.node)).toEqual([1, 2, 3])
+    expect(out.heap.peakBytes).toBeGreaterThan(4096)
+  }, 180_000)
 })
 
 describe("a mixed cluster: VMs and a host node through mosquitto", () => {

@@ -3,7 +3,7 @@
 // lab, the dashboard and the web view never look at strings again.
 
 import type { Role } from "../../src/core/contract"
-import { parseRole } from "./board-state"
+import { type HeapKinds, parseRole } from "./board-state"
 
 /** A structured log line as read, its fields still strings (sim/lab/board-vm.ts parseLogLine). */
 export interface LogEvent {
@@ -40,6 +40,10 @@ export type BoardEvent = Common &
     | { event: "config"; problem: string }
     /** The VM stopped the program (code 60004: out of memory) and restarts it: no role until the next boot. */
     | { event: "panic"; code: number }
+    /** The program's heap after the last collection and the most after any, in bytes (sim/lab/vm-heap.cjs). */
+    | { event: "heap"; live: number; peak: number }
+    /** What was live at the collection that left the most, by the runtime's kind of block. */
+    | { event: "heapkinds"; peak: number; kinds: HeapKinds }
     /** The board's process did not run for `ms` until the line was written (sim/lab/stall-probe.cjs). */
     | { event: "stall"; ms: number }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
@@ -77,6 +81,17 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
       return { ...common, event: "panic", code: num(f.code, 0) }
     case "stall":
       return { ...common, event: "stall", ms: num(f.ms, 0) }
+    case "heap":
+      return { ...common, event: "heap", live: num(f.live, 0), peak: num(f.peak, 0) }
+    case "heapkinds": {
+      // "array=12/480": blocks/bytes of each kind
+      const kinds: HeapKinds = {}
+      for (const [name, value] of Object.entries(f)) {
+        const m = /^(\d+)\/(\d+)$/.exec(value)
+        if (m && name !== "peak") kinds[name] = { blocks: Number(m[1]), bytes: Number(m[2]) }
+      }
+      return { ...common, event: "heapkinds", peak: num(f.peak, 0), kinds }
+    }
     default:
       return { ...common, event: "other", name: e.event }
   }

@@ -31,7 +31,18 @@ export interface BoardState {
   refusedWhy: Record<string, number>
   /** Times the program panicked (out of memory, an uncaught exception) and the VM restarted it. */
   panics: number
+  /**
+   * The program's heap, in bytes, after the VM's last collection, and the most after any
+   * collection since the lab started (a power cycle keeps it); null for a host node.
+   */
+  heapLive: number | null
+  heapPeak: number | null
+  /** What was live at the heap's peak, by the runtime's kind of block (array, map, buffer, activation, ...). */
+  heapKinds: HeapKinds | null
 }
+
+/** Blocks and bytes per kind of the runtime's heap blocks. */
+export type HeapKinds = Record<string, { blocks: number; bytes: number }>
 
 export function emptyBoard(node: number): BoardState {
   return {
@@ -52,6 +63,9 @@ export function emptyBoard(node: number): BoardState {
     refused: 0,
     refusedWhy: {},
     panics: 0,
+    heapLive: null,
+    heapPeak: null,
+    heapKinds: null,
   }
 }
 

@@ -7,7 +7,7 @@ import { givenFlags, resolveCluster } from "../config/cluster-config"
 import { median, nearestRank } from "../stats"
 import { readManifest } from "../manifest"
 import { runDashboard } from "./dashboard"
-import { boardRoleName, type BoardState } from "./board-state"
+import { boardRoleName, type BoardState, type HeapKinds } from "./board-state"
 import { type Failover, Lab, type LabOptions } from "./lab"
 import { checkScriptBoards, readLabScript, runLabScript, type ScriptStep } from "./script"
 import type { AppFigures } from "./app-tally"
@@ -97,7 +97,7 @@ export interface LabSummary {
   agreement: boolean
   coordinator: number | null
   /** Each board as the lab saw it last (BoardState's figures), its role by name. */
-  boards: (Omit<BoardState, "role" | "booted" | "nonce" | "registerRole" | "refusedWhy"> & { role: string })[]
+  boards: (Omit<BoardState, "role" | "booted" | "nonce" | "registerRole" | "refusedWhy" | "heapKinds"> & { role: string })[]
   /** Frames carried a tag (a key made for the run). */
   auth: boolean
   /** Every crash, recover, kill and restart, in order, with the time until the boards agreed again and `overlapMs`. */
@@ -119,6 +119,13 @@ export interface LabSummary {
   bus: { frames: number; bytes: number; dropped: number }
   /** With --program: per board the application orders accepted and refused, messages received, and staleAccepted (must be 0). */
   app?: AppFigures[]
+  /**
+   * The most heap any board's program held after a collection (its ballast included), the
+   * board, and the heap's size: 65,536 bytes, less the collector's own 12.
+   */
+  heap: { peakBytes: number | null; node: number | null; heapBytes: number; kinds: HeapKinds | null }
+  /** A run that stopped: why, and the event log's last lines before it. */
+  failed?: { reason: string; lastEvents: string[] }
 }
 
 interface Stats {
@@ -175,6 +182,8 @@ export function summarize(lab: Lab): LabSummary {
       errors: b.errors,
       refused: b.refused,
       panics: b.panics,
+      heapLive: b.heapLive,
+      heapPeak: b.heapPeak,
     })),
     auth: lab.authKey !== null,
     transitions: lab.failovers,
@@ -188,6 +197,29 @@ export function summarize(lab: Lab): LabSummary {
     firmwareBytes: lab.firmwareBytes,
     bus: { frames: lab.hub.frames, bytes: lab.hub.bytes, dropped: lab.hub.dropped },
     ...(lab.options.program ? { app: lab.app.figures(lab.options.ids) } : {}),
+    heap: heapPeak(lab),
+  }
+}
+
+/** Bytes the VM's collector can hand out: its 64 KB chunk less a header and the closing block. */
+export const VM_HEAP_BYTES = 64 * 1024 - 12
+
+function heapPeak(lab: Lab): LabSummary["heap"] {
+  let peak: BoardState | null = null
+  for (const b of lab.boards.values()) if (b.heapPeak !== null && (peak === null || b.heapPeak > peak.heapPeak!)) peak = b
+  return { peakBytes: peak?.heapPeak ?? null, node: peak?.node ?? null, heapBytes: VM_HEAP_BYTES, kinds: peak?.heapKinds ?? null }
+}
+
+/** How many of the event log's last lines a stopped run prints with its summary. */
+const LAST_EVENTS = 30
+
+/** A headless run that stopped before its end, with the summary of what it saw until then. */
+export class LabRunStopped extends Error {
+  constructor(
+    message: string,
+    readonly summary: LabSummary,
+  ) {
+    super(message)
   }
 }
 
@@ -205,8 +237,10 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
   // Ctrl-C, kill, or the terminal closing: stop the VMs and remove the build folder first
   const onSignal = (): void => void lab.stop().then(() => process.exit(130))
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
+  let started = false
   try {
     await lab.start()
+    started = true
     await lab.waitForAgreement(60_000)
     await runLabScript(lab, steps, file)
     await lab.waitForAgreement(60_000)
@@ -216,6 +250,12 @@ export async function runHeadless(options: LabOptions, steps: ScriptStep[], file
     // follower suspecting): the summary's agreement is the boards' state once they settle
     await lab.waitForAgreement(60_000)
     return summarize(lab)
+  } catch (e) {
+    // a lab that never started (the build, the broker) has nothing to summarise
+    if (!started) throw e
+    const reason = (e as Error).message
+    const lastEvents = lab.log.slice(-LAST_EVENTS).map((l) => `${l.at} ms ${l.text}`)
+    throw new LabRunStopped(reason, { ...summarize(lab), failed: { reason, lastEvents } })
   } finally {
     clearInterval(progress)
     for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal)
@@ -236,6 +276,8 @@ export async function runLabCommand(flags: LabFlags, startLiveWeb: StartLiveWeb)
   if (flags.script) checkScriptBoards(steps, options.ids, flags.script)
   if (flags.headless) {
     const summary = await runHeadless(options, steps, flags.script ?? "(no script)", !!flags.verbose).catch((e: Error) => {
+      // what the run saw until it stopped, on stdout as a finished run's summary is
+      if (e instanceof LabRunStopped) process.stdout.write(JSON.stringify(e.summary, null, 2) + "\n")
       throw e instanceof InputError ? e : new InputError(e.message, "lab")
     })
     process.stdout.write(JSON.stringify(summary, null, 2) + "\n")

@@ -39,7 +39,8 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   )
   lines.push("")
   // sent/recv: every frame (the service's registers); elect: election frames sent/received (the log)
-  lines.push("   board  LED  role           coord  epoch   sent   recv  elect tx/rx  drops errors refused")
+  // heap: the program's KB after the VM's last collection / the most after any (of 64)
+  lines.push("   board  LED  role           coord  epoch   sent   recv  elect tx/rx  drops errors refused  heap/peak KB")
   for (const b of lab.boards.values()) {
     const mark = b.node === selected ? `${ESC}7m▶${ESC}0m` : " "
     const role = (b.powered ? boardRoleName(b) : "VM off") + (o.hostNodes?.includes(b.node) ? " (host)" : "")
@@ -48,7 +49,7 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
       ` ${mark} ${String(b.node).padStart(5)}   ${ledCell(b, slot)}   ${role.padEnd(14)} ${coord.padStart(5)}  ` +
         `${String(b.epoch).padStart(5)}  ${String(b.framesSent).padStart(5)}  ${String(b.framesReceived).padStart(5)}  ` +
         `${`${b.tx}/${b.rx}`.padStart(11)}  ${String(b.drops).padStart(5)} ${String(b.errors).padStart(6)}` +
-        ` ${String(b.refused).padStart(7)}`,
+        ` ${String(b.refused).padStart(7)}  ${heapCell(b).padStart(12)}`,
     )
   }
   lines.push("")
@@ -63,6 +64,12 @@ export function renderDashboard(lab: Lab, selected: number, slot: number, width:
   const room = Math.max(3, height - lines.length - 1)
   for (const entry of lab.log.slice(-room)) lines.push(`  ${(entry.at / 1000).toFixed(1).padStart(6)}s ${entry.text}`)
   return lines.map((l) => fitWidth(l, width))
+}
+
+/** "21.4/30.1": the program's heap after the last collection and its peak, KB; "-" for a host node. */
+function heapCell(b: BoardState): string {
+  if (b.heapPeak === null) return "-"
+  return `${((b.heapLive ?? 0) / 1024).toFixed(1)}/${(b.heapPeak / 1024).toFixed(1)}`
 }
 
 /** The line cut to `width` visible characters (escape sequences kept, not counted). */

@@ -608,6 +608,13 @@ export class Lab {
       case "stall":
         this.stalls.record(e.node, e.at, e.ms)
         break
+      case "heap":
+        b.heapLive = e.live
+        b.heapPeak = Math.max(b.heapPeak ?? 0, e.peak)
+        break
+      case "heapkinds":
+        if (e.peak >= (b.heapPeak ?? 0)) b.heapKinds = e.kinds
+        break
       case "panic": {
         // the program is gone until the VM restarts it: it holds no role meanwhile
         b.booted = false

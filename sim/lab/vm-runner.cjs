@@ -10,6 +10,7 @@
 const { readFileSync, writeFileSync, mkdirSync } = require("node:fs")
 const { dirname, join } = require("node:path")
 const { runInThisContext } = require("node:vm")
+const { reportHeap } = require("./vm-heap.cjs")
 
 const [cli, image, deviceId] = process.argv.slice(2)
 
@@ -95,6 +96,8 @@ async function main() {
   }
   inst.flashSave = (buf) => writeFileSync(flash, buf)
   inst.devsSetDeviceId(deviceId)
+  // the program's heap after each collection, for the lab's figures (sim/lab/vm-heap.cjs)
+  reportHeap(inst, (line) => console.log(line))
   inst.devsStart()
   const r = inst.devsDeploy(readFileSync(image))
   if (r) throw new Error("deploy error: " + r)

@@ -18,6 +18,14 @@ interface Board {
   epoch: number
   tx: number
   rx: number
+  /** The program's heap after the VM's last collection and its peak, bytes; null for a host node. */
+  heapLive: number | null
+  heapPeak: number | null
+}
+
+/** "heap 21.4 KB · peak 30.1 KB" */
+function heapText(b: Board): string {
+  return `heap ${((b.heapLive ?? 0) / 1024).toFixed(1)} KB · peak ${((b.heapPeak ?? 0) / 1024).toFixed(1)} KB`
 }
 
 /** The lab's transitions as the state endpoint sends them (a type only: nothing of the lab is bundled). */
@@ -180,6 +188,7 @@ export function startLive(root: HTMLElement) {
           h("div", { class: "role" }, role),
           h("div", { class: "small" }, b.powered && b.coordinator >= 0 ? `coord ${b.coordinator} · epoch ${b.epoch}` : "—"),
           h("div", { class: "small" }, `tx ${b.tx} · rx ${b.rx}`),
+          b.heapPeak === null ? null : h("div", { class: "small heap" }, heapText(b)),
           timerBars(b, role),
           h("div", { class: "buttons" },
             b.powered && b.booted
