@@ -26,6 +26,7 @@ import {
   PROOF_WINDOW_MS,
   type Opened,
   parseKeyHex,
+  peerRecord,
   proofWait,
   REPLAY_WINDOW,
   RTT_SAMPLE_MS,
@@ -473,7 +474,7 @@ describe("against an attacker without the key", () => {
     for (let round = 0; round < 10; round++) for (const c of recorded) expect(a.open(c, end + round).reply).toBeNull()
     expect(a.refused[AuthRefusal.Replay]).toBe(10 * recorded.length)
     expect(a.proofsSent).toBe(0)
-    expect(a.peers.find((p) => p.id === 1)!.proofTokens).toBe(PROOF_BURST)
+    expect(peerRecord(a, 1)!.proofTokens).toBe(PROOF_BURST)
     // b meets the new boot: its challenge names it and is answered (exchange checks the proof)
     expect(exchange(a, b, sealCopy(a, frame(Kind.HEARTBEAT, 3), end)!, end + 10)).toHaveLength(1)
     expect(a.proofsSent).toBe(1)
@@ -489,11 +490,11 @@ describe("against an attacker without the key", () => {
     const b = auth(1, KEY, 200) // the challenger reboots; a proves its new boot
     exchange(b, a, sealCopy(b, frame(Kind.ELECTION, 1), 8000)!, 8000)
     const proofs = a.proofsSent
-    const tokens = a.peers.find((p) => p.id === 1)!.proofTokens
+    const tokens = peerRecord(a, 1)!.proofTokens
     for (let round = 0; round < 10; round++) for (const c of recorded) expect(a.open(c, 8001 + round).reply).toBeNull()
     expect(a.refused[AuthRefusal.Replay]).toBe(10 * recorded.length)
     expect(a.proofsSent).toBe(proofs)
-    expect(a.peers.find((p) => p.id === 1)!.proofTokens).toBe(tokens)
+    expect(peerRecord(a, 1)!.proofTokens).toBe(tokens)
   })
 
   test(`a board remembers a peer's last ${RETIRED_NONCES} replaced boots, no more`, () => {

@@ -6,7 +6,7 @@
 // without the attacker; for `denial` attacks, the cluster is back within `recoverMs`.
 
 import { randomBytes } from "node:crypto"
-import { FRESH_MS, PROOF_BURST } from "../../src/core/auth"
+import { FRESH_MS, PROOF_BURST, peerRecord } from "../../src/core/auth"
 import { Role } from "../../src/core/contract"
 import { type Algorithm, BROADCAST, MAX_ALGORITHM } from "../../src/core/frame"
 import type { NodeDriver } from "../../src/firmware/driver"
@@ -292,7 +292,7 @@ export const STARVATION_PROVEN_MS = 1000
 /** Whether every other board took `id`'s current boot as proven, and `id` every other board's. */
 function provenBothWays(c: Cluster, id: number): boolean {
   const auth = (b: number) => c.board(b).driver.auth!
-  const knows = (on: number, of: number) => auth(on).peers.some((p) => p.id === of && p.nonce === auth(of).nonce)
+  const knows = (on: number, of: number) => peerRecord(auth(on), of)?.nonce === auth(of).nonce
   return c.ids.every((o) => o === id || (knows(o, id) && knows(id, o)))
 }
 

@@ -186,49 +186,61 @@ export interface Opened {
     held: boolean
 }
 
+/** A frame held until its sender (`from`) proves its boot. */
 class Held {
     // receivedAt, not at: a read of .at anywhere keeps Array.prototype.at in a board image
-    constructor(public nonce: number, public counter: number, public receivedAt: number, public frame: ByteSource) {}
+    constructor(public from: number, public nonce: number, public counter: number, public receivedAt: number, public frame: ByteSource) {}
 }
 
-class PeerState {
+/**
+ * What a receiver keeps of one sender: numbers in the slots of one array, made at once (on a
+ * board a class's field takes 16 bytes, its name and its value, and an array's slot 8), and
+ * the challenges and boots it remembers in a u32 table of its own (PEER_TABLE_BYTES, 4 bytes each).
+ */
+const enum Peer {
+    Id,
     /** -1 until a proof establishes it. */
-    nonce = -1
+    Nonce,
     /** Receiver's clock minus the sender's counter for the quickest frame (learned per nonce). */
-    offset = 0
-    /** Receiver's time when `offset` was last lowered or confirmed: it may creep up by drift since. */
-    offsetAt = 0
-    floor = 0
-    /** The last REPLAY_WINDOW counters taken. */
-    seen: number[] = []
-    challenge = -1
+    Offset,
+    /** Receiver's time when `Offset` was last lowered or confirmed: it may creep up by drift since. */
+    OffsetAt,
+    Floor,
+    Challenge,
     /** The challenge before the last one: its proof may still be on the way. */
-    previousChallenge = -1
-    challengeAt = 0
-    previousChallengeAt = 0
-    held: Held[] = []
-    helloAnswered = false
+    PreviousChallenge,
+    ChallengeAt,
+    PreviousChallengeAt,
+    /** 1 once its proof of the hello came. */
+    HelloAnswered,
     /** A challenge of the proven nonce with a clock below this is a replay. */
-    challengeFloor = 0
-    /** Its last RETIRED_NONCES boots proven here before `nonce` (a -1 before the first). */
-    retired: number[] = []
-    /** The last CHALLENGE_MEMORY challenge values of this challenger's unproven boots answered. */
-    answered: number[] = []
+    ChallengeFloor,
     /** Proofs this challenger's unproven boots may still get now (refilled one per CHALLENGE_RETRY_MS). */
-    proofTokens = PROOF_BURST
-    tokensAt = 0
-    /** A frame of the proven nonce was found stale: the next proof sets the offset afresh. */
-    reproving = false
+    ProofTokens,
+    TokensAt,
+    /** 1: a frame of the proven nonce was found stale, and the next proof sets the offset afresh. */
+    Reproving,
     /** Last time a proof or a fresh frame of this sender was taken; -1 never. */
-    provenAt = -1
+    ProvenAt,
     /** Smoothed round trip from our challenges to this node's proofs (RFC 6298's SRTT); -1: none measured yet. */
-    srtt = -1
+    Srtt,
     /** Their mean deviation (RTTVAR). */
-    rttvar = 0
+    Rttvar,
     /** The challenge whose round trip is measured (a check's, or a periodic one); -1: none. */
-    measuring = -1
-    constructor(public id: number) {}
+    Measuring,
+    /** Challenge values and retired nonces remembered so far (their rings' next slots). */
+    AnsweredCount,
+    RetiredCount,
+    Slots,
 }
+
+// The table's u32s, in rings: the last CHALLENGE_MEMORY challenge values of this challenger's
+// unproven boots answered and its last RETIRED_NONCES boots proven here and since replaced.
+// (The counters taken stay numbers: a board checks them at every frame.)
+const ANSWERED_AT = 0
+const RETIRED_AT = ANSWERED_AT + CHALLENGE_MEMORY * 4
+const PEER_TABLE_BYTES = RETIRED_AT + RETIRED_NONCES * 4
+
 
 /** 32 bytes from 64 hex digits, or null. */
 export function parseKeyHex(text: string): number[] {
@@ -257,7 +269,12 @@ export class FrameAuth {
     helloValue = -1
     helloAt = 0
     proofsSent = 0
-    peers: PeerState[] = []
+    /** Per sender, in the same order: its record (Peer), the last REPLAY_WINDOW counters taken (0: a free slot; counters start at 1) and its u32 table. */
+    peers: number[][] = []
+    seen: number[][] = []
+    tables: ByteSource[] = []
+    /** Frames held until their senders prove their boots, oldest first. */
+    held: Held[] = []
     /** Our clock's zero: just before the first counter of this nonce (once clockStarted). */
     clockStart = 0
     clockStarted = false
@@ -344,13 +361,14 @@ export class FrameAuth {
         this.verified = this.verified + 1
         const counter = getU32(bytes, n - AUTH_TRAILER_BYTES)
         const nonce = getU32(bytes, n - AUTH_TRAILER_BYTES + 4)
-        const p = peerOf(this, r.src)
-        if (p.nonce === nonce) {
-            const why = fresh(p, counter, now, now)
+        const i = peerIndex(this, r.src)
+        const p = this.peers[i]
+        if (p[Peer.Nonce] === nonce) {
+            const why = fresh(p, this.seen[i], counter, now, now)
             if (why === AuthRefusal.None) {
                 r.frames.push(bytes)
                 // now and then a round trip of this sender's (a challenge; its proof is measured)
-                if (now - p.challengeAt >= RTT_SAMPLE_MS) {
+                if (now - p[Peer.ChallengeAt] >= RTT_SAMPLE_MS) {
                     r.reply = challengeTo(this, p, now, nonce, true)
                     r.replyTo = r.src
                 }
@@ -359,10 +377,10 @@ export class FrameAuth {
             if (why !== AuthRefusal.Stale) return refuse(this, r, why, now)
             // Stale by the offset we hold: a replay, or a quiet sender whose clock drifted past
             // the allowance. Hold it and re-prove the sender; the proof's floor sorts them out.
-            p.reproving = true
+            p[Peer.Reproving] = 1
         }
         // A nonce we cannot vouch for: a reboot (ours or the sender's) or a replay. Hold it.
-        r.held = hold(this, p, nonce, counter, now, bytes)
+        r.held = hold(this, r.src, nonce, counter, now, bytes)
         const challenge = challengeTo(this, p, now, nonce)
         if (challenge) {
             r.reply = challenge
@@ -379,8 +397,8 @@ export class FrameAuth {
      */
     probe(id: number, now: number): ByteSource {
         // a probe asks now: the retry limit applies to frames; the driver probes once per hint
-        const p = peerOf(this, id)
-        return challengeTo(this, p, now, p.nonce, true)
+        const p = this.peers[peerIndex(this, id)]
+        return challengeTo(this, p, now, p[Peer.Nonce], true)
     }
 
     /**
@@ -389,7 +407,7 @@ export class FrameAuth {
      * order behind the frames that came before it), and a proof needs a round trip.
      */
     proven(id: number, since: number): boolean {
-        for (let i = 0; i < this.peers.length; i++) if (this.peers[i].id === id) return this.peers[i].provenAt > since
+        for (let i = 0; i < this.peers.length; i++) if (this.peers[i][Peer.Id] === id) return this.peers[i][Peer.ProvenAt] > since
         return false
     }
 }
@@ -401,9 +419,9 @@ export class FrameAuth {
  */
 export function proofWait(auth: FrameAuth, id: number, ceiling: number): number {
     // (the check probes `id` next: its entry is made here if it is new)
-    const p = peerOf(auth, id)
-    if (p.srtt < 0) return ceiling
-    return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p.srtt + 4 * p.rttvar)))
+    const p = auth.peers[peerIndex(auth, id)]
+    if (p[Peer.Srtt] < 0) return ceiling
+    return Math.min(ceiling, Math.max(PROOF_WAIT_FLOOR_MS, Math.ceil(2 * p[Peer.Srtt] + 4 * p[Peer.Rttvar])))
 }
 
 /**
@@ -412,7 +430,7 @@ export function proofWait(auth: FrameAuth, id: number, ceiling: number): number 
  * (Karn's rule).
  */
 export function unmeasured(auth: FrameAuth, id: number) {
-    peerOf(auth, id).measuring = -1
+    auth.peers[peerIndex(auth, id)][Peer.Measuring] = -1
 }
 
 /** Writes the tag of the first `length` bytes of `out` after them. */
@@ -489,41 +507,78 @@ function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: num
     return out
 }
 
-function peerOf(auth: FrameAuth, id: number): PeerState {
-    for (let i = 0; i < auth.peers.length; i++) if (auth.peers[i].id === id) return auth.peers[i]
-    if (auth.peers.length >= MAX_PEERS) auth.peers = auth.peers.slice(1)
-    const p = new PeerState(id)
-    auth.peers.push(p)
-    return p
+/** Where sender `id`'s record is in `auth.peers` (its counters in `auth.seen`, its table in `auth.tables`); made if new. */
+function peerIndex(auth: FrameAuth, id: number): number {
+    let i = 0
+    while (i < auth.peers.length) {
+        if (auth.peers[i][Peer.Id] === id) return i
+        i++
+    }
+    // beyond MAX_PEERS senders (only holders of the key make records) one takes another's place
+    if (i >= MAX_PEERS) i = id % MAX_PEERS
+    const p = zeroBytes(Peer.Slots)
+    p[Peer.Id] = id
+    p[Peer.Nonce] = -1
+    p[Peer.Challenge] = -1
+    p[Peer.PreviousChallenge] = -1
+    p[Peer.ProofTokens] = PROOF_BURST
+    p[Peer.ProvenAt] = -1
+    p[Peer.Srtt] = -1
+    p[Peer.Measuring] = -1
+    auth.peers[i] = p
+    auth.seen[i] = zeroBytes(REPLAY_WINDOW)
+    auth.tables[i] = auth.alloc(PEER_TABLE_BYTES)
+    return i
+}
+
+/** What this node holds of sender `id`, or null: its proven boot nonce (-1: none yet) and the proofs its unproven boots may still get. */
+export function peerRecord(auth: FrameAuth, id: number): { nonce: number; proofTokens: number } {
+    for (let i = 0; i < auth.peers.length; i++) {
+        const p = auth.peers[i]
+        if (p[Peer.Id] === id) return { nonce: p[Peer.Nonce], proofTokens: p[Peer.ProofTokens] }
+    }
+    return null
+}
+
+/** Whether `value` is among the first `count` u32s of `table` from byte `at`. */
+function tableHas(table: ByteSource, at: number, count: number, value: number): boolean {
+    for (let i = 0; i < count; i++) if (getU32(table, at + 4 * i) === value) return true
+    return false
+}
+
+/** Remembers `value` in the ring of `size` u32s at `at`, whose count so far is slot `countSlot` of `p`. */
+function remember(p: number[], countSlot: number, table: ByteSource, at: number, size: number, value: number) {
+    setUint(table, at + 4 * (p[countSlot] % size), value, 4)
+    p[countSlot] = p[countSlot] + 1
 }
 
 /**
  * The offset as it may have crept since it was learned: clocks drift apart by up to
  * 1/DRIFT_DIVISOR, but for CREEP_CAP_MS at most (a quiet sender is re-proven instead).
  */
-function driftedOffset(p: PeerState, now: number): number {
-    return p.offset + Math.min(now - p.offsetAt, CREEP_CAP_MS) / DRIFT_DIVISOR
+function driftedOffset(p: number[], now: number): number {
+    return p[Peer.Offset] + Math.min(now - p[Peer.OffsetAt], CREEP_CAP_MS) / DRIFT_DIVISOR
 }
 
 /** Takes a sample of receive time − counter: a lower one (a quicker frame, or drift) becomes the offset. */
-function learnOffset(p: PeerState, sample: number, now: number) {
-    p.offset = Math.min(driftedOffset(p, now), sample)
-    p.offsetAt = now
+function learnOffset(p: number[], sample: number, now: number) {
+    p[Peer.Offset] = Math.min(driftedOffset(p, now), sample)
+    p[Peer.OffsetAt] = now
 }
 
 /** Age, window and floor check of a frame received at `at`; records the counter when taken. */
-function fresh(p: PeerState, counter: number, at: number, now: number): AuthRefusal {
+function fresh(p: number[], seen: number[], counter: number, at: number, now: number): AuthRefusal {
     const sample = at - counter
     if (sample - driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
-    if (counter < p.floor) return AuthRefusal.Replay
-    if (p.seen.indexOf(counter) >= 0) return AuthRefusal.Replay
+    if (counter < p[Peer.Floor]) return AuthRefusal.Replay
+    if (seen.indexOf(counter) >= 0) return AuthRefusal.Replay
+    // a free slot (0) first, else the oldest counter's
     let lowest = 0
-    for (let i = 1; i < p.seen.length; i++) if (p.seen[i] < p.seen[lowest]) lowest = i
-    if (p.seen.length < REPLAY_WINDOW) p.seen.push(counter)
-    else if (counter < p.seen[lowest]) return AuthRefusal.Replay
-    else p.seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
+    for (let i = 1; i < REPLAY_WINDOW; i++) if (seen[i] < seen[lowest]) lowest = i
+    if (counter < seen[lowest]) return AuthRefusal.Replay
+    seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
     learnOffset(p, sample, now)
-    p.provenAt = now
+    p[Peer.ProvenAt] = now
     return AuthRefusal.None
 }
 
@@ -542,16 +597,13 @@ function refuse(auth: FrameAuth, r: Opened, why: AuthRefusal, now: number): Open
 
 /** Held frames whose sender never proved freshness are refused once they are too old to release. */
 function expireHeld(auth: FrameAuth, now: number) {
-    for (let i = 0; i < auth.peers.length; i++) {
-        const p = auth.peers[i]
-        if (p.held.length === 0) continue
-        const keep: Held[] = []
-        for (let j = 0; j < p.held.length; j++) {
-            if (now - p.held[j].receivedAt <= 2 * FRESH_MS) keep.push(p.held[j])
-            else auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
-        }
-        p.held = keep
+    if (auth.held.length === 0) return
+    const keep: Held[] = []
+    for (let j = 0; j < auth.held.length; j++) {
+        if (now - auth.held[j].receivedAt <= 2 * FRESH_MS) keep.push(auth.held[j])
+        else auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
     }
+    auth.held = keep
 }
 
 /**
@@ -559,35 +611,36 @@ function expireHeld(auth: FrameAuth, now: number) {
  * `measure` a round trip (a check's, or a periodic one) goes whatever that limit says, and its
  * proof's round trip is measured.
  */
-function challengeTo(auth: FrameAuth, p: PeerState, now: number, target: number, measure = false): ByteSource {
+function challengeTo(auth: FrameAuth, p: number[], now: number, target: number, measure = false): ByteSource {
     if (!measure) {
-        if (p.challenge >= 0) {
-            if (now - p.challengeAt < CHALLENGE_RETRY_MS) return null
+        if (p[Peer.Challenge] >= 0) {
+            if (now - p[Peer.ChallengeAt] < CHALLENGE_RETRY_MS) return null
         }
     }
-    p.previousChallenge = p.challenge
-    p.previousChallengeAt = p.challengeAt
-    p.challenge = auth.random32()
-    p.challengeAt = now
-    if (measure) p.measuring = p.challenge
-    return challengeFrame(auth, p.id, p.challenge, now, target)
+    p[Peer.PreviousChallenge] = p[Peer.Challenge]
+    p[Peer.PreviousChallengeAt] = p[Peer.ChallengeAt]
+    p[Peer.Challenge] = auth.random32()
+    p[Peer.ChallengeAt] = now
+    if (measure) p[Peer.Measuring] = p[Peer.Challenge]
+    return challengeFrame(auth, p[Peer.Id], p[Peer.Challenge], now, target)
 }
 
 /**
  * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
  * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
  */
-function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
+function hold(auth: FrameAuth, from: number, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
     let ofNonce = 0
     let oldest = -1
     let nonces: number[] = []
-    for (let i = 0; i < p.held.length; i++) {
-        const h = p.held[i]
+    for (let i = 0; i < auth.held.length; i++) {
+        const h = auth.held[i]
+        if (h.from !== from) continue
         if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
         if (h.nonce !== nonce) continue
         ofNonce = ofNonce + 1
         if (oldest < 0) oldest = i
-        else if (h.receivedAt < p.held[oldest].receivedAt) oldest = i
+        else if (h.receivedAt < auth.held[oldest].receivedAt) oldest = i
     }
     if (ofNonce === 0) {
         if (nonces.length >= MAX_HELD_NONCES) {
@@ -597,31 +650,24 @@ function hold(auth: FrameAuth, p: PeerState, nonce: number, counter: number, now
     }
     if (ofNonce >= MAX_HELD) {
         const keep: Held[] = []
-        for (let i = 0; i < p.held.length; i++) if (i !== oldest) keep.push(p.held[i])
-        p.held = keep
+        for (let i = 0; i < auth.held.length; i++) if (i !== oldest) keep.push(auth.held[i])
+        auth.held = keep
         auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
     }
-    p.held.push(new Held(nonce, counter, now, frame))
+    auth.held.push(new Held(from, nonce, counter, now, frame))
     return true
 }
 
-/** `list` with `value` added last, its first dropped beyond `most` (the same array while it grows). */
-function remember(list: number[], value: number, most: number): number[] {
-    list.push(value)
-    if (list.length > most) return list.slice(1)
-    return list
-}
-
 /** Takes one proof token of challenger `q` if more than `keep` are left (refilled one per CHALLENGE_RETRY_MS up to PROOF_BURST). */
-function takeProofToken(q: PeerState, now: number, keep: number): boolean {
-    const refill = Math.floor((now - q.tokensAt) / CHALLENGE_RETRY_MS)
+function takeProofToken(q: number[], now: number, keep: number): boolean {
+    const refill = Math.floor((now - q[Peer.TokensAt]) / CHALLENGE_RETRY_MS)
     if (refill > 0) {
-        q.proofTokens = Math.min(PROOF_BURST, q.proofTokens + refill)
-        q.tokensAt = q.tokensAt + refill * CHALLENGE_RETRY_MS
+        q[Peer.ProofTokens] = Math.min(PROOF_BURST, q[Peer.ProofTokens] + refill)
+        q[Peer.TokensAt] = q[Peer.TokensAt] + refill * CHALLENGE_RETRY_MS
     }
-    if (q.proofTokens === PROOF_BURST) q.tokensAt = now
-    if (q.proofTokens <= keep) return false
-    q.proofTokens = q.proofTokens - 1
+    if (q[Peer.ProofTokens] === PROOF_BURST) q[Peer.TokensAt] = now
+    if (q[Peer.ProofTokens] <= keep) return false
+    q[Peer.ProofTokens] = q[Peer.ProofTokens] - 1
     return true
 }
 
@@ -651,7 +697,9 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     const word20 = getU32(bytes, 20)
     // (one call of refuse per branch: each costs a board's image bytes)
     let why = AuthRefusal.None
-    const p = peerOf(auth, r.src)
+    const at = peerIndex(auth, r.src)
+    const p = auth.peers[at]
+    const table = auth.tables[at]
     if (type === CONTROL_CHALLENGE) {
         // a recorded challenge replayed, or more than the challenger's rate: no proof, no token.
         // One naming another boot of ours was recorded before we booted; one of a challenger's
@@ -663,15 +711,15 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
             keep = 0
             if (word20 !== auth.nonce) why = AuthRefusal.Replay
         }
-        if (p.retired.indexOf(nonce) >= 0) why = AuthRefusal.Replay
+        if (tableHas(table, RETIRED_AT, Math.min(p[Peer.RetiredCount], RETIRED_NONCES), nonce)) why = AuthRefusal.Replay
         if (why !== AuthRefusal.None) {
             // refused below
-        } else if (p.nonce === nonce) {
-            if (clock < p.challengeFloor) why = AuthRefusal.Replay
-            else p.challengeFloor = clock + 1
-        } else if (p.answered.indexOf(challenge) >= 0) why = AuthRefusal.Replay
+        } else if (p[Peer.Nonce] === nonce) {
+            if (clock < p[Peer.ChallengeFloor]) why = AuthRefusal.Replay
+            else p[Peer.ChallengeFloor] = clock + 1
+        } else if (tableHas(table, ANSWERED_AT, Math.min(p[Peer.AnsweredCount], CHALLENGE_MEMORY), challenge)) why = AuthRefusal.Replay
         else if (!takeProofToken(p, now, keep)) why = AuthRefusal.Flood
-        else p.answered = remember(p.answered, challenge, CHALLENGE_MEMORY)
+        else remember(p, Peer.AnsweredCount, table, ANSWERED_AT, CHALLENGE_MEMORY, challenge)
         if (why !== AuthRefusal.None) return refuse(auth, r, why, now)
         auth.proofsSent = auth.proofsSent + 1
         // the clock, not a counter: proofs never move the frame counter ahead of the clock; the
@@ -681,89 +729,96 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         r.reply = controlFrame(auth, CONTROL_PROOF, r.src, challenge, ours, Math.max(0, ours - FRESH_MS))
         r.replyTo = r.src
         // the challenger is probably new (it just started): make sure of it too
-        if (p.nonce !== nonce) {
+        if (p[Peer.Nonce] !== nonce) {
             if (r.src !== auth.id) r.challengeBack = challengeTo(auth, p, now, nonce)
         }
         return r
     }
     // (an unset challenge or hello is -1, which no u32 equals)
     const answersHello = challenge === auth.helloValue
-    const answersCurrent = challenge === p.challenge
-    const answersPrevious = challenge === p.previousChallenge
+    const answersCurrent = challenge === p[Peer.Challenge]
+    const answersPrevious = challenge === p[Peer.PreviousChallenge]
     // when what it answers was asked; a proof of nothing we asked is a replay (one guard per
     // condition: each && or || costs a board's image bytes)
     let asked = answersHello
     let askedAt = auth.helloAt
     if (answersPrevious) {
         asked = true
-        askedAt = p.previousChallengeAt
+        askedAt = p[Peer.PreviousChallengeAt]
     }
     if (answersCurrent) {
         asked = true
-        askedAt = p.challengeAt
+        askedAt = p[Peer.ChallengeAt]
     }
     if (type !== CONTROL_PROOF) asked = false
     // one proof per node for the hello: a second copy is a replay
     if (answersHello) {
         if (!answersCurrent) {
             if (!answersPrevious) {
-                if (p.helloAnswered) why = AuthRefusal.Replay
+                if (p[Peer.HelloAnswered] === 1) why = AuthRefusal.Replay
             }
         }
     }
     if (now - askedAt > PROOF_WINDOW_MS) why = AuthRefusal.Late
     if (!asked) why = AuthRefusal.Replay
     if (why !== AuthRefusal.None) return refuse(auth, r, why, now)
-    if (answersHello) p.helloAnswered = true
-    if (p.nonce !== nonce) {
-        p.retired = remember(p.retired, p.nonce, RETIRED_NONCES)
-        p.nonce = nonce
+    if (answersHello) p[Peer.HelloAnswered] = 1
+    if (p[Peer.Nonce] !== nonce) {
+        // (none before the first proof)
+        if (p[Peer.Nonce] >= 0) remember(p, Peer.RetiredCount, table, RETIRED_AT, RETIRED_NONCES, p[Peer.Nonce])
+        p[Peer.Nonce] = nonce
         // the offset and floor start afresh (below)
-        p.floor = 0
-        p.reproving = true
+        p[Peer.Floor] = 0
+        p[Peer.Reproving] = 1
         // the proof's counter is the sender's clock, not a frame counter: nothing to remember
-        p.seen = []
+        const seen = auth.seen[at]
+        for (let i = 0; i < REPLAY_WINDOW; i++) seen[i] = 0
         // this boot's challenges sent before its proof are answered or obsolete
-        p.challengeFloor = clock
-    } else if (challenge === p.measuring) {
+        p[Peer.ChallengeFloor] = clock
+    } else if (challenge === p[Peer.Measuring]) {
         // A boot already proven, and a challenge sent to measure (a check's, or a periodic one):
         // its round trip, smoothed as RFC 6298 does (a late one too: the wait grows). First
         // contacts and the hello are not measured: they time a board busy booting (up to ten
         // times the path's round trip), not the path.
         const rtt = now - askedAt
-        if (p.srtt < 0) {
-            p.srtt = rtt
-            p.rttvar = rtt / 2
+        if (p[Peer.Srtt] < 0) {
+            p[Peer.Srtt] = rtt
+            p[Peer.Rttvar] = rtt / 2
         } else {
-            p.rttvar = (3 * p.rttvar + Math.abs(p.srtt - rtt)) / 4
-            p.srtt = (7 * p.srtt + rtt) / 8
+            p[Peer.Rttvar] = (3 * p[Peer.Rttvar] + Math.abs(p[Peer.Srtt] - rtt)) / 4
+            p[Peer.Srtt] = (7 * p[Peer.Srtt] + rtt) / 8
         }
     }
-    if (p.reproving) {
+    if (p[Peer.Reproving] === 1) {
         // a new boot, or re-proven after a stale frame: the offset starts afresh, the window stands
-        p.offset = now - clock
-        p.offsetAt = now
-        p.floor = Math.max(p.floor, word20)
+        p[Peer.Offset] = now - clock
+        p[Peer.OffsetAt] = now
+        p[Peer.Floor] = Math.max(p[Peer.Floor], word20)
         // nor anything sent before this boot of ours: it cannot have been meant for it (a
         // recording replayed into our reboot), however fresh (the offset's transit errs low)
-        if (auth.clockStarted) p.floor = Math.max(p.floor, Math.floor(auth.clockStart - p.offset))
+        if (auth.clockStarted) p[Peer.Floor] = Math.max(p[Peer.Floor], Math.floor(auth.clockStart - p[Peer.Offset]))
     } else learnOffset(p, now - clock, now) // a second proof of a boot already proven: the window stands
-    p.reproving = false
-    p.provenAt = now
-    if (answersCurrent) p.challenge = -1
-    if (answersPrevious) p.previousChallenge = -1
+    p[Peer.Reproving] = 0
+    p[Peer.ProvenAt] = now
+    if (answersCurrent) p[Peer.Challenge] = -1
+    if (answersPrevious) p[Peer.PreviousChallenge] = -1
     // release the held frames of this boot, oldest first, each once
-    const held = p.held
-    p.held = []
+    const held: Held[] = []
+    const others: Held[] = []
+    for (let i = 0; i < auth.held.length; i++) {
+        if (auth.held[i].from === r.src) held.push(auth.held[i])
+        else others.push(auth.held[i])
+    }
+    auth.held = others
     held.sort((a, b) => a.counter - b.counter)
     for (let i = 0; i < held.length; i++) {
         const h = held[i]
         const why =
-            h.nonce !== p.nonce
+            h.nonce !== p[Peer.Nonce]
                 ? AuthRefusal.Replay
-                : now - h.receivedAt > 2 * FRESH_MS || h.counter < p.floor
+                : now - h.receivedAt > 2 * FRESH_MS || h.counter < p[Peer.Floor]
                   ? AuthRefusal.Stale
-                  : fresh(p, h.counter, h.receivedAt, now)
+                  : fresh(p, auth.seen[at], h.counter, h.receivedAt, now)
         if (why === AuthRefusal.None) r.frames.push(h.frame)
         else auth.refused[why] = auth.refused[why] + 1
     }

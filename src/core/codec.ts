@@ -120,13 +120,13 @@ export function setUint(out: ByteSource, at: number, x: number, count: number) {
 }
 
 /**
- * `n` zero bytes as numbers, in one allocation: an array grown by pushes is copied a quarter
- * larger at a time, and on a board each copy is a block of 8 bytes per element.
+ * `n` zeros, in one allocation of exactly `n` slots: an array grown by pushes is copied a
+ * quarter larger at a time, and on a board each copy is a block of 8 bytes per element (an
+ * array sized by its first write gets a quarter more slots than it needs).
  */
 export function zeroBytes(n: number): number[] {
-    const out: number[] = []
-    // the first write sizes the array
-    for (let i = n - 1; i >= 0; i--) out[i] = 0
+    const out: number[] = new Array(n)
+    for (let i = 0; i < n; i++) out[i] = 0
     return out
 }
 

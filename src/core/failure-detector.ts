@@ -23,6 +23,7 @@
 // Pure and portable: no clock (arrival times come from the driver with the heartbeats),
 // no Map, Math.max with two arguments only.
 
+import { zeroBytes } from "./codec"
 import { MAX_SEQ } from "./frame"
 
 /** The fixed failure timeout (the default) or the adaptive detector. */
@@ -100,11 +101,11 @@ export class AdaptiveDetector implements FailureDetector {
     // Fixed slots, made once: arrays that grow by pushes are copied a quarter larger at each
     // step and leave the old copy behind, and a board's heap ran out in those copies.
     /** The last `count` gaps, a ring once WINDOW are in (`nextSlot` next). */
-    private gaps: number[] = slots(WINDOW)
+    private gaps: number[] = zeroBytes(WINDOW)
     /** Heartbeats sent over each gap, from the sequence numbers; 0: unnumbered, judged from the gap. */
-    private gapSent: number[] = slots(WINDOW)
+    private gapSent: number[] = zeroBytes(WINDOW)
     /** The same `count` gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
-    private sortedGaps: number[] = slots(WINDOW)
+    private sortedGaps: number[] = zeroBytes(WINDOW)
     private count: number
     private lastSeq: number
     /** Where the next gap goes once the window is full. */
@@ -115,9 +116,9 @@ export class AdaptiveDetector implements FailureDetector {
     // per block of WINDOW heartbeats (the last LONG_MEMORY_BLOCKS full ones, in a ring: `blocks`
     // of them, `nextBlock` next; then the open one): the longest gap, the heartbeats received
     // and the periods they spanned
-    private blockLongest: number[] = slots(LONG_MEMORY_BLOCKS)
-    private blockReceived: number[] = slots(LONG_MEMORY_BLOCKS)
-    private blockPeriods: number[] = slots(LONG_MEMORY_BLOCKS)
+    private blockLongest: number[] = zeroBytes(LONG_MEMORY_BLOCKS)
+    private blockReceived: number[] = zeroBytes(LONG_MEMORY_BLOCKS)
+    private blockPeriods: number[] = zeroBytes(LONG_MEMORY_BLOCKS)
     private blocks: number
     private nextBlock: number
     private openLongest: number
@@ -282,13 +283,6 @@ function periodsIn(gap: number, period: number): number {
 function seqAhead(last: number, seq: number): number {
     const ahead = seq >= last ? seq - last : seq + MAX_SEQ - last
     return ahead <= MAX_SEQ / 2 ? ahead : 0
-}
-
-/** `n` slots of 0, made at once. */
-function slots(n: number): number[] {
-    const list: number[] = []
-    for (let i = 0; i < n; i++) list.push(0)
-    return list
 }
 
 /** Inserts `value` into the ascending first `n` of `list`, which has room for it at `n`. */
