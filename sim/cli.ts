@@ -411,7 +411,13 @@ export function buildProgram(): Command {
     .option("--ballast-kb <kb>", "heap each board holds from boot on (as the lab's --ballast-kb)", "0")
     .option("--top <n>", "rows of the per-file, function and string tables", "20")
     .option("--json", "print the census as JSON")
-    .action(async (flags: SizeFlags) => {
+    .option("--heap", "measure the heap instead: each algorithm on --boards VMs in the virtual lab, on the bus and over MQTT (or --transport), each transition once; the most any board's program held after a collection, against its budget")
+    .action(async (flags: SizeFlags & { heap?: boolean }, command: Command) => {
+      if (flags.heap) {
+        const { runHeapCommand } = await import("./lab/heap-size")
+        process.exitCode = await runHeapCommand({ ...flags, transportGiven: command.getOptionValueSource("transport") === "cli" })
+        return
+      }
       const { runSizeCommand } = await import("./lab/image-size")
       process.exitCode = await runSizeCommand(flags)
     })

@@ -99,6 +99,30 @@ describe("electlab lab --headless", () => {
     expect(parseLabScript("repeat 3\ncrash coordinator\nwait-agreement\nend\n", "s.txt")[0]).toMatchObject({ kind: "repeat", times: 3 })
   })
 
+  /** `electlab lab --headless` on 3 boards with `args`; its exit, stdout, stderr and how long it took. */
+  function headless(args: string[]) {
+    const t0 = Date.now()
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, "..", "bin", "electlab.js"), "lab", "--headless", "--boards", "3", ...args], { encoding: "utf8", timeout: 150_000 })
+    return { ...r, seconds: (Date.now() - t0) / 1000 }
+  }
+
+  test("a program that starts no election is named as such, with the fix, within seconds of boot", () => {
+    const r = headless(["--program", "test/programs/no-election.ts"])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toMatch(/board \d+ has run its program for \d+ s and started no election: the program never called startElection or createElection/)
+    expect(r.stderr).toContain("npx electlab init")
+    // the build and three VMs' start, then PROGRAM_SILENT_MS
+    expect(r.seconds).toBeLessThan(45)
+  }, 180_000)
+
+  test("a program handing in another algorithm than the lab's: the board's own words, at once", () => {
+    const r = headless(["--algorithm", "improved-bully", "--program", "test/programs/other-algorithm.ts"])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(`takes no part: "the configured algorithm (${Algorithm.ImprovedBully}) is not this image's bid-ring": the lab runs improved-bully`)
+    expect(r.stderr).toContain("run the lab with --algorithm bid-ring, or hand improved-bully to startElection")
+    expect(r.seconds).toBeLessThan(30)
+  }, 180_000)
+
   test("a run that stops prints what it saw until then: the summary, the reason and the last events", () => {
     const dir = mkdtempSync(join(tmpdir(), "electlab-lab-"))
     const script = join(dir, "too-soon.txt")

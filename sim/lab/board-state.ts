@@ -39,6 +39,10 @@ export interface BoardState {
   heapPeak: number | null
   /** What was live at the heap's peak, by the runtime's kind of block (array, map, buffer, activation, ...). */
   heapKinds: HeapKinds | null
+  /** The program has logged an election line since its VM started (it started an election). */
+  programStarted: boolean
+  /** A problem of its configuration the board reported at boot, in its own words (it takes no part), or null. */
+  problem: string | null
 }
 
 /** Blocks and bytes per kind of the runtime's heap blocks. */
@@ -66,6 +70,8 @@ export function emptyBoard(node: number): BoardState {
     heapLive: null,
     heapPeak: null,
     heapKinds: null,
+    programStarted: false,
+    problem: null,
   }
 }
 

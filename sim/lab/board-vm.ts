@@ -60,6 +60,8 @@ export class LabMember {
   private child: ChildProcess | null = null
   /** Lines that were not structured log events (VM banners, errors), newest last. */
   readonly rawTail: string[] = []
+  /** When the VM began running the program (its runner's "self-deployed" line), or null. */
+  deployedAt: number | null = null
 
   constructor(
     readonly nodeId: number,
@@ -83,6 +85,7 @@ export class LabMember {
 
   start() {
     if (this.child) return
+    this.deployedAt = null
     // every process reports its own stalls (sim/lab/stalls.ts) and finds the lab's bus port
     const env = { ...process.env, ELECTLAB_HUB_PORT: String(this.hubPort) }
     const child = spawn(process.execPath, ["--require", LAB_PRELOAD, ...this.args], { stdio: ["pipe", "pipe", "pipe"], env })
@@ -90,6 +93,7 @@ export class LabMember {
     const read = (stream: NodeJS.ReadableStream) =>
       createInterface({ input: stream }).on("line", (line) => {
         const ev = parseLogLine(line, this.nodeId, performance.now())
+        if (line.startsWith("self-deployed ")) this.deployedAt = performance.now()
         if (ev) this.onEvent(toBoardEvent(ev))
         if (!ev || ev.event === "panic") {
           this.rawTail.push(line)

@@ -97,7 +97,7 @@ export interface LabSummary {
   agreement: boolean
   coordinator: number | null
   /** Each board as the lab saw it last (BoardState's figures), its role by name. */
-  boards: (Omit<BoardState, "role" | "booted" | "nonce" | "registerRole" | "refusedWhy" | "heapKinds"> & { role: string })[]
+  boards: (Omit<BoardState, "role" | "booted" | "nonce" | "registerRole" | "refusedWhy" | "heapKinds" | "programStarted"> & { role: string })[]
   /** Frames carried a tag (a key made for the run). */
   auth: boolean
   /** Every crash, recover, kill and restart, in order, with the time until the boards agreed again and `overlapMs`. */
@@ -184,6 +184,7 @@ export function summarize(lab: Lab): LabSummary {
       panics: b.panics,
       heapLive: b.heapLive,
       heapPeak: b.heapPeak,
+      problem: b.problem,
     })),
     auth: lab.authKey !== null,
     transitions: lab.failovers,

@@ -8,6 +8,7 @@ import { algorithmName } from "../../src/core/algorithms"
 import { Role, type Timing } from "../../src/core/contract"
 import { checkCluster } from "../../src/core/checker"
 import { makeBid } from "../../src/core/bid-ring"
+import type { Algorithm } from "../../src/core/frame"
 import { join } from "node:path"
 import { LabMember, vmCommand } from "./board-vm"
 import type { BoardEvent } from "./board-event"
@@ -107,6 +108,13 @@ export type { BoardState }
 
 /** How much longer than an agreement's timeout booting boards may take (VMs on a loaded host). */
 const BOOT_ALLOWANCE_MS = 240_000
+/**
+ * A program that has run this long in its VM without a line of the election's has not started
+ * one: its first line (the boot nonce) comes within a second of its start, a few on a busy host.
+ */
+export const PROGRAM_SILENT_MS = 15_000
+/** Problems a board reports while it runs (a duplicate id, another group's key): hints under check, not its configuration. */
+const RUNTIME_PROBLEMS = ["duplicate-node-id", "key-mismatch"]
 
 export interface LabLogLine {
   /** ms since the lab started */
@@ -343,6 +351,7 @@ export class Lab {
     while (this.open || !this.agreement().agreed) {
       if (this.stopped) throw new Error("the lab stopped")
       const now = performance.now()
+      this.checkPrograms(now)
       const booting = [...this.boards.values()].filter((b) => b.powered && !b.booted).map((b) => b.node)
       if (booting.length) electing = now
       if (booting.length && now - t0 > timeoutMs + BOOT_ALLOWANCE_MS)
@@ -353,6 +362,25 @@ export class Lab {
     }
     if (!this.readyAt) this.readyAt = performance.now()
     return performance.now() - t0
+  }
+
+  /**
+   * Throws at once, in the board's own words, when a board reported a problem of its
+   * configuration (it will never take part), or when a board's program has run for
+   * PROGRAM_SILENT_MS without starting an election.
+   */
+  private checkPrograms(now: number) {
+    for (const b of this.boards.values()) {
+      if (!b.powered) continue
+      if (b.problem !== null) throw new Error(`board ${b.node} takes no part: ${explainProblem(b.problem)}`)
+      const member = this.members.get(b.node)
+      if (!member || member.host || b.programStarted || member.deployedAt === null) continue
+      if (now - member.deployedAt > PROGRAM_SILENT_MS)
+        throw new Error(
+          `board ${b.node} has run its program for ${Math.round((now - member.deployedAt) / 1000)} s and started no election: ` +
+            `the program never called startElection or createElection (import them from "electlab"; npx electlab init writes a starter src/main.ts)`,
+        )
+    }
   }
 
   /**
@@ -442,7 +470,9 @@ export class Lab {
     const member = this.members.get(node)!
     if (member.running) return
     this.beginFailover(`restart ${node}`, () => this.liveBoards().some((b) => b.node === node))
-    Object.assign(this.boards.get(node)!, emptyBoard(node), { powered: true })
+    const board = this.boards.get(node)!
+    // a new process, the same board: its heap's peak so far stays
+    Object.assign(board, emptyBoard(node), { powered: true, heapPeak: board.heapPeak, heapKinds: board.heapKinds })
     // a fresh VM: a new clock
     this.reigns.newClock(node)
     member.start()
@@ -568,6 +598,8 @@ export class Lab {
     this.app.onEvent(e)
     // every line refines the board's clock offset; role changes are placed by it
     const at = this.reigns.hostTime(e.node, e.at, e.t)
+    // a line of the election's own (not the VM runner's heap, stall or panic lines)
+    if (e.t !== null) b.programStarted = true
     switch (e.event) {
       case "boot":
         b.booted = true
@@ -604,6 +636,8 @@ export class Lab {
         break
       case "config":
         this.note(`${e.node} configuration problem: ${e.problem}`)
+        // at boot; a duplicate id or another group's key shows while the board runs (hints, checked)
+        if (e.problem !== "" && !RUNTIME_PROBLEMS.includes(e.problem)) b.problem = e.problem
         break
       case "stall":
         this.stalls.record(e.node, e.at, e.ms)
@@ -667,6 +701,17 @@ export class Lab {
   private changed() {
     for (const l of this.listeners) l()
   }
+}
+
+/** A board's configuration problem as a person reads it: quoted, with algorithm numbers named and the fix. */
+export function explainProblem(problem: string): string {
+  const m = /^the configured algorithm \((\d+)\) is not this image's (\S+)$/.exec(problem)
+  if (!m) return `"${problem}"`
+  const configured = algorithmName(Number(m[1]) as Algorithm)
+  return (
+    `"${problem}": the lab runs ${configured} (devicescript.json or --algorithm) and the program hands ${m[2]} to the election; ` +
+    `run the lab with --algorithm ${m[2]}, or hand ${configured} to startElection`
+  )
 }
 
 /**

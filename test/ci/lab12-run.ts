@@ -3,6 +3,7 @@
 import { expect } from "vitest"
 import { labOptions, type LabFlags, type LabSummary, runHeadless } from "../../sim/lab/command"
 import { readLabScript } from "../../sim/lab/script"
+import { ballastBytes, HEAP_BUDGET } from "../../sim/lab/heap-size"
 import { unexplainedOverlaps } from "../overlaps"
 
 export const FAILOVER_10 = "sim/lab/scripts/failover-10.txt"
@@ -14,7 +15,8 @@ export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
   const overlaps = summary.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger}: ${t.overlapMs} ms (${t.reigns}; stalled: ${t.stalls || "none"})`)
   // a restart's own board stalls while it loads: not counted
   const longestStallMs = Math.max(0, ...summary.transitions.filter((t) => !t.trigger.startsWith("restart")).map((t) => t.stallMs))
-  const figures = { transport: summary.transport, ballastKb: summary.ballastKb, timing: summary.timing, overlaps, longestStallMs, statsByTrigger: summary.statsByTrigger }
+  const heap = { peakBytes: summary.heap.peakBytes, node: summary.heap.node, withoutBallast: (summary.heap.peakBytes ?? 0) - ballastBytes(summary.ballastKb) }
+  const figures = { algorithm: summary.algorithm, transport: summary.transport, ballastKb: summary.ballastKb, heap, timing: summary.timing, overlaps, longestStallMs, statsByTrigger: summary.statsByTrigger }
   process.stdout.write(`12 boards: ${JSON.stringify(figures)}\n`)
   return summary
 }
@@ -40,6 +42,16 @@ export function expectCleanFailovers(s: LabSummary) {
   }
   // named, so that a failure says which transition had two coordinators and what stalled
   expect(unexplainedOverlaps(s.transitions, s.timing.answerTimeout)).toEqual([])
+}
+
+/**
+ * The fullest board's heap, less the ballast, stayed within the algorithm's budget
+ * (sim/lab/heap-size.ts HEAP_BUDGET): the heap the election takes cannot grow unnoticed.
+ */
+export function expectWithinHeapBudget(s: LabSummary) {
+  const election = s.heap.peakBytes! - ballastBytes(s.ballastKb)
+  expect(s.boards.every((b) => b.heapPeak !== null)).toBe(true)
+  expect(election, `board ${s.heap.node}: ${JSON.stringify(s.heap.kinds)}`).toBeLessThanOrEqual(HEAP_BUDGET[s.algorithm])
 }
 
 /**

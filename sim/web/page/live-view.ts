@@ -21,6 +21,8 @@ interface Board {
   /** The program's heap after the VM's last collection and its peak, bytes; null for a host node. */
   heapLive: number | null
   heapPeak: number | null
+  /** A problem of its configuration the board reported (it takes no part), in its own words. */
+  problem: string | null
 }
 
 /** "heap 21.4 KB · peak 30.1 KB" */
@@ -189,6 +191,7 @@ export function startLive(root: HTMLElement) {
           h("div", { class: "small" }, b.powered && b.coordinator >= 0 ? `coord ${b.coordinator} · epoch ${b.epoch}` : "—"),
           h("div", { class: "small" }, `tx ${b.tx} · rx ${b.rx}`),
           b.heapPeak === null ? null : h("div", { class: "small heap" }, heapText(b)),
+          b.problem ? h("div", { class: "small problem" }, b.problem) : null,
           timerBars(b, role),
           h("div", { class: "buttons" },
             b.powered && b.booted
