@@ -340,10 +340,16 @@ export function buildProgram(): Command {
     .command("init")
     .description("prepare this project for electlab: devicescript.json, the bus service, the board definitions, a starter src/main.ts")
     .action(async () => {
-      const { initProject } = await import("./project")
+      const { initProject, STARTER_BESIDE } = await import("./project")
       const r = initProject(PROJECT)
-      const lines = [...r.wrote.map((f) => `wrote ${f}`), ...r.kept.map((f) => `kept ${f} (already there)`)]
-      lines.push("next: npx devs build src/main.ts, then npx electlab lab (five simulated boards running it)")
+      const lines = [
+        ...r.wrote.map((f) => `wrote ${f}`),
+        ...r.replaced.map((f) => `replaced ${f} (devs init's starter, which starts no election) with electlab's starter`),
+        ...r.kept.map((f) => `kept ${f} (already there)`),
+      ]
+      if (r.wrote.includes(STARTER_BESIDE))
+        lines.push(`your src/main.ts stays as it is; electlab's starter is ${STARTER_BESIDE}: npx electlab lab --program ${STARTER_BESIDE}`)
+      lines.push("next: npx electlab lab (five simulated boards running src/main.ts)")
       process.stdout.write(lines.join("\n") + "\n")
     })
   program

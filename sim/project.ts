@@ -17,11 +17,23 @@ import { type Manifest, manifestTiming, readManifest } from "./manifest"
 import { PROJECT, ROOT } from "./root"
 import { BOOT_BUTTON_PIN } from "./settings"
 
-/** What `init` wrote and what it left as it was. */
+/** What `init` wrote, what it left as it was, and what it replaced (`devs init`'s untouched starter). */
 export interface InitReport {
   wrote: string[]
   kept: string[]
+  replaced: string[]
 }
+
+/** The program `devs init` (DeviceScript 2.16) writes to src/main.ts: it starts no election. */
+export const DEVS_INIT_STARTER = `import * as ds from "@devicescript/core"
+
+setInterval(async () => {
+    console.log(":)")
+}, 1000)
+`
+
+/** Where init puts its starter when the project's src/main.ts is the user's own. */
+export const STARTER_BESIDE = "src/electlab-main.ts"
 
 const STARTER = `// An ElectLab board program: the LED shows this board's role (solid while coordinator), the
 // BOOT button crashes the board and, pressed again, recovers it. The algorithm, node ids and
@@ -49,7 +61,7 @@ await election.start()
  * services/ only), the board definitions, devsconfig.json and src/main.ts when missing.
  */
 export function initProject(dir: string): InitReport {
-  const report: InitReport = { wrote: [], kept: [] }
+  const report: InitReport = { wrote: [], kept: [], replaced: [] }
   const put = (name: string, text: string | Buffer) => {
     const path = join(dir, name)
     if (existsSync(path)) {
@@ -67,7 +79,17 @@ export function initProject(dir: string): InitReport {
     for (const name of readdirSync(join(ROOT, folder)).filter((n) => n.endsWith(suffix)))
       put(`${folder}/${name}`, readFileSync(join(ROOT, folder, name)))
   put("devsconfig.json", "{}\n")
-  put("src/main.ts", STARTER)
+  const main = join(dir, "src", "main.ts")
+  const program = existsSync(main) ? readFileSync(main, "utf8").replace(/\r\n/g, "\n").trim() : null
+  if (program === DEVS_INIT_STARTER.trim()) {
+    writeFileSync(main, STARTER)
+    report.replaced.push("src/main.ts")
+  } else if (program === STARTER.trim()) report.kept.push("src/main.ts")
+  else if (program !== null) {
+    // the user's own program stays; the starter goes beside it
+    report.kept.push("src/main.ts")
+    put(STARTER_BESIDE, STARTER)
+  } else put("src/main.ts", STARTER)
   return report
 }
 
