@@ -111,8 +111,14 @@ function brokenReferences(file: string, text: string): string[] {
 }
 
 /** Paths like docs/x.md or sim/lab/lab.ts in any text, relative to the repository. */
+/** Paths in a user's project that the code writes (not this repository's files). */
+const USER_PROJECT_PATHS = ["src/electlab-main.ts"]
+
 function missingPaths(file: string, text: string): string[] {
-  return [...text.matchAll(REPO_PATH)].map((m) => m[0]).filter((p) => !existsSync(join(root, p))).map((p) => `${file}: names missing ${p}`)
+  return [...text.matchAll(REPO_PATH)]
+    .map((m) => m[0])
+    .filter((p) => !existsSync(join(root, p)) && !USER_PROJECT_PATHS.includes(p))
+    .map((p) => `${file}: names missing ${p}`)
 }
 
 /** What `electlab [command] --help` prints, from the CLI's own program, in this process. */
