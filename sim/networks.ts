@@ -38,7 +38,8 @@ export class BusNetwork implements NetworkModel {
   }
 
   delay(_src: number, _dst: number, frame: Frame, now: number): number {
-    // Every destination of one send hears the same transmission.
+    // Every destination of one send hears the same transmission (a frame that several
+    // sends share, each naming its one receiver, is one transmission each: frames()).
     if (this.lastStartFor !== frame) {
       const start = Math.max(now, this.busFreeAt)
       const end = start + BusNetwork.frameMs(frame)
@@ -50,7 +51,9 @@ export class BusNetwork implements NetworkModel {
     return this.lastArrival - now
   }
 
+  /** One frame a send; the engine asks once per send, before its deliveries' delays: the next delay starts a transmission. */
   frames(): number {
+    this.lastStartFor = null
     return 1
   }
 }

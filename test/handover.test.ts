@@ -79,10 +79,13 @@ describe("handover rules (bully)", () => {
     const out: Action[] = []
     top.powerOn(0, out)
     expect(top.role).toBe(Role.Electing)
-    // one by name to each, highest first (a freshly booted board is bound to its peers before they are to it)
-    expect(sends(out)).toEqual(["send HANDOVER 2", "send HANDOVER 1"])
+    // one by name to each, highest first (a freshly booted board is bound to its peers before
+    // they are to it): both sends carry one frame, addressed to all (one frame in the heap)
+    expect(sends(out)).toEqual(["send HANDOVER 2 (broadcast)", "send HANDOVER 1 (broadcast)"])
+    const claims = out.filter((a) => a.type === ActionType.Send)
+    expect(new Set(claims.map((a) => (a.type === ActionType.Send ? a.frame : null))).size).toBe(1)
     const handoverTo = (id: number) => {
-      const a = out.find((x) => x.type === ActionType.Send && x.frame.dst === id)!
+      const a = out.find((x) => x.type === ActionType.Send && x.to.length === 1 && x.to[0] === id)!
       if (a.type !== ActionType.Send) throw new Error("no send")
       return a.frame
     }
@@ -159,7 +162,7 @@ describe("handover rules (bully)", () => {
     const top = node(3)
     const claim: Action[] = []
     top.powerOn(0, claim)
-    const toOne = claim.find((a) => a.type === ActionType.Send && a.frame.dst === 1)!
+    const toOne = claim.find((a) => a.type === ActionType.Send && a.to.length === 1 && a.to[0] === 1)!
     if (toOne.type !== ActionType.Send) throw new Error("no send")
     const follower = node(1)
     follower.start(0, [])

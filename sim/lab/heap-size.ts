@@ -3,28 +3,12 @@
 // (sim/lab/vm-heap.cjs), while the boards run a script that passes through every kind of
 // transition once. docs/image-size.md, "Heap".
 
-import { algorithmName } from "../../src/core/algorithms"
+import { algorithmName, heapBudgetOf, parseAlgorithm } from "../../src/core/algorithms"
 import { InputError } from "../config/input"
 import { labOptions, type LabSummary, runHeadless, VM_HEAP_BYTES } from "./command"
 import type { HeapKinds } from "./board-state"
 import { parseLabScript } from "./script"
 import { sizeOptions, type SizeFlags } from "./image-size"
-
-/**
- * The most heap (bytes, after a collection) a board may hold at 12 boards through
- * `failover-10` with a key, the adaptive detector, T 300 / T' 600 ms and the example
- * application, per algorithm: the peaks measured (docs/image-size.md, "Heap") and about 2 KB
- * for how much they vary from run to run, which is where the fullest board's transients fall
- * against the collections. The 12-board labs of `npm run test:ci` fail past these.
- */
-export const HEAP_BUDGET: Record<string, number> = {
-  bully: 28 * 1024,
-  "improved-bully": 29.5 * 1024,
-  ring: 32 * 1024,
-  "active-list-ring": 32 * 1024,
-  "bid-ring": 31 * 1024,
-  echo: 33 * 1024,
-}
 
 /**
  * Heap the lab's ballast takes (`--ballast-kb`): a 1 KB Buffer per KB (its block 12 bytes
@@ -63,6 +47,7 @@ export interface HeapFigures {
   kinds: HeapKinds
   /** The VM's heap less that peak. */
   leftBytes: number
+  /** The most the algorithm's module allows at 12 boards (heapBudgetOf). */
   budgetBytes: number
 }
 
@@ -116,7 +101,7 @@ function heapFigures(s: LabSummary, boards: number): HeapFigures {
     medianBytes: peaks[Math.floor((peaks.length - 1) / 2)],
     kinds: s.heap.kinds ?? {},
     leftBytes: VM_HEAP_BYTES - s.heap.peakBytes,
-    budgetBytes: HEAP_BUDGET[s.algorithm],
+    budgetBytes: heapBudgetOf(parseAlgorithm(s.algorithm)),
   }
 }
 

@@ -228,3 +228,12 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
 export function activeListRingCheckHints(): CheckHints {
     return ringBaseCheckHints()
 }
+
+/**
+ * Most heap, bytes after a collection, a board running active-list-ring may hold at 12 boards through the
+ * lab's failover-10 (sim/lab/heap-size.ts): the peaks measured and about 2 KB for how they
+ * vary. No board calls this, so no board image holds it.
+ */
+export function activeListRingHeapBudget(): number {
+    return 32 * 1024
+}

@@ -2,17 +2,17 @@
 // own module (state machine and descriptor) and one line here, two when it gives the
 // exhaustive check hints (checkHintsOf).
 
-import { activeListRingCheckHints, activeListRingDescriptor } from "./active-list-ring"
-import { bidRingCheckHints, bidRingDescriptor } from "./bid-ring"
-import { bullyDescriptor } from "./bully"
+import { activeListRingCheckHints, activeListRingDescriptor, activeListRingHeapBudget } from "./active-list-ring"
+import { bidRingCheckHints, bidRingDescriptor, bidRingHeapBudget } from "./bid-ring"
+import { bullyDescriptor, bullyHeapBudget } from "./bully"
 import { ClusterOptions, NodeConfig, sortedIds } from "./contract"
 import { AlgorithmDescriptor, CheckHints, Cluster } from "./descriptor"
-import { echoCheckHints, echoDescriptor } from "./echo"
+import { echoCheckHints, echoDescriptor, echoHeapBudget } from "./echo"
 import { Algorithm, Frame } from "./frame"
-import { improvedBullyCheckHints, improvedBullyDescriptor } from "./improved-bully"
+import { improvedBullyCheckHints, improvedBullyDescriptor, improvedBullyHeapBudget } from "./improved-bully"
 import { ElectionNode } from "./node"
 import { mod } from "./portable"
-import { ringCheckHints, ringDescriptor } from "./ring"
+import { ringCheckHints, ringDescriptor, ringHeapBudget } from "./ring"
 
 export const ALGORITHMS: AlgorithmDescriptor[] = [
     bullyDescriptor,
@@ -35,6 +35,17 @@ export function checkHintsOf(algorithm: number): CheckHints {
     if (algorithm === Algorithm.BidRing) return bidRingCheckHints()
     if (algorithm === Algorithm.Echo) return echoCheckHints()
     return {}
+}
+
+/** Most heap a board running wire algorithm number `algorithm` may hold at 12 boards (bytes), from its module. No board calls this. */
+export function heapBudgetOf(algorithm: number): number {
+    if (algorithm === Algorithm.ImprovedBully) return improvedBullyHeapBudget()
+    if (algorithm === Algorithm.Ring) return ringHeapBudget()
+    if (algorithm === Algorithm.ActiveListRing) return activeListRingHeapBudget()
+    if (algorithm === Algorithm.BidRing) return bidRingHeapBudget()
+    if (algorithm === Algorithm.Echo) return echoHeapBudget()
+    if (algorithm === Algorithm.Bully) return bullyHeapBudget()
+    return 0
 }
 
 /** The descriptor of wire algorithm number `algorithm`, or null. */

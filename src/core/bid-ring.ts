@@ -275,3 +275,12 @@ export function bidRingCheckHints(): CheckHints {
     hints.skipped = (n: BidRingNode) => [n.ringPos, n.suitability, n.bid]
     return hints
 }
+
+/**
+ * Most heap, bytes after a collection, a board running bid-ring may hold at 12 boards through the
+ * lab's failover-10 (sim/lab/heap-size.ts): the peaks measured and about 2 KB for how they
+ * vary. No board calls this, so no board image holds it.
+ */
+export function bidRingHeapBudget(): number {
+    return 31 * 1024
+}

@@ -282,3 +282,12 @@ export const echoDescriptor: AlgorithmDescriptor = {
 export function echoCheckHints(): CheckHints {
     return { skipped: (n: EchoNode) => [n.neighbors], shared: (n: EchoNode) => [n.neighbors] }
 }
+
+/**
+ * Most heap, bytes after a collection, a board running echo may hold at 12 boards through the
+ * lab's failover-10 (sim/lab/heap-size.ts): the peaks measured and about 2 KB for how they
+ * vary. No board calls this, so no board image holds it.
+ */
+export function echoHeapBudget(): number {
+    return 33 * 1024
+}

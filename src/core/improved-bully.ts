@@ -324,3 +324,12 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
 export function improvedBullyCheckHints(): CheckHints {
     return { instants: (n: ImprovedBullyNode) => [n.wonAt] }
 }
+
+/**
+ * Most heap, bytes after a collection, a board running improved-bully may hold at 12 boards through the
+ * lab's failover-10 (sim/lab/heap-size.ts): the peaks measured and about 2 KB for how they
+ * vary. No board calls this, so no board image holds it.
+ */
+export function improvedBullyHeapBudget(): number {
+    return 29.5 * 1024
+}

@@ -185,3 +185,12 @@ export const ringDescriptor: AlgorithmDescriptor = {
 export function ringCheckHints(): CheckHints {
     return ringBaseCheckHints()
 }
+
+/**
+ * Most heap, bytes after a collection, a board running ring may hold at 12 boards through the
+ * lab's failover-10 (sim/lab/heap-size.ts): the peaks measured and about 2 KB for how they
+ * vary. No board calls this, so no board image holds it.
+ */
+export function ringHeapBudget(): number {
+    return 32 * 1024
+}

@@ -603,7 +603,9 @@ export function apply(driver: NodeDriver, out: Action[]) {
                 const frame = action.frame
                 const bytes = seal(driver, frame)
                 if (bytes) {
-                    if (post(driver, bytes, action.to.length === 1 && frame.dst === action.to[0] ? frame.dst : BROADCAST)) {
+                    // one destination: to it by name, even when the frame (shared by several
+                    // such sends) is addressed to all
+                    if (post(driver, bytes, action.to.length === 1 ? action.to[0] : BROADCAST)) {
                         driver.framesSent = driver.framesSent + 1
                         if (frame.kind !== Kind.HEARTBEAT)
                             driver.log("tx", "k=" + kindName(frame.kind) + " to=" + action.to.join(",") + " e=" + frame.epoch)

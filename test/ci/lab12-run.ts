@@ -3,7 +3,8 @@
 import { expect } from "vitest"
 import { labOptions, type LabFlags, type LabSummary, runHeadless } from "../../sim/lab/command"
 import { readLabScript } from "../../sim/lab/script"
-import { ballastBytes, HEAP_BUDGET } from "../../sim/lab/heap-size"
+import { heapBudgetOf, parseAlgorithm } from "../../src/core/algorithms"
+import { ballastBytes } from "../../sim/lab/heap-size"
 import { unexplainedOverlaps } from "../overlaps"
 
 export const FAILOVER_10 = "sim/lab/scripts/failover-10.txt"
@@ -45,13 +46,13 @@ export function expectCleanFailovers(s: LabSummary) {
 }
 
 /**
- * The fullest board's heap, less the ballast, stayed within the algorithm's budget
- * (sim/lab/heap-size.ts HEAP_BUDGET): the heap the election takes cannot grow unnoticed.
+ * The fullest board's heap, less the ballast, stayed within the algorithm's budget (its
+ * module's, heapBudgetOf): the heap the election takes cannot grow unnoticed.
  */
 export function expectWithinHeapBudget(s: LabSummary) {
   const election = s.heap.peakBytes! - ballastBytes(s.ballastKb)
   expect(s.boards.every((b) => b.heapPeak !== null)).toBe(true)
-  expect(election, `board ${s.heap.node}: ${JSON.stringify(s.heap.kinds)}`).toBeLessThanOrEqual(HEAP_BUDGET[s.algorithm])
+  expect(election, `board ${s.heap.node}: ${JSON.stringify(s.heap.kinds)}`).toBeLessThanOrEqual(heapBudgetOf(parseAlgorithm(s.algorithm)))
 }
 
 /**
