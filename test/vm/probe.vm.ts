@@ -22,9 +22,10 @@ describe("the early probe", () => {
         const lines: string[] = []
         for (let id = 1; id <= 3; id++) {
             const config = threeBoardConfig(id, VECTOR_KEY)
-            // a period longer than the VM's measured round trips (its timers are coarse): the
-            // probe's wait ends before the watch's own delay
-            config.timing = { answerTimeout: 150, coordinatorTimeout: 300, heartbeatInterval: 100, failureTimeout: 500, failureDetector: "adaptive" }
+            // a period longer than T, the longest a probe waits for its proof: the probe's wait
+            // ends before the watch's own delay however slow the VM's round trips (with GC
+            // stress, on a busy machine, they made waits of 130 ms, past a 100 ms period)
+            config.timing = { answerTimeout: 150, coordinatorTimeout: 300, heartbeatInterval: 200, failureTimeout: 1000, failureDetector: "adaptive" }
             const platform: Platform = {
                 now: boardPlatform.now,
                 // only the probe's lines: the heap is a board's
