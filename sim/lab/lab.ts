@@ -113,6 +113,8 @@ const BOOT_ALLOWANCE_MS = 240_000
  * one: its first line (the boot nonce) comes within a second of its start, a few on a busy host.
  */
 export const PROGRAM_SILENT_MS = 15_000
+/** How often the views are told of new heap figures alone (each board's runner writes them every 250 ms). */
+const HEAP_SHOWN_MS = 1000
 /** Problems a board reports while it runs (a duplicate id, another group's key): hints under check, not its configuration. */
 const RUNTIME_PROBLEMS = ["duplicate-node-id", "key-mismatch"]
 
@@ -151,6 +153,8 @@ export class Lab {
   readonly log: LabLogLine[] = []
   /** Lines noted since the lab started, those the log no longer keeps included. */
   logCount = 0
+  /** When the views were last told of heap figures alone. */
+  private heapShownAt = 0
   /** Programs stopped by the VM (out of memory, an uncaught exception) over the whole run. */
   panics = 0
   /** The event log's line for each of the first PANIC_NOTES panics, with its time. */
@@ -662,6 +666,11 @@ export class Lab {
       }
     }
     for (const l of this.eventListeners) l(e)
+    // a board's heap figures come four times a second: the views hear of them once a second
+    if (e.event === "heap" || e.event === "heapkinds") {
+      if (e.at - this.heapShownAt < HEAP_SHOWN_MS) return
+      this.heapShownAt = e.at
+    }
     this.checkFailover()
     this.changed()
   }

@@ -24,6 +24,12 @@ export const TIMER_RING_ACK = TIMER_ALGORITHM
 /** First timer id free for a ring algorithm's own use. */
 export const TIMER_RING_FREE = TIMER_ALGORITHM + 1
 
+/**
+ * A copy of `f` to pass on again (passOn sets its dst; the original may still be on its way).
+ * The list is shared, not copied: no frame's list changes once made (a process that adds
+ * itself makes a new list), and a ring coordinator resending past a dead successor copies up
+ * to one frame per initiator at once.
+ */
 export function copyFrame(f: Frame): Frame {
     // (on makeFrame, which every ring image holds: a literal of every field costs more)
     const c = makeFrame(f.kind, f.algorithm, f.group, f.epoch, f.src, f.dst)
@@ -31,7 +37,7 @@ export function copyFrame(f: Frame): Frame {
     c.initiator = f.initiator
     c.bid = f.bid
     c.seq = f.seq
-    c.list = f.list.slice(0)
+    c.list = f.list
     return c
 }
 
