@@ -54,6 +54,13 @@ describe("live view: a failover band opens into its election by causal order", (
     await expect.poll(() => page.locator("#live-legend .kind").allTextContents(), { timeout: 30_000 }).toContain("HEARTBEAT")
     await page.uncheck("#heartbeats")
     expect(await page.locator("#live-legend .kind").allTextContents()).not.toContain("HEARTBEAT")
+    // each board's card shows its program's heap, as the lab read it from its VM
+    await expect.poll(() => page.locator(".board .heap").count(), { timeout: 30_000 }).toBe(5)
+    const heap = await page.textContent('.board[data-node="3"] .heap')
+    expect(heap).toMatch(/^heap \d+\.\d KB · peak \d+\.\d KB$/)
+    const peakKb = Number(/peak (\d+\.\d)/.exec(heap!)![1])
+    expect(peakKb * 1024).toBeGreaterThan(4096)
+    expect(peakKb * 1024).toBeLessThan(64 * 1024)
   })
 
   test("crash 5, click the band: 4's election step by step, as the tap recorded it and as the boards counted it", async () => {
