@@ -35,6 +35,7 @@ const LABS = [
   "test/ci/attacks-lab-mqtt.test.ts",
   "test/ci/web-live.test.ts",
   "test/ci/package-install.test.ts",
+  "test/ci/readme-path.test.ts",
   "test/lab.test.ts",
   "test/lab-keys.test.ts",
   "test/web.test.ts",
