@@ -35,10 +35,15 @@ function expectFailoverTo4(s: LabSummary, trigger: string) {
   // two coordinators only where a process stalled for T/2 or more (test/overlaps.ts)
   expect(unexplainedOverlaps(s.transitions, s.timing.answerTimeout), note).toEqual([])
   expect(s.panics, note).toBe(0)
-  // every board's heap was read from its VM: more than an empty program's (under 1 KB), within the 64 KB
-  for (const b of s.boards) expect(b.heapPeak, `board ${b.node}; ${note}`).toBeGreaterThan(4096)
-  for (const b of s.boards) expect(b.heapPeak, `board ${b.node}; ${note}`).toBeLessThan(s.heap.heapBytes)
-  expect(s.heap.peakBytes).toBe(Math.max(...s.boards.map((b) => b.heapPeak!)))
+  // each live board's heap was read from its VM: more than an empty program's (under 1 KB),
+  // within the 64 KB (a board powered off may have gone before its first figures: seen once
+  // in CI over MQTT, not explained)
+  const heaps = JSON.stringify(s.boards.map((b) => [b.node, b.powered, b.heapLive, b.heapPeak]))
+  for (const b of s.boards.filter((x) => x.powered)) {
+    expect(b.heapPeak ?? -1, `board ${b.node}: ${heaps}`).toBeGreaterThan(4096)
+    expect(b.heapPeak ?? -1, `board ${b.node}: ${heaps}`).toBeLessThan(s.heap.heapBytes)
+  }
+  expect(s.heap.peakBytes, heaps).toBe(Math.max(...s.boards.map((b) => b.heapPeak ?? 0)))
   expect(s.heap.kinds!.map?.blocks, note).toBeGreaterThan(0)
 }
 
