@@ -16,7 +16,7 @@ import { ROOT } from "../sim/root"
 const require = createRequire(import.meta.url)
 const { vmFactory } = require("../sim/lab/vm-runner.cjs") as { vmFactory: (cli: string) => () => Promise<Vm> }
 const { HeapMeter, heapFigures, HEAP_BYTES } = require("../sim/lab/vm-heap.cjs") as {
-  HeapMeter: new (vm: Vm) => { sample(): { used: number; free: number; largestFree: number; live: number } | null; live: number; peak: number; at: number }
+  HeapMeter: new (vm: Vm) => { sample(): { used: number; free: number; live: number } | null; live: number; peak: number; at: number }
   heapFigures: (words: Uint32Array, at: number) => { used: number; free: number } | null
   HEAP_BYTES: number
 }

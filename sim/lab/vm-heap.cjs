@@ -32,7 +32,7 @@ function isCollectorAt(words, at) {
 
 /**
  * The heap's blocks at this moment: bytes in use (live objects, and garbage not yet
- * collected), free, the largest free block, and `live`: what was in use just after the last
+ * collected), free, and `live`: what was in use just after the last
  * collection (in use now, less what was allocated since). Null when the walk meets a block
  * it cannot read (the program restarting).
  */
@@ -41,19 +41,16 @@ function heapFigures(words, at) {
   const end = words[(chunk >> 2) + 1]
   let used = 0
   let free = 0
-  let largestFree = 0
   for (let block = chunk + 8; block < end; ) {
     const header = words[block >> 2]
     const bytes = (header & 0xffffff) * 4
     if (bytes === 0 || block + bytes > end) return null
-    if ((header >>> 24 & TAG_MASK) === TAG_FREE) {
-      free += bytes
-      if (bytes > largestFree) largestFree = bytes
-    } else used += bytes
+    if ((header >>> 24 & TAG_MASK) === TAG_FREE) free += bytes
+    else used += bytes
     block += bytes
   }
   const sinceCollection = words[(at >> 2) + 4] * 4
-  return { used, free, largestFree, live: Math.max(0, used - sinceCollection) }
+  return { used, free, live: Math.max(0, used - sinceCollection) }
 }
 
 /**

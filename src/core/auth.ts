@@ -61,8 +61,8 @@ export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
 /**
  * Counters taken per sender and remembered; a counter below all of them (with the list full)
- * is refused. A frame overtaken by 16 later ones of its sender is lost so; 16 numbers are
- * 130 bytes of a board's heap per peer.
+ * is refused. A frame overtaken by 16 later ones of its sender is lost so; 16 numbers (one exact
+ * array) are 148 bytes of a board's heap per peer.
  */
 export const REPLAY_WINDOW = 16
 /**
