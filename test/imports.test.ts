@@ -206,7 +206,7 @@ describe("imports", () => {
     const reached = (start: string) => reachedFrom(graphOf(imports), start)
     const algorithmFiles = ["src/core/algorithms.ts", "src/core/bully.ts", "src/core/improved-bully.ts", "src/core/ring.ts", "src/core/active-list-ring.ts", "src/core/bid-ring.ts", "src/core/echo.ts"]
     for (const file of algorithmFiles) expect(files).toContain(file)
-    const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
+    const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/frame-filter.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
     for (const file of nodeParts) expect(files).toContain(file)
     for (const start of ["src/core/engine.ts", ...nodeParts]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
   })
