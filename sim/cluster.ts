@@ -5,7 +5,8 @@ import { Engine, type EngineOptions } from "../src/core/engine"
 import { Algorithm } from "../src/core/frame"
 import type { Timing } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
-import { makeNetwork, type NetworkName } from "./networks"
+import type { NetworkName } from "./config/input"
+import { makeNetwork } from "./networks"
 import { FaultyNetwork } from "./faults"
 
 export interface ClusterSpec {

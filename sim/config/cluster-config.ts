@@ -17,16 +17,17 @@ import {
   InputError,
   MAX_NODES,
   MIN_NODES,
+  NETWORK_NAMES,
+  type NetworkName,
   parseAlgorithmName,
+  parseDetectorName,
   parseIdArgument,
   parseInteger,
   parseNetworkName,
   parseNumber,
   parseNumberList,
 } from "./input"
-import { parseDetectorName } from "../detector-option"
 import type { Manifest } from "../manifest"
-import { NETWORK_NAMES, type NetworkName } from "../networks"
 import { describeTopology, neighborsFor, parseTopology } from "../topology"
 
 /** Who configures a cluster: each takes its own set of options and has its own defaults. */
