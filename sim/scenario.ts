@@ -32,7 +32,8 @@ import { type Engine } from "../src/core/engine"
 import type { TraceRecord } from "../src/core/trace"
 import { formatStatus } from "../src/core/chart"
 import { algorithmName, descriptorOf } from "../src/core/algorithms"
-import { buildEngine, type ClusterSpec } from "./cluster"
+import { buildEngine } from "./cluster"
+import type { ClusterSpec } from "./config/cluster-spec"
 import {
   checkMembers,
   describeIds,

@@ -1,5 +1,5 @@
 // Reading the typed commands that `simCommands` gives (tests only).
-import type { ClusterSpec } from "../sim/cluster"
+import type { ClusterSpec } from "../sim/config/cluster-spec"
 import type { ScenarioCommand } from "../sim/scenario"
 
 /** The cluster spec of the first command, which must be `cluster`. */

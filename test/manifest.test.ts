@@ -1,7 +1,7 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { defaultSpec } from "../sim/cluster"
+import { defaultSpec } from "../sim/config/cluster-spec"
 import { checkManifest, manifestTiming, readManifest } from "../sim/manifest"
 import { parseAlgorithm } from "../src/core/algorithms"
 

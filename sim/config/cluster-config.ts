@@ -11,7 +11,7 @@ import type { AlgorithmDescriptor } from "../../src/core/descriptor"
 import type { Timing } from "../../src/core/contract"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
-import { type ClusterSpec, defaultSpec } from "../cluster"
+import { type ClusterSpec, defaultSpec } from "./cluster-spec"
 import {
   checkIds,
   InputError,

@@ -25,7 +25,7 @@ import { newKeyHex } from "../auth/keys"
 import { sleep } from "../wait"
 import { AppTally } from "./app-tally"
 import { describeStalls, HostStalls } from "./stalls"
-import { type ClusterSpec, defaultSpec } from "../cluster"
+import { type ClusterSpec, defaultSpec } from "../config/cluster-spec"
 import { clusterArguments } from "../config/cluster-config"
 
 /** (re-exported: lab scripts and tests pause with it) */
