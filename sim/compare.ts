@@ -15,7 +15,7 @@ import { Algorithm, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
 import { NO_NODE } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
 import { InputError } from "./config/input"
-import { describeTopology, neighborsFor, type Topology } from "./topology"
+import { describeTopology, neighborsFor, type Topology } from "./config/topology"
 import { summarize } from "../src/core/summary"
 
 export const FAMILIES = ["best", "worst", "all"] as const

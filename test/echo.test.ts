@@ -12,7 +12,7 @@ import { Algorithm, Kind } from "../src/core/frame"
 import { type Action, Role, TIMER_ALGORITHM, TIMER_DEADLINE } from "../src/core/contract"
 import { idealTiming } from "../src/core/timing"
 import { Rng } from "../sim/rng"
-import { neighborsFor, parseTopology } from "../sim/topology"
+import { neighborsFor, parseTopology } from "../sim/config/topology"
 import { describe as show, frameFrom, range, sendActions, startEngine } from "./helpers"
 import { summarize } from "../src/core/summary"
 

@@ -28,7 +28,7 @@ import {
   parseNumberList,
 } from "./input"
 import type { Manifest } from "../manifest"
-import { describeTopology, neighborsFor, parseTopology } from "../topology"
+import { describeTopology, neighborsFor, parseTopology } from "./topology"
 
 /** Who configures a cluster: each takes its own set of options and has its own defaults. */
 export type ClusterUse = "sim" | "scenario" | "lab" | "node"
