@@ -13,8 +13,8 @@ import { parseAlgorithm } from "../src/core/algorithms"
 import { readKeyFile } from "./auth/keys"
 import { InputError } from "./config/input"
 import { buildFirmwareImage, DEVS_CLI, type ImageConfig, programImport, removeFirmwareImage } from "./lab/firmware-image"
-import { type Manifest, manifestTiming, readManifest } from "./manifest"
-import { PROJECT, ROOT } from "./root"
+import { type Manifest, manifestTiming, readManifest } from "./config/manifest"
+import { PROJECT, ROOT } from "./config/root"
 import { BOOT_BUTTON_PIN } from "./settings"
 
 /** What `init` wrote, what it left as it was, and what it replaced (`devs init`'s untouched starter). */

@@ -4,7 +4,7 @@
 
 import { chmodSync, writeFileSync } from "node:fs"
 import { InputError } from "./config/input"
-import type { Manifest } from "./manifest"
+import type { Manifest } from "./config/manifest"
 
 /** GPIO of the BOOT button on each supported board definition (boards/*.board.json). */
 export const BOOT_BUTTON_PIN: Record<string, number> = {

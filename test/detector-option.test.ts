@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
-import { checkManifest, manifestTiming } from "../sim/manifest"
+import { checkManifest, manifestTiming } from "../sim/config/manifest"
 import { parseScenario, ScenarioRunner } from "../sim/scenario"
 import { boardSettings } from "../sim/settings"
 import { configProblems } from "../src/firmware/config"

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { readManifest } from "../sim/manifest"
+import { readManifest } from "../sim/config/manifest"
 import { existsSync, readFileSync } from "node:fs"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { descriptorImport } from "../sim/lab/firmware-image"

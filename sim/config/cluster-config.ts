@@ -27,7 +27,7 @@ import {
   parseNumber,
   parseNumberList,
 } from "./input"
-import type { Manifest } from "../manifest"
+import type { Manifest } from "./manifest"
 import { describeTopology, neighborsFor, parseTopology } from "./topology"
 
 /** Who configures a cluster: each takes its own set of options and has its own defaults. */

@@ -16,7 +16,7 @@ import { type BoardState, boardRoleName, emptyBoard, isLive } from "./board-stat
 import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, buildLabFirmware, type FirmwareImage, LAB_TOPIC_PREFIX, labImageConfig, removeFirmwareImage } from "./firmware-image"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
 import { type Credentials, nodeUser } from "./broker-access"
 import { BusHub, HUB_PORT } from "./hub"
 import { CoordinatorReigns } from "./reigns"
