@@ -46,7 +46,7 @@ function sources(dir: string): string[] {
  * A quoted string that is an algorithm's name, and where it is not: a topology ("ring", the
  * graph) and a column of `compare --csv` named after a message kind (ECHO).
  */
-const NOT_ALGORITHM_NAMES = new Set(["sim/config/topology.ts ring", "sim/campaign/plan.ts ring", "sim/web/page/replay-view.ts ring", "sim/compare.ts echo"])
+const NOT_ALGORITHM_NAMES = new Set(["sim/config/topology.ts ring", "sim/campaign/plan.ts ring", "sim/web/page/replay-view.ts ring", "sim/simulator/compare.ts echo"])
 
 const ALGORITHM_NAMES = new Set(ALGORITHMS.map((d) => d.name))
 

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { neighborsFor, parseTopology } from "../sim/config/topology"
 import { clusterOf } from "./commands"
 

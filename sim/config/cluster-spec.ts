@@ -1,4 +1,4 @@
-// A cluster specification: what the simulator builds an engine from (sim/cluster.ts) and what
+// A cluster specification: what the simulator builds an engine from (sim/simulator/cluster.ts) and what
 // the lab starts its boards with, as cluster-config.ts resolves it.
 
 import { Algorithm } from "../../src/core/frame"

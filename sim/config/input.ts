@@ -35,7 +35,7 @@ export function parseAlgorithmName(name: string, where?: string): number {
   return d.algorithm
 }
 
-/** The simulator's network models (sim/networks.ts makes them). */
+/** The simulator's network models (sim/simulator/networks.ts makes them). */
 export const NETWORK_NAMES = ["ideal", "bus", "wifi"] as const
 export type NetworkName = (typeof NETWORK_NAMES)[number]
 

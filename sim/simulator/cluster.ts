@@ -1,8 +1,8 @@
 // The engine a cluster specification (sim/config/cluster-spec.ts) builds.
 
-import { createCluster } from "../src/core/algorithms"
-import { Engine, type EngineOptions } from "../src/core/engine"
-import type { ClusterSpec } from "./config/cluster-spec"
+import { createCluster } from "../../src/core/algorithms"
+import { Engine, type EngineOptions } from "../../src/core/engine"
+import type { ClusterSpec } from "../config/cluster-spec"
 import { makeNetwork } from "./networks"
 import { FaultyNetwork } from "./faults"
 
