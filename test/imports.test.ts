@@ -1,6 +1,6 @@
 // How the code's files and folders depend on each other (docs/architecture.md): no import
 // cycle (type-only imports included), src/ never reaches into sim/ or test/, src/core/
-// imports nothing but itself. Read from the import statements as TypeScript parses them,
+// imports nothing but itself, sim/config/ nothing else of sim/. Read from the import statements as TypeScript parses them,
 // relative specifiers resolved to files.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
@@ -180,6 +180,13 @@ describe("imports", () => {
         folders.set(a, [...(folders.get(a) ?? []), b])
       }
     expect(show(cyclesOf(folders))).toEqual([])
+  })
+
+  test("sim/config/ imports nothing else of sim/: every command's input sits below the rest", () => {
+    const found = [...imports]
+      .filter(([from]) => from.startsWith("sim/config/"))
+      .flatMap(([from, list]) => list.filter((i) => i.file && inSim(i.file) && !i.file.startsWith("sim/config/")).map((i) => `${from} -> ${i.file}`))
+    expect(found).toEqual([])
   })
 
   test("nothing imports the lab's rogue board (src/attacks/): only the attacker image's generated entry names it", () => {
