@@ -20,21 +20,21 @@ import {
 } from "./config/input"
 import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, namesWhere, resolveCluster } from "./config/cluster-config"
-import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
+import { hasLinkFaults, noLinkFaults, parsePartition } from "./simulator/faults"
 import type { CampaignFlags } from "./campaign/command"
 import { registerCheckCommand } from "./check/command"
-import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
-import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
-import { neighborsFor, parseTopology } from "./topology"
-import { checkGolden, describeMismatch } from "./golden"
+import { readScenario, type ScenarioCommand, ScenarioRunner } from "./simulator/scenario"
+import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./simulator/compare"
+import { neighborsFor, parseTopology } from "./config/topology"
+import { checkGolden, describeMismatch } from "./simulator/golden"
 import type { LabFlags } from "./lab/command"
 import type { NodeFlags } from "./node/command"
-import { readManifest } from "./manifest"
+import { readManifest } from "./config/manifest"
 import type { SoakFlags } from "./lab/soak-command"
 import type { SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
-import type { BundleFlags, FlashFlags } from "./project"
-import { PROJECT } from "./root"
+import type { BundleFlags, FlashFlags } from "./project/project"
+import { PROJECT } from "./config/root"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -326,7 +326,7 @@ export function buildProgram(): Command {
     .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
     .action(async (flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
       const manifest = readManifest(flags.manifest)
-      const { boardSettings, bundleCommand, previewText, writeBoardSettings } = await import("./settings")
+      const { boardSettings, bundleCommand, previewText, writeBoardSettings } = await import("./project/settings")
       const s = boardSettings(manifest, flags.board, flags.manifest)
       if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
@@ -340,7 +340,7 @@ export function buildProgram(): Command {
     .command("init")
     .description("prepare this project for electlab: devicescript.json, the bus service, the board definitions, a starter src/main.ts")
     .action(async () => {
-      const { initProject, STARTER_BESIDE } = await import("./project")
+      const { initProject, STARTER_BESIDE } = await import("./project/project")
       const r = initProject(PROJECT)
       const lines = [
         ...r.wrote.map((f) => `wrote ${f}`),
@@ -361,7 +361,7 @@ export function buildProgram(): Command {
     .option("--out <folder>", "where the images go (owner-only: they hold the key)", ".electlab/bundles")
     .option("--bytecode-only", "only the program's bytecode (.devs), without the runtime that devs bundle downloads")
     .action(async (flags: BundleFlags) => {
-      const { bundleBoards } = await import("./project")
+      const { bundleBoards } = await import("./project/project")
       process.exitCode = await bundleBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program
@@ -374,7 +374,7 @@ export function buildProgram(): Command {
     .option("--port <path>", "the serial port (default: devs flash finds the board)")
     .option("--dry-run", "print the devs flash command lines only")
     .action(async (flags: FlashFlags) => {
-      const { flashBoards } = await import("./project")
+      const { flashBoards } = await import("./project/project")
       process.exitCode = await flashBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program

@@ -16,7 +16,7 @@ import type { Timing } from "../../src/core/contract"
 import { descriptorOf } from "../../src/core/algorithms"
 import { type Credentials, nodeUser } from "./broker-access"
 import { holdSecretFolder, redact, removeSecretFolder } from "./secret-files"
-import { devsCli, PROJECT, ROOT } from "../root"
+import { devsCli, PROJECT, ROOT } from "../config/root"
 
 export const DEVS_CLI = devsCli()
 

@@ -11,7 +11,7 @@ import type { Timing } from "../../src/core/contract"
 import { MAX_NODES } from "../../src/core/limits"
 import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
 import { nodeUser } from "./broker-access"
-import { PROJECT, ROOT } from "../root"
+import { PROJECT, ROOT } from "../config/root"
 import {
   buildFirmwareImage,
   DEFAULT_PROGRAM,

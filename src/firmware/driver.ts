@@ -8,6 +8,7 @@ import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUN
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_WATCH } from "../core/contract"
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, FRAME_HEADER_BYTES, Kind, kindName } from "../core/frame"
+import { hears } from "../core/frame-filter"
 import { ElectionNode } from "../core/node"
 import { isMember } from "../core/node-state"
 import { sum } from "../core/portable"
@@ -442,7 +443,7 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, n: number) {
             if (driver.node.crashed) return
             if (driver.role() === Role.Misconfigured) return
             if (f.group !== driver.config.group) return
-            if (!driver.node.hears(f)) return
+            if (!hears(driver.node, f)) return
             if (!isMember(driver.node, f.src)) return
             driver.appReceived = driver.appReceived + 1
             driver.app.appFrame(f)
@@ -450,7 +451,7 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, n: number) {
         }
         // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
         // the counter and the log show what reached this node.
-        if (driver.node.hears(f)) {
+        if (hears(driver.node, f)) {
             driver.framesReceived = driver.framesReceived + 1
             if (f.kind !== Kind.HEARTBEAT)
                 driver.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)

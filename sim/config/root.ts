@@ -8,8 +8,9 @@ import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
-// one folder below the package root, in sim/ as in the bundled dist/library.js
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..")
+// the nearest folder up from this file's with a package.json: from sim/config/ in the sources,
+// from dist/ in the bundled dist/library.js, from a benchmark's bundle of the CLI
+export const ROOT = projectOf(dirname(fileURLToPath(import.meta.url)))
 
 function projectOf(start: string): string {
   for (let dir = resolve(start); ; dir = dirname(dir)) {

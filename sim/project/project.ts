@@ -9,12 +9,12 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join, relative, resolve } from "node:path"
 import { createInterface } from "node:readline/promises"
 import { promisify } from "node:util"
-import { parseAlgorithm } from "../src/core/algorithms"
-import { readKeyFile } from "./auth/keys"
-import { InputError } from "./config/input"
-import { buildFirmwareImage, DEVS_CLI, type ImageConfig, programImport, removeFirmwareImage } from "./lab/firmware-image"
-import { type Manifest, manifestTiming, readManifest } from "./manifest"
-import { PROJECT, ROOT } from "./root"
+import { parseAlgorithm } from "../../src/core/algorithms"
+import { readKeyFile } from "../auth/keys"
+import { InputError } from "../config/input"
+import { buildFirmwareImage, DEVS_CLI, type ImageConfig, programImport, removeFirmwareImage } from "../lab/firmware-image"
+import { type Manifest, manifestTiming, readManifest } from "../config/manifest"
+import { PROJECT, ROOT } from "../config/root"
 import { BOOT_BUTTON_PIN } from "./settings"
 
 /** What `init` wrote, what it left as it was, and what it replaced (`devs init`'s untouched starter). */
