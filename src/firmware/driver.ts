@@ -404,14 +404,12 @@ async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     const opened = driver.auth.open(bytes, driver.platform.now())
     // this frame's refusal, and those of held frames it let go (stale after a re-proof, unproven)
     if (driver.auth.refusedTotal() !== driver.refusalsSeen) noteRefusal(driver, opened.refusal, opened.src)
-    if (opened.ignored) return
+    // an ignored or refused frame has no frames to hand on (a refused one may have a challenge)
     if (opened.refusal !== AuthRefusal.None) {
         if (driver.auth.keyMismatch(driver.platform.now())) {
             driver.log("config", "problem=key-mismatch")
             driver.flagProblem("no frame verifies: AUTH_KEY, GROUP or the algorithm differs from the rest of the group")
         }
-        // a frame refused for want of room to hold it still has its sender challenged
-        if (!opened.reply) return
     }
     if (opened.reply) {
         driver.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
