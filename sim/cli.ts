@@ -35,6 +35,7 @@ import type { SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
 import type { BundleFlags, FlashFlags } from "./project/project"
 import type { BuildCheck } from "./project/check"
+import type { DoctorFlags } from "./project/doctor"
 import { DEFAULT_PROGRAM, defaultProgram } from "./lab/program"
 import { PROJECT } from "./config/root"
 import { readdirSync, writeFileSync } from "node:fs"
@@ -268,6 +269,7 @@ const DETAILS: Record<string, string> = {
   bench: "docs/benchmarks.md",
   size: "docs/image-size.md",
   init: "docs/api.md",
+  doctor: "docs/api.md",
   bundle: "docs/api.md",
   flash: "docs/api.md",
 }
@@ -364,6 +366,21 @@ export function buildProgram(): Command {
         lines.push(`your src/main.ts stays as it is; electlab's starter is ${STARTER_BESIDE}: npx electlab lab --program ${STARTER_BESIDE}`)
       lines.push("next: npx electlab lab (five simulated boards running src/main.ts)")
       process.stdout.write(lines.join("\n") + "\n")
+    })
+  program
+    .command("doctor")
+    .description("check this project end to end: Node, the DeviceScript CLI, the manifest, the bus service, board definitions, the program, key files, the broker")
+    .option("--manifest <file>", "the manifest", "devicescript.json")
+    .option("--program <file>", "the program the boards run", "src/main.ts")
+    .option("--key-file <file>", "the group key's file (default: the project's *.key files and .env.local)")
+    .option("--json", "print the checks as JSON")
+    .action(async (flags: DoctorFlags, command: Command) => {
+      const { runDoctor } = await import("./project/doctor")
+      const given = (name: string) => command.getOptionValueSource(name) === "cli"
+      process.exitCode = await runDoctor(
+        { ...flags, manifest: given("manifest") ? flags.manifest : undefined, program: given("program") ? flags.program : undefined },
+        (line) => process.stdout.write(line + "\n"),
+      )
     })
   program
     .command("bundle")
