@@ -65,8 +65,8 @@ const SERVICE = join("services", "electlab.md")
 const text = (file: string) => readFileSync(file, "utf8").replace(/\r\n/g, "\n")
 
 /** The bus service's specification: DeviceScript reads custom services from the project's services/ only. */
-export function checkServiceSpec(): Finding {
-  const mine = join(PROJECT, SERVICE)
+export function checkServiceSpec(project = PROJECT): Finding {
+  const mine = join(project, SERVICE)
   const package_ = join(ROOT, SERVICE)
   if (!existsSync(mine)) return problem("service", `${shown(mine)} is missing: run ${INIT}`)
   if (resolve(mine) !== resolve(package_) && text(mine) !== text(package_))
@@ -75,8 +75,8 @@ export function checkServiceSpec(): Finding {
 }
 
 /** The board definitions DeviceScript has built in (@devicescript/core's list), or null when it cannot be read. */
-function devicescriptBoards(): Set<string> | null {
-  for (const from of [join(PROJECT, "package.json"), join(ROOT, "package.json")]) {
+function devicescriptBoards(project: string): Set<string> | null {
+  for (const from of [join(project, "package.json"), join(ROOT, "package.json")]) {
     try {
       const core = createRequire(from).resolve("@devicescript/core/package.json")
       const list = readFileSync(join(core, "..", "src", "devicescript-boards.d.ts"), "utf8")
@@ -89,7 +89,7 @@ function devicescriptBoards(): Set<string> | null {
 }
 
 /** Every board definition the manifest names: in the project's boards/ (init copies electlab's), or one of DeviceScript's. */
-export function checkBoardDefinitions(m: Manifest, manifestName: string): Finding[] {
+export function checkBoardDefinitions(m: Manifest, manifestName: string, project = PROJECT): Finding[] {
   const named = new Map<string, string[]>()
   for (const b of m.boards) if (b.board) named.set(b.board, [...(named.get(b.board) ?? []), b.name])
   if (named.size === 0) return [skip("boards", `board definitions: ${manifestName} names none ("board" of each board: electlab bundle and flash need one)`)]
@@ -97,10 +97,10 @@ export function checkBoardDefinitions(m: Manifest, manifestName: string): Findin
     .filter((f) => f.endsWith(".board.json"))
     .map((f) => f.replace(/\.board\.json$/, ""))
   let builtIn: Set<string> | null | undefined
-  const devicescripts = () => (builtIn === undefined ? (builtIn = devicescriptBoards()) : builtIn)
+  const devicescripts = () => (builtIn === undefined ? (builtIn = devicescriptBoards(project)) : builtIn)
   const found: Finding[] = []
   for (const [id, boards] of named) {
-    const file = join(PROJECT, "boards", `${id}.board.json`)
+    const file = join(project, "boards", `${id}.board.json`)
     if (existsSync(file)) continue
     const why = `${manifestName} names it for ${boards.join(", ")}`
     if (ours.includes(id)) found.push(problem("boards", `${shown(file)} is missing (${why}): run ${INIT}`))

@@ -58,14 +58,14 @@ const SECRET_SETTING = /^(?:AUTH_KEY|MQTT_PASS)=/m
  * writes electlab.key) and a .env.local holding a secret. Each must be its owner's only; a
  * key file named or made by keygen must hold a key. Nothing of their content is shown.
  */
-export function checkKeyFiles(keyFile?: string): Finding[] {
+export function checkKeyFiles(keyFile?: string, project = PROJECT): Finding[] {
   const files: { path: string; holdsKey: boolean }[] = []
   if (keyFile) {
     if (!existsSync(keyFile)) return [problem("key", `${shown(keyFile)} (--key-file) is missing: make one with npx electlab keygen --out ${shown(keyFile)}`)]
     files.push({ path: keyFile, holdsKey: true })
   } else {
-    for (const name of readdirSync(PROJECT).sort()) if (name.endsWith(".key")) files.push({ path: join(PROJECT, name), holdsKey: name === "electlab.key" })
-    const env = join(PROJECT, ".env.local")
+    for (const name of readdirSync(project).sort()) if (name.endsWith(".key")) files.push({ path: join(project, name), holdsKey: name === "electlab.key" })
+    const env = join(project, ".env.local")
     if (existsSync(env) && SECRET_SETTING.test(readFileSync(env, "utf8"))) files.push({ path: env, holdsKey: false })
   }
   if (files.length === 0) return [skip("key", "key file: none in the project (npx electlab keygen writes electlab.key; without a key frames travel unauthenticated)")]
