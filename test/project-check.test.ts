@@ -11,8 +11,8 @@ import { writeKeyFile } from "../sim/auth/keys"
 import { type Manifest, readManifest } from "../sim/config/manifest"
 import { ROOT } from "../sim/config/root"
 import { handedAlgorithm } from "../sim/lab/program"
-import { type BuildCheck, checkBoardDefinitions, checkManifestFile, checkProgram, checkServiceSpec, projectFindings } from "../sim/project/check"
-import { checkBroker, checkDevs, checkKeyFiles, checkNode } from "../sim/project/doctor"
+import { type BuildCheck, checkBoardDefinitions, checkDevs, checkManifestFile, checkProgram, checkServiceSpec, projectFindings } from "../sim/project/check"
+import { checkBroker, checkKeyFiles, checkNode } from "../sim/project/doctor"
 import { DEVS_INIT_STARTER, initProject } from "../sim/project/project"
 
 const bin = join(ROOT, "bin", "electlab.js")

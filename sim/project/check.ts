@@ -1,10 +1,10 @@
 // Is the project ready to build? The commands that compile firmware in a user's project
 // (lab, bundle, size, soak) and flash ask before they start, and `electlab doctor` asks the
-// same and more: the manifest (devicescript.json) there and valid, the bus service's
-// specification (services/electlab.md) there and the package's own, the board definitions
-// the manifest names, and the program there and handing in the algorithm the build
-// configures, where its imports tell. Each problem is one line naming the file and the fix.
-// Nothing here builds or starts a process: the checks take milliseconds.
+// same and more: the DeviceScript CLI installed, the manifest (devicescript.json) there and
+// valid, the bus service's specification (services/electlab.md) there and the package's own,
+// the board definitions the manifest names, and the program there and handing in the
+// algorithm the build configures, where its imports tell. Each problem is one line naming the
+// file and the fix. Nothing here builds or starts a process: the checks take milliseconds.
 
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -12,7 +12,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path"
 import { descriptorNamed } from "../../src/core/algorithms"
 import { InputError } from "../config/input"
 import { type Manifest, readManifest } from "../config/manifest"
-import { PROJECT, ROOT } from "../config/root"
+import { devsCliPackage, PROJECT, ROOT } from "../config/root"
 import { handedAlgorithm, labAlgorithmMismatch, programImport } from "../lab/program"
 
 export type Status = "ok" | "problem" | "skip"
@@ -110,6 +110,19 @@ export function checkBoardDefinitions(m: Manifest, manifestName: string, project
   return found.length ? found : [ok("boards", `board definitions: ${[...named.keys()].join(", ")}`)]
 }
 
+/** The package's own development dependencies: the DeviceScript CLI it is built and tested with. */
+const devDependencies = () => (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).devDependencies ?? {}) as Record<string, string>
+
+/** The DeviceScript command line: installed, in the minor version electlab is built with (2.16.x). */
+export function checkDevs(installed = devsCliPackage(), wanted = devDependencies()["@devicescript/cli"] ?? ""): Finding {
+  const minor = /(\d+\.\d+)/.exec(wanted)?.[1]
+  const fix = `npm install --save-dev @devicescript/cli@${minor ?? "latest"}`
+  if (!installed) return problem("devicescript", `@devicescript/cli is not installed: ${fix}`)
+  if (minor && !installed.version.startsWith(minor + "."))
+    return problem("devicescript", `@devicescript/cli ${installed.version} is installed, electlab needs ${minor}.x: ${fix}`)
+  return ok("devicescript", `@devicescript/cli ${installed.version}${minor ? ` (electlab needs ${minor}.x)` : ""}`)
+}
+
 /** Where the algorithm a build configures comes from, for the words of a mismatch. */
 export type AlgorithmSource = "lab" | "manifest" | "flag"
 
@@ -157,11 +170,13 @@ export interface BuildCheck {
   algorithm: { source: AlgorithmSource; flag?: string } | null
 }
 
-/** Every check a build needs, in order: the manifest, the service, the board definitions, the program. */
+/** Every check a build needs, in order: the DeviceScript CLI installed, the manifest, the service, the board definitions, the program. */
 export function projectFindings(o: BuildCheck): Finding[] {
   const file = o.manifest ?? "devicescript.json"
   const { finding, manifest } = checkManifestFile(file, o.manifest !== undefined)
-  const found = [finding, checkServiceSpec()]
+  // a build needs the DeviceScript CLI; another version than electlab's may do (doctor names it)
+  const devs = devsCliPackage()
+  const found = devs ? [finding, checkServiceSpec()] : [checkDevs(devs), finding, checkServiceSpec()]
   if (manifest) found.push(...checkBoardDefinitions(manifest, shown(file)))
   if (o.program) {
     const a = o.algorithm

@@ -8,9 +8,9 @@ import { connect } from "node:net"
 import { join } from "node:path"
 import { readKeyFile } from "../auth/keys"
 import type { Manifest } from "../config/manifest"
-import { devsCliPackage, PROJECT, ROOT } from "../config/root"
+import { PROJECT, ROOT } from "../config/root"
 import { DEFAULT_PROGRAM } from "../lab/program"
-import { checkBoardDefinitions, checkManifestFile, checkProgram, checkServiceSpec, type Finding, ok, problem, shown, skip } from "./check"
+import { checkBoardDefinitions, checkDevs, checkManifestFile, checkProgram, checkServiceSpec, type Finding, ok, problem, shown, skip } from "./check"
 
 export interface DoctorFlags {
   manifest?: string
@@ -22,7 +22,7 @@ export interface DoctorFlags {
 /** How long the broker has to take a TCP connection. */
 export const BROKER_TIMEOUT_MS = 2000
 
-const packageJson = () => JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines?: { node?: string }; devDependencies?: Record<string, string> }
+const packageJson = () => JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines?: { node?: string } }
 
 /** "20.19.1" as numbers. */
 const versionOf = (v: string) => v.replace(/^v/, "").split(".").map((p) => parseInt(p, 10) || 0)
@@ -38,16 +38,6 @@ export function checkNode(version = process.versions.node, range = packageJson()
   if (!m) return ok("node", `Node ${version}`)
   if (atLeast(versionOf(version), versionOf(m[1]))) return ok("node", `Node ${version} (electlab needs ${range})`)
   return problem("node", `Node ${version} is older than electlab needs (${range}): install Node ${m[1]} or newer`)
-}
-
-/** The DeviceScript command line: installed, in the minor version electlab is built with (2.16.x). */
-export function checkDevs(installed = devsCliPackage(), wanted = packageJson().devDependencies?.["@devicescript/cli"] ?? ""): Finding {
-  const minor = /(\d+\.\d+)/.exec(wanted)?.[1]
-  const fix = `npm install --save-dev @devicescript/cli@${minor ?? "latest"}`
-  if (!installed) return problem("devicescript", `@devicescript/cli is not installed: ${fix}`)
-  if (minor && !installed.version.startsWith(minor + "."))
-    return problem("devicescript", `@devicescript/cli ${installed.version} is installed, electlab needs ${minor}.x: ${fix}`)
-  return ok("devicescript", `@devicescript/cli ${installed.version}${minor ? ` (electlab needs ${minor}.x)` : ""}`)
 }
 
 /** The settings lines that hold secrets in .env.local (electlab settings --write). */
