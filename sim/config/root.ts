@@ -3,7 +3,7 @@
 // working directory with a package.json): its program, manifest and build folders. In the
 // repository both are the same folder.
 
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -21,14 +21,22 @@ function projectOf(start: string): string {
 
 export const PROJECT = projectOf(process.cwd())
 
-/** The DeviceScript command line, wherever npm put it (the project's node_modules or the package's). */
-export function devsCli(): string {
+/** The installed DeviceScript command line's package folder and version (the project's, else the package's), or null. */
+export function devsCliPackage(): { dir: string; version: string } | null {
   for (const from of [join(PROJECT, "package.json"), join(ROOT, "package.json")]) {
     try {
-      return join(dirname(createRequire(from).resolve("@devicescript/cli/package.json")), "built", "devicescript-cli.cjs")
+      const file = createRequire(from).resolve("@devicescript/cli/package.json")
+      return { dir: dirname(file), version: String(JSON.parse(readFileSync(file, "utf8")).version) }
     } catch {
       // not installed there
     }
   }
-  throw new Error("@devicescript/cli is not installed: npm install --save-dev @devicescript/cli")
+  return null
+}
+
+/** The DeviceScript command line, wherever npm put it (the project's node_modules or the package's). */
+export function devsCli(): string {
+  const cli = devsCliPackage()
+  if (!cli) throw new Error("@devicescript/cli is not installed: npm install --save-dev @devicescript/cli")
+  return join(cli.dir, "built", "devicescript-cli.cjs")
 }

@@ -17,6 +17,7 @@ import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, buildLabFirmware, type FirmwareImage, LAB_TOPIC_PREFIX, labImageConfig, removeFirmwareImage } from "./firmware-image"
 import { ROOT } from "../config/root"
+import { labAlgorithmMismatch } from "./program"
 import { type Credentials, nodeUser } from "./broker-access"
 import { BusHub, HUB_PORT } from "./hub"
 import { CoordinatorReigns } from "./reigns"
@@ -716,11 +717,7 @@ export class Lab {
 export function explainProblem(problem: string): string {
   const m = /^the configured algorithm \((\d+)\) is not this image's (\S+)$/.exec(problem)
   if (!m) return `"${problem}"`
-  const configured = algorithmName(Number(m[1]) as Algorithm)
-  return (
-    `"${problem}": the lab runs ${configured} (devicescript.json or --algorithm) and the program hands ${m[2]} to the election; ` +
-    `run the lab with --algorithm ${m[2]}, or hand ${configured} to startElection`
-  )
+  return `"${problem}": ${labAlgorithmMismatch(algorithmName(Number(m[1]) as Algorithm), m[2])}`
 }
 
 /**
