@@ -34,7 +34,7 @@ import { counterexampleScenario, solveTimes } from "../sim/check/replay"
 import { parseDelays } from "../sim/simulator/script"
 import { defaultOptions, type Property, promisedProperties, search, type SearchResult } from "../sim/check/search"
 import { expand, judge } from "../sim/check/explore"
-import { SharedKeyTable } from "../sim/check/key"
+import { FingerprintTable, FULL_AT, GROW_AT, omissionOdds, SEGMENTS } from "../sim/check/key"
 import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
 import { mediumTest, searchTier, slowTest, test, tierTest } from "./tiers"
@@ -745,20 +745,64 @@ describe("the ideal model with detection at any point: every state", () => {
 })
 
 describe("the search on several threads, and what it leaves unjudged", () => {
-  test("keys in the shared table: each once, whichever word is 0, and all of them after a copy", () => {
-    const t = SharedKeyTable.create(16)
-    expect(t.add(5, 7)).toBe(true)
-    expect(t.add(5, 7)).toBe(false)
-    expect(t.add(5, 8)).toBe(true)
-    expect(t.add(21, 7)).toBe(true) // same slot as 5 in a 16-slot table: probes on
-    expect(t.add(0, 0)).toBe(true)
-    expect(t.add(0, 0)).toBe(false)
-    expect(t.add(-1, 0xffffffff)).toBe(true)
-    expect(t.add(0xffffffff, -1)).toBe(false) // the same words, signed or not
-    const bigger = SharedKeyTable.create(64)
-    t.copyInto(bigger)
-    for (const [lo, hi] of [[5, 7], [5, 8], [21, 7], [0, 0], [-1, -1]]) expect(bigger.add(lo, hi)).toBe(false)
-    expect(bigger.add(5, 9)).toBe(true)
+  test("keys in the fingerprint table: each once, whichever word is 0, and all of them after its segments grow", () => {
+    const t = FingerprintTable.create()
+    const slots = t.slots(0)
+    expect(t.add(5, 7)).toBe(0)
+    expect(t.add(5, 7)).toBe(-1)
+    expect(t.add(5, 8)).toBe(0)
+    expect(t.add(5 + slots, 7)).toBe(0) // same slot as 5: probes on
+    expect(t.add(0, 0)).toBe(0)
+    expect(t.add(0, 0)).toBe(-1)
+    expect(t.add(-1, 0xffffffff)).toBe(0)
+    expect(t.add(0xffffffff, -1)).toBe(-1) // the same words, signed or not
+    // one segment (the top bits of the high word) filled past its mark, then doubled
+    const keys: [number, number][] = [[5, 7], [5, 8], [5 + slots, 7], [0, 0], [-1, -1]]
+    let passed = false
+    for (let i = 1; !passed; i++) {
+      keys.push([Math.imul(i, 0x9e3779b1), 7])
+      passed = t.add(Math.imul(i, 0x9e3779b1), 7) === 1
+    }
+    expect(t.counts[FingerprintTable.segmentOf(7)]).toBe(Math.floor(GROW_AT * slots) + 1)
+    expect(t.relieve(Infinity)).toBe(true)
+    expect(t.slots(FingerprintTable.segmentOf(7))).toBe(2 * slots)
+    expect(t.slots(FingerprintTable.segmentOf(-1))).toBe(slots)
+    for (const [lo, hi] of keys) {
+      expect(t.has(lo, hi)).toBe(true)
+      expect(t.add(lo, hi)).toBe(-1)
+    }
+    expect(t.has(5, 9)).toBe(false)
+    expect(t.size()).toBe(keys.length)
+  })
+
+  test("the fingerprint table within a memory budget: a segment that may not grow fills to its limit, then the table is full", () => {
+    const t = FingerprintTable.create()
+    const slots = t.slots(0)
+    // room for one more segment's doubling, no more
+    const budget = t.bytes() + 8 * slots
+    const fill = (hi: number, upTo: number) => {
+      let i = 0
+      while (t.counts[FingerprintTable.segmentOf(hi)] < upTo) t.add(Math.imul(++i, 0x9e3779b1), hi)
+    }
+    fill(7, Math.floor(GROW_AT * slots) + 1)
+    expect(t.relieve(budget)).toBe(true)
+    expect(t.slots(FingerprintTable.segmentOf(7))).toBe(2 * slots)
+    // another segment: no room to double, so it takes keys up to FULL_AT
+    const other = 0x7fffffff
+    fill(other, Math.floor(GROW_AT * slots) + 1)
+    expect(t.relieve(budget)).toBe(true)
+    expect(t.slots(FingerprintTable.segmentOf(other))).toBe(slots)
+    fill(other, Math.floor(FULL_AT * slots) + 1)
+    expect(t.relieve(budget)).toBe(false)
+    expect(t.bytes()).toBe(budget)
+    expect(t.segments).toHaveLength(SEGMENTS)
+  })
+
+  test("the odds of a state left out: n^2 / 2^65 (birthday bound over 64-bit fingerprints)", () => {
+    expect(omissionOdds(0)).toBe(0)
+    expect(omissionOdds(2 ** 20)).toBe(2 ** -25)
+    expect(omissionOdds(465e6)).toBeCloseTo(5.86e-3, 5)
+    expect(omissionOdds(1e12)).toBe(1)
   })
 
   slowTest("two and three threads visit exactly the states one thread does, the shared table growing on the way", () => {
@@ -766,8 +810,9 @@ describe("the search on several threads, and what it leaves unjudged", () => {
     const run = (threads: number) => {
       const options = defaultOptions(c, promisedProperties(c))
       options.threads = threads
-      // hand over early: the table starts at 4,096 slots and grows twice
+      // hand over early: the table starts at 4,096 slots and its segments grow twice
       options.parallelAfter = 500
+      options.tableSlots = 4096
       return search(options)
     }
     const one = run(1)

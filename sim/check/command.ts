@@ -8,7 +8,8 @@ import { algorithmName, ALGORITHMS } from "../../src/core/algorithms"
 import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
 import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODELS, type TimingModel } from "./model"
 import { counterexampleScenario } from "./replay"
-import { defaultThreads } from "./parallel"
+import { defaultMemory, defaultThreads } from "./parallel"
+import { FULL_AT } from "./key"
 import { defaultOptions, PARALLEL_AFTER, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
 
 export interface CheckFlags {
@@ -27,6 +28,7 @@ export interface CheckFlags {
   all?: boolean
   breadthFirst?: boolean
   threads?: string
+  memory?: string
   /** commander's negation of --no-reduction. */
   reduction?: boolean
   stepByStep?: boolean
@@ -57,7 +59,8 @@ export function registerCheckCommand(program: Command) {
     .option("--property <list>", `${PROPERTIES.join(", ")} (default: what the algorithm promises under the timing model)`)
     .option("--max-depth <n>", "most steps on a path", "200")
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
-    .option("--max-states <n>", "stop after this many states (memory: about 16 to 32 bytes each, depth first)", "10000000")
+    .option("--max-states <n>", "stop after this many states (memory: about 11 to 21 bytes each, depth first)", "10000000")
+    .option("--memory <GiB>", `most memory the key table may take (default: half the machine's, ${(defaultMemory() / 2 ** 30).toFixed(1)} here); past it the table fills up to ${FULL_AT * 100} %, then the search stops`)
     .option("--breadth-first", "search breadth first from the start (memory: a layer of whole states)")
     .option("--threads <n>", `threads of the depth-first search, once it passes ${PARALLEL_AFTER.toLocaleString("en-US")} states (default: every core, ${defaultThreads()} here)`)
     .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
@@ -68,6 +71,13 @@ export function registerCheckCommand(program: Command) {
     .action((flags: CheckFlags) => {
       process.exitCode = runCheckCommand(flags)
     })
+}
+
+/** A size in GiB (fractions allowed): bytes. */
+export function parseGiB(text: string, where: string): number {
+  const v = Number(text)
+  if (!(text.trim() !== "" && Number.isFinite(v) && v > 0)) throw new InputError(`'${text}' is not a size in GiB`, where)
+  return Math.floor(v * 2 ** 30)
 }
 
 export function parseTimingModel(text: string, where: string): TimingModel {
@@ -126,6 +136,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.instants = !flags.stepByStep
   if (flags.breadthFirst) options.order = "breadth"
   if (flags.threads !== undefined) options.threads = parseInteger(flags.threads, "--threads", 1, 64)
+  if (flags.memory !== undefined) options.memory = parseGiB(flags.memory, "--memory")
   options.progress = (states, depth, seconds) =>
     process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
   const result = search(options)
@@ -155,12 +166,22 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   return result.violations.length > 0 ? 3 : 0
 }
 
+/** The store and the odds that it left a state out. */
+export function storeText(r: SearchResult): string {
+  return `64-bit fingerprints (hash compaction), table ${formatBytes(r.tableBytes)}; odds that a state was left out (two states sharing a fingerprint): ${r.omissionOdds.toPrecision(2)}`
+}
+
+export function formatBytes(b: number): string {
+  return b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${Math.round(b / 2 ** 20)} MiB`
+}
+
 export function formatResult(r: SearchResult, written: string[]): string {
   const lines = [
     `${r.algorithm}, ${r.nodes} processes, ${r.timing} timing, ${r.detection === "any" ? "any-time" : r.detection} detection; at most ${r.crashes} crash(es), ${r.recoveries} recovery(ies), ${r.losses} loss(es), ${r.duplicates} duplication(s)`,
     `properties: ${r.properties.join(", ")}`,
     `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.instants ? ", instants node by node" : ""}${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]
+  lines.push(`store: ${storeText(r)}`)
   if (r.violations.length === 0) lines.push("no violation")
   r.violations.forEach((v, i) => {
     lines.push("", `VIOLATION of ${v.property}: ${v.detail}`, `shortest trace (${v.steps.length} steps):`, ...v.trace.map((t) => "  " + t))

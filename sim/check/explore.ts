@@ -28,6 +28,9 @@ import {
   stepNode,
 } from "./model"
 
+/** The limit a search meets when its table is full within the memory budget. */
+export const MEMORY_LIMIT = "the key table full within its memory budget (--memory)"
+
 /** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
 export const HEARTBEAT_ROUNDS = 3
 
@@ -119,6 +122,8 @@ export interface Visited {
   add(lo: number, hi: number): boolean
   /** States visited so far, by every thread. */
   size(): number
+  /** True when the table is full within its memory budget (the search stops). */
+  full(): boolean
 }
 
 /** A state on the current path, with the successors still to try. */
@@ -304,6 +309,10 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     stateKey(t, options.timing, key)
     if (visited.size() >= options.maxStates) {
       limits.add(`state limit ${options.maxStates}`)
+      break
+    }
+    if (visited.full()) {
+      limits.add(MEMORY_LIMIT)
       break
     }
     if (!visited.add(key[0], key[1])) continue

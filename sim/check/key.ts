@@ -166,61 +166,182 @@ export class IntList {
   }
 }
 
+/** A key's top bits pick its segment of the fingerprint table. */
+export const SEGMENT_BITS = 6
+export const SEGMENTS = 1 << SEGMENT_BITS
+/** A segment doubles past this load (linear probing stays short)... */
+export const GROW_AT = 0.75
+/** ...and, when the memory budget forbids that, takes keys up to this load, then the search stops. */
+export const FULL_AT = 0.9
+/** Slots a segment starts with. */
+const FIRST_SLOTS = 1 << 10
+
 /**
- * A set of 64-bit keys that several threads fill at once: the same open addressing over a
- * SharedArrayBuffer, a slot claimed by a compare-and-swap on its low word and completed
- * by writing its high word (a reader that meets a claimed slot waits for the high word).
- * Neither word is ever 0 in a filled slot (a key's 0 word is mapped to 1). It does not grow
- * by itself: the search copies it into a larger one while every thread waits (parallel.ts).
+ * The visited set: 64-bit fingerprints (hash compaction, as TLC's fingerprint set and
+ * SPIN's hash-compact), no state kept. Two different states are taken for one with
+ * probability about 2^-64 per pair, so the chance that a search of n states left one out
+ * is about n^2 / 2^65 (omissionOdds).
+ *
+ * SEGMENTS tables of open addressing in shared memory, one picked by a key's top bits, each
+ * doubled alone past GROW_AT: growth never holds a second whole table beside the first
+ * (1/64 of it), and a table 0.375 to 0.75 full takes 11 to 21 bytes a key. Several threads
+ * add at once: a slot is claimed by a compare-and-swap on its low word and completed by
+ * writing its high word (a reader that meets a claimed slot waits for the high word);
+ * neither word is ever 0 in a filled slot (a key's 0 word is mapped to 1). A segment grows
+ * only while no other thread adds (parallel.ts).
  */
-export class SharedKeyTable {
-  readonly words: Int32Array
-  readonly mask: number
+export class FingerprintTable {
+  readonly segments: Int32Array[]
+  /** Per segment, shared by every thread: its keys, the count past which it must grow (or is full), and 1 once the budget capped it. */
+  readonly counts: Int32Array
+  readonly marks: Int32Array
+  readonly capped: Int32Array
+  private readonly masks: Int32Array
 
-  constructor(readonly buffer: SharedArrayBuffer) {
-    this.words = new Int32Array(buffer)
-    this.mask = this.words.length / 2 - 1
+  constructor(
+    readonly buffers: SharedArrayBuffer[],
+    readonly sharedCounts: SharedArrayBuffer,
+  ) {
+    this.segments = buffers.map((b) => new Int32Array(b))
+    this.counts = new Int32Array(sharedCounts, 0, SEGMENTS)
+    this.marks = new Int32Array(sharedCounts, 4 * SEGMENTS, SEGMENTS)
+    this.capped = new Int32Array(sharedCounts, 8 * SEGMENTS, SEGMENTS)
+    this.masks = new Int32Array(SEGMENTS)
+    for (let k = 0; k < SEGMENTS; k++) this.masks[k] = this.segments[k].length / 2 - 1
   }
 
-  static create(slots: number): SharedKeyTable {
-    let c = 1 << 4
-    while (c < slots) c <<= 1
-    return new SharedKeyTable(new SharedArrayBuffer(8 * c))
+  /** A table of at least `slots` slots in all. */
+  static create(slots = SEGMENTS * FIRST_SLOTS): FingerprintTable {
+    let c = 16
+    while (c * SEGMENTS < slots) c <<= 1
+    const buffers: SharedArrayBuffer[] = []
+    for (let k = 0; k < SEGMENTS; k++) buffers.push(new SharedArrayBuffer(8 * c))
+    const t = new FingerprintTable(buffers, new SharedArrayBuffer(12 * SEGMENTS))
+    t.marks.fill(Math.floor(GROW_AT * c))
+    return t
   }
 
-  get capacity(): number {
-    return this.mask + 1
+  /** The segment a key's high word picks. */
+  static segmentOf(hi: number): number {
+    return (hi >>> (32 - SEGMENT_BITS)) & (SEGMENTS - 1)
   }
 
-  /** Adds the key; false when it was there already (put there by any thread). */
-  add(lo: number, hi: number): boolean {
+  /** Adds the key: -1 when it was there already (put there by any thread), 1 when its segment passed its mark (relieve), else 0. */
+  add(lo: number, hi: number): number {
     lo |= 0
     hi |= 0
     if (lo === 0) lo = 1
     if (hi === 0) hi = 1
-    const w = this.words
-    let i = (lo >>> 0) & this.mask
+    const seg = (hi >>> (32 - SEGMENT_BITS)) & (SEGMENTS - 1)
+    const w = this.segments[seg]
+    const mask = this.masks[seg]
+    let i = lo & mask
     for (;;) {
       let a = Atomics.load(w, 2 * i)
       if (a === 0) {
         a = Atomics.compareExchange(w, 2 * i, 0, lo)
         if (a === 0) {
           Atomics.store(w, 2 * i + 1, hi)
-          return true
+          return Atomics.add(this.counts, seg, 1) + 1 > Atomics.load(this.marks, seg) ? 1 : 0
         }
       }
       if (a === lo) {
         let b = Atomics.load(w, 2 * i + 1)
         while (b === 0) b = Atomics.load(w, 2 * i + 1)
-        if (b === hi) return false
+        if (b === hi) return -1
       }
-      i = (i + 1) & this.mask
+      i = (i + 1) & mask
     }
   }
 
-  /** Copies every key into `to` (no other thread may touch either meanwhile). */
-  copyInto(to: SharedKeyTable) {
-    const w = this.words
-    for (let i = 0; i < w.length; i += 2) if (w[i] !== 0) to.add(w[i], w[i + 1])
+  has(lo: number, hi: number): boolean {
+    lo |= 0
+    hi |= 0
+    if (lo === 0) lo = 1
+    if (hi === 0) hi = 1
+    const seg = FingerprintTable.segmentOf(hi)
+    const w = this.segments[seg]
+    const mask = this.masks[seg]
+    for (let i = lo & mask; ; i = (i + 1) & mask) {
+      const a = Atomics.load(w, 2 * i)
+      if (a === 0) return false
+      if (a === lo && Atomics.load(w, 2 * i + 1) === hi) return true
+    }
   }
+
+  size(): number {
+    let n = 0
+    for (let k = 0; k < SEGMENTS; k++) n += Atomics.load(this.counts, k)
+    return n
+  }
+
+  bytes(): number {
+    let b = 0
+    for (const s of this.segments) b += s.byteLength
+    return b
+  }
+
+  /**
+   * Deals with every segment past its mark (no other thread may add meanwhile): doubles it
+   * while the table stays within `budget` bytes, else lets it fill to FULL_AT. False when a
+   * capped segment is past that too: the table is full.
+   */
+  relieve(budget: number): boolean {
+    let room = true
+    for (let k = 0; k < SEGMENTS; k++) {
+      if (this.counts[k] <= this.marks[k]) continue
+      if (this.capped[k] === 0 && this.bytes() + this.segments[k].byteLength <= budget) this.grow(k)
+      else if (this.capped[k] === 0) {
+        this.capped[k] = 1
+        this.marks[k] = Math.floor(FULL_AT * this.slots(k))
+      } else room = false
+    }
+    return room
+  }
+
+  slots(k: number): number {
+    return this.masks[k] + 1
+  }
+
+  /** Doubles segment k. */
+  grow(k: number) {
+    const old = this.segments[k]
+    const buffer = new SharedArrayBuffer(2 * old.byteLength)
+    const w = new Int32Array(buffer)
+    const mask = w.length / 2 - 1
+    for (let j = 0; j < old.length; j += 2) {
+      const lo = old[j]
+      if (lo === 0) continue
+      let i = lo & mask
+      while (w[2 * i] !== 0) i = (i + 1) & mask
+      w[2 * i] = lo
+      w[2 * i + 1] = old[j + 1]
+    }
+    this.replaceSegment(k, buffer)
+    this.marks[k] = Math.floor(GROW_AT * this.slots(k))
+  }
+
+  /** Takes the buffers of segments another thread grew. */
+  update(buffers: SharedArrayBuffer[]) {
+    for (let k = 0; k < SEGMENTS; k++) this.replaceSegment(k, buffers[k])
+  }
+
+  private replaceSegment(k: number, buffer: SharedArrayBuffer) {
+    this.buffers[k] = buffer
+    this.segments[k] = new Int32Array(buffer)
+    this.masks[k] = this.segments[k].length / 2 - 1
+  }
+
+  forEach(fn: (lo: number, hi: number) => void) {
+    for (const w of this.segments) for (let i = 0; i < w.length; i += 2) if (w[i] !== 0) fn(w[i], w[i + 1])
+  }
+}
+
+/**
+ * The odds that a search of n states left one out, its fingerprints being 64-bit: each new
+ * state's key meets one of those before it with probability (its index) / 2^64, about n^2 /
+ * 2^65 in all (TLC's "calculated" odds, with n distinct states).
+ */
+export function omissionOdds(states: number): number {
+  return Math.min(1, (states * states) / 2 ** 65)
 }

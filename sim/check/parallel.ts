@@ -5,25 +5,27 @@
 // its current path to helper threads, which rebuild it and take each state's successors in
 // another order, so that they part ways at once.
 //
-// The table grows while every thread waits: a thread that finds it half full raises a flag;
-// each helper stops at its next insert, the main thread copies the keys into a bigger table
-// and posts it to every helper, and they go on.
+// The table's segments grow while every thread waits: a thread that takes a segment past its
+// mark raises a flag; each helper stops at its next insert, the main thread doubles the
+// segments past their marks (or caps them, at the memory budget) and posts the buffers to
+// every helper, and they go on.
 
-import { availableParallelism } from "node:os"
+import { availableParallelism, totalmem } from "node:os"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { getHeapStatistics } from "node:v8"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Event } from "./model"
 import type { ExploreOptions, Visited } from "./explore"
-import { SharedKeyTable, StateSet } from "./key"
+import { FingerprintTable } from "./key"
 
 /** Slots of the control array (an Int32Array in shared memory). */
 const COUNT = 0 // states visited by every thread
 const STOP = 1 // a thread met a violation or a limit: all stop
-const GROWING = 2 // a thread found the table half full
+const GROWING = 2 // a thread took a segment past its mark
 const GENERATION = 3 // bumped each time the table is replaced
 const QUIT = 4 // the main thread is done: a helper that has not begun need not
-const HELPERS = 5 // then one slot per helper: its state
+const FULL = 5 // the table is full within the memory budget
+const HELPERS = 6 // then one slot per helper: its state
 const NOT_STARTED = 0
 const RUNNING = 1
 const PAUSED = 2 // waiting for the bigger table; inserts nothing until it has it
@@ -34,11 +36,18 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(availableParallelism(), 16))
 }
 
+/** The key table's default budget: half the machine's memory. */
+export function defaultMemory(): number {
+  return Math.floor(totalmem() / 2)
+}
+
 /** What the main thread gives each helper. */
 export interface HelperData {
   options: ExploreOptions
   control: SharedArrayBuffer
-  table: SharedArrayBuffer
+  /** The table's segments and its counts. */
+  segments: SharedArrayBuffer[]
+  counts: SharedArrayBuffer
   generation: number
   /** The main thread's path when it handed over, as events from the root. */
   path: Event[]
@@ -59,14 +68,14 @@ export interface HelperResult {
   error?: string
 }
 
-/** The shared table as one thread sees it: the newest table it was given, and the counters. */
+/** The shared table as one thread sees it: the newest segments it was given, and the counters. */
 export class SharedVisited implements Visited {
   private generation: number
   constructor(
     private readonly control: Int32Array,
-    public table: SharedKeyTable,
+    public table: FingerprintTable,
     generation: number,
-    /** Called when the table must grow or was replaced (the thread's part of the protocol). */
+    /** Called when a segment must grow or was replaced (the thread's part of the protocol). */
     private readonly sync: (self: SharedVisited) => void,
   ) {
     this.generation = generation
@@ -75,9 +84,10 @@ export class SharedVisited implements Visited {
   add(lo: number, hi: number): boolean {
     const c = this.control
     if (Atomics.load(c, GROWING) !== 0 || Atomics.load(c, GENERATION) !== this.generation) this.sync(this)
-    if (!this.table.add(lo, hi)) return false
-    const n = Atomics.add(c, COUNT, 1) + 1
-    if (2 * n > this.table.capacity) Atomics.store(c, GROWING, 1)
+    const r = this.table.add(lo, hi)
+    if (r < 0) return false
+    Atomics.add(c, COUNT, 1)
+    if (r > 0) Atomics.store(c, GROWING, 1)
     return true
   }
 
@@ -85,8 +95,12 @@ export class SharedVisited implements Visited {
     return Atomics.load(this.control, COUNT)
   }
 
-  replace(table: SharedKeyTable, generation: number) {
-    this.table = table
+  full(): boolean {
+    return Atomics.load(this.control, FULL) !== 0
+  }
+
+  replace(segments: SharedArrayBuffer[], generation: number) {
+    this.table.update(segments)
     this.generation = generation
   }
 
@@ -97,18 +111,37 @@ export class SharedVisited implements Visited {
 
 /** The main thread's side: alone at first, then with helpers on the shared table. */
 export class MainVisited implements Visited {
-  private local: StateSet | null = new StateSet()
+  readonly table: FingerprintTable
+  private count: number
+  private isFull = false
   private shared: SharedVisited | null = null
   private control: Int32Array | null = null
   private helpers: { worker: Worker; port: MessagePort }[] = []
 
+  /** `budget`: the most bytes the table may take; `table`: the keys of a search resumed. */
+  constructor(
+    readonly budget: number,
+    table?: FingerprintTable,
+  ) {
+    this.table = table ?? FingerprintTable.create()
+    this.count = this.table.size()
+  }
+
   add(lo: number, hi: number): boolean {
     if (this.shared) return this.shared.add(lo, hi)
-    return this.local!.add(lo, hi)
+    const r = this.table.add(lo, hi)
+    if (r < 0) return false
+    this.count++
+    if (r > 0 && !this.table.relieve(this.budget)) this.isFull = true
+    return true
   }
 
   size(): number {
-    return this.shared ? this.shared.size() : this.local!.size
+    return this.shared ? this.shared.size() : this.count
+  }
+
+  full(): boolean {
+    return this.shared ? this.shared.full() : this.isFull
   }
 
   get parallel(): boolean {
@@ -124,19 +157,13 @@ export class MainVisited implements Visited {
     if (this.control) Atomics.store(this.control, STOP, 1)
   }
 
-  /**
-   * Moves the keys into shared memory and starts `count` helpers that search from `path`
-   * (the main thread's current path, as events from the root).
-   */
+  /** Starts `count` helpers that search from `path` (the main thread's current path, as events from the root) on the same table. */
   handOver(options: ExploreOptions, path: Event[], count: number) {
-    const local = this.local!
     const control = new Int32Array(new SharedArrayBuffer(4 * (HELPERS + count)))
-    const table = SharedKeyTable.create(8 * local.size)
-    local.forEach((lo, hi) => table.add(lo, hi))
-    Atomics.store(control, COUNT, local.size)
+    Atomics.store(control, COUNT, this.count)
+    if (this.isFull) Atomics.store(control, FULL, 1)
     this.control = control
-    this.shared = new SharedVisited(control, table, 0, () => this.grow())
-    this.local = null
+    this.shared = new SharedVisited(control, this.table, 0, () => this.grow())
     const entry = pathToFileURL(fileURLToPath(new URL("./search-worker.ts", import.meta.url))).href
     // a helper loads TypeScript through tsx, whatever runs the main thread (tsx, vitest), from
     // wherever it was started
@@ -144,7 +171,16 @@ export class MainVisited implements Visited {
     const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
     for (let index = 1; index <= count; index++) {
       const { port1, port2 } = new MessageChannel()
-      const data: HelperData = { options, control: control.buffer as SharedArrayBuffer, table: table.buffer, generation: 0, path, index, port: port2 }
+      const data: HelperData = {
+        options,
+        control: control.buffer as SharedArrayBuffer,
+        segments: this.table.buffers.slice(0),
+        counts: this.table.sharedCounts,
+        generation: 0,
+        path,
+        index,
+        port: port2,
+      }
       const worker = new Worker(boot, { eval: true, workerData: data, transferList: [port2] })
       // a helper that fails to start claims no state: the main thread's search covers its
       // part (a helper that fails later says so in its result)
@@ -154,7 +190,7 @@ export class MainVisited implements Visited {
     }
   }
 
-  /** Copies the table into a bigger one while every running helper waits. */
+  /** Doubles (or caps) the segments past their marks while every running helper waits. */
   private grow() {
     const c = this.control!
     const shared = this.shared!
@@ -163,12 +199,10 @@ export class MainVisited implements Visited {
       // a helper that has not started touches no table before it sees the flag down
       for (let st = Atomics.load(c, HELPERS + i); st === RUNNING; st = Atomics.load(c, HELPERS + i)) Atomics.wait(c, HELPERS + i, st, 5)
     }
-    // four times while small (fewer pauses), then twice (less memory left unused)
-    const bigger = SharedKeyTable.create((shared.table.capacity < 1 << 24 ? 4 : 2) * shared.table.capacity)
-    shared.table.copyInto(bigger)
+    if (!this.table.relieve(this.budget)) Atomics.store(c, FULL, 1)
     const generation = shared.current + 1
-    for (const h of this.helpers) h.port.postMessage({ table: bigger.buffer, generation })
-    shared.replace(bigger, generation)
+    for (const h of this.helpers) h.port.postMessage({ segments: this.table.buffers.slice(0), generation })
+    shared.replace(this.table.buffers, generation)
     Atomics.store(c, GROWING, 0)
     Atomics.store(c, GENERATION, generation)
     Atomics.notify(c, GENERATION)
@@ -227,14 +261,14 @@ export function joinSearch(data: HelperData): SharedVisited | null {
         while (Atomics.load(c, GENERATION) === known) Atomics.wait(c, GENERATION, known, 100)
       }
       for (let m = receiveMessageOnPort(data.port); m; m = receiveMessageOnPort(data.port)) {
-        const next = m.message as { table: SharedArrayBuffer; generation: number }
-        self.replace(new SharedKeyTable(next.table), next.generation)
+        const next = m.message as { segments: SharedArrayBuffer[]; generation: number }
+        self.replace(next.segments, next.generation)
       }
       Atomics.store(c, slot, RUNNING)
       if (Atomics.load(c, GROWING) === 0 && Atomics.load(c, GENERATION) === self.current) return
     }
   }
-  const visited = new SharedVisited(c, new SharedKeyTable(data.table), data.generation, pause)
+  const visited = new SharedVisited(c, new FingerprintTable(data.segments, data.counts), data.generation, pause)
   pause(visited)
   return visited
 }

@@ -55,13 +55,14 @@ import {
   explore,
   type ExploreOptions,
   judge,
+  MEMORY_LIMIT,
   type PathStep,
   type Property,
   visitRoot,
   violatesAny,
 } from "./explore"
-import { IntList, StateSet } from "./key"
-import { defaultThreads, MainVisited } from "./parallel"
+import { FingerprintTable, IntList, omissionOdds } from "./key"
+import { defaultMemory, defaultThreads, MainVisited } from "./parallel"
 
 export { HEARTBEAT_ROUNDS, PROPERTIES, type Property } from "./explore"
 
@@ -82,6 +83,10 @@ export interface SearchOptions extends ExploreOptions {
   visit?: (s: State) => void
   /** Depth first: called with each state judged without being kept (a loss at the end of an instant taken node by node). */
   judged?: (s: State) => void
+  /** Slots the key table starts with (tests make it small, to see it grow). */
+  tableSlots?: number
+  /** The most bytes the key table may take (default: half the machine's memory). */
+  memory?: number
   /** Called every 100,000 states (a long search says how far it got). */
   progress?: (states: number, depth: number, seconds: number) => void
 }
@@ -124,6 +129,12 @@ export interface SearchResult {
   statesPerSecond: number
   /** Peak memory the search used (heap and typed arrays, sampled every 10,000 states) over the states visited. */
   bytesPerState: number
+  /** What the visited set keeps of a state: its 64-bit fingerprint. */
+  store: "fingerprint64"
+  /** Bytes the key table took at the end. */
+  tableBytes: number
+  /** The odds that two states shared a fingerprint, one of them left out (about n^2 / 2^65). */
+  omissionOdds: number
   violations: Violation[]
 }
 
@@ -171,7 +182,7 @@ export const PARALLEL_AFTER = 20_000
  */
 function depthFirst(options: SearchOptions): SearchResult | null {
   const started = performance.now()
-  const visited = new MainVisited()
+  const visited = new MainVisited(options.memory ?? defaultMemory(), FingerprintTable.create(options.tableSlots))
   const key = new Uint32Array(2)
   const memory = new MemoryGauge()
   const helpers = options.visit || options.judged ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
@@ -204,7 +215,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
       report(visited.size())
     },
   })
-  if (own.violated || own.limits.has(`state limit ${options.maxStates}`)) visited.stopAll()
+  if (own.violated || own.limits.size > 0) visited.stopAll()
   const results = visited.finish(report)
   memory.sample()
   for (const r of results) if (r.error) throw new Error(`a helper thread of the search failed: ${r.error}`)
@@ -237,6 +248,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     seconds: Math.round(seconds * 1000) / 1000,
     statesPerSecond: Math.round(states / Math.max(seconds, 1e-3)),
     bytesPerState: Math.round((memory.peak + heaps) / states),
+    ...storeFigures(visited.table, states),
     violations: [],
   }
 }
@@ -253,6 +265,10 @@ function pathEvents(path: PathStep[]): Event[] {
   const events: Event[] = []
   for (const step of path) if (step.via) events.push(step.via)
   return events
+}
+
+function storeFigures(table: FingerprintTable, states: number) {
+  return { store: "fingerprint64" as const, tableBytes: table.bytes(), omissionOdds: omissionOdds(states) }
 }
 
 function resultHead(options: SearchOptions) {
@@ -273,7 +289,9 @@ function breadthFirst(options: SearchOptions): SearchResult {
   const started = performance.now()
   const inexactBefore = inexactTexts
   const root = initialState(options)
-  const visited = new StateSet()
+  const visited = FingerprintTable.create(options.tableSlots)
+  const budget = options.memory ?? defaultMemory()
+  let full = false
   const key = new Uint32Array(2)
   // per state visited: its parent's index and the event from it (packed), for the trace
   const parent = new IntList()
@@ -300,6 +318,7 @@ function breadthFirst(options: SearchOptions): SearchResult {
   for (let i = 0; i < root.owned.length; i++) root.owned[i] = false
   stateKey(root, options.timing, key)
   visited.add(key[0], key[1])
+  let size = 1
   parent.push(-1)
   via.push(packEvent({ type: EventType.Tick, a: 0, b: 0 }))
   const reduce = options.timing === "ideal" && options.reduce !== false
@@ -342,15 +361,20 @@ function breadthFirst(options: SearchOptions): SearchResult {
         }
         stateKey(t, options.timing, key)
         if (visited.has(key[0], key[1])) continue
-        if (visited.size >= options.maxStates) {
+        if (size >= options.maxStates) {
           limits.add(`state limit ${options.maxStates}`)
           break
         }
-        visited.add(key[0], key[1])
+        if (full) {
+          limits.add(MEMORY_LIMIT)
+          break
+        }
+        if (visited.add(key[0], key[1]) > 0 && !visited.relieve(budget)) full = true
+        size++
         if (options.visit) options.visit(t)
-        if (visited.size % 10_000 === 0) {
+        if (size % 10_000 === 0) {
           memory.sample()
-          if (options.progress && visited.size % 100_000 === 0) options.progress(visited.size, d + 1, (performance.now() - started) / 1000)
+          if (options.progress && size % 100_000 === 0) options.progress(size, d + 1, (performance.now() - started) / 1000)
         }
         const ti = parent.length
         parent.push(index)
@@ -371,7 +395,7 @@ function breadthFirst(options: SearchOptions): SearchResult {
   const seconds = (performance.now() - started) / 1000
   return {
     ...resultHead(options),
-    states: visited.size,
+    states: size,
     transitions,
     depth,
     complete: limits.size === 0 && !stop,
@@ -381,8 +405,9 @@ function breadthFirst(options: SearchOptions): SearchResult {
     threads: 1,
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
-    statesPerSecond: Math.round(visited.size / Math.max(seconds, 1e-3)),
-    bytesPerState: Math.round(memory.peak / visited.size),
+    statesPerSecond: Math.round(size / Math.max(seconds, 1e-3)),
+    bytesPerState: Math.round(memory.peak / size),
+    ...storeFigures(visited, size),
     violations,
   }
 }
