@@ -2,7 +2,7 @@
 // its shortest trace printed and written as a scenario file the simulator replays.
 
 import type { Command } from "commander"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { algorithmName, ALGORITHMS } from "../../src/core/algorithms"
 import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
@@ -10,7 +10,7 @@ import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODE
 import { counterexampleScenario } from "./replay"
 import { defaultMemory, defaultThreads } from "./parallel"
 import { FULL_AT } from "./key"
-import { defaultOptions, PARALLEL_AFTER, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
+import { defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
 
 export interface CheckFlags {
   algorithm: string
@@ -29,6 +29,11 @@ export interface CheckFlags {
   breadthFirst?: boolean
   threads?: string
   memory?: string
+  maxSeconds?: string
+  checkpoint?: string
+  checkpointEvery: string
+  resume?: boolean
+  progress: string
   /** commander's negation of --no-reduction. */
   reduction?: boolean
   stepByStep?: boolean
@@ -61,6 +66,11 @@ export function registerCheckCommand(program: Command) {
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
     .option("--max-states <n>", "stop after this many states (memory: about 11 to 21 bytes each, depth first)", "10000000")
     .option("--memory <GiB>", `most memory the key table may take (default: half the machine's, ${(defaultMemory() / 2 ** 30).toFixed(1)} here); past it the table fills up to ${FULL_AT * 100} %, then the search stops`)
+    .option("--max-seconds <s>", "depth first: stop after this many seconds (over every run of a resumed search), leaving a checkpoint")
+    .option("--checkpoint <file>", "depth first: where the checkpoint goes (default .electlab/check/ALGORITHM-nN.ckpt)")
+    .option("--checkpoint-every <s>", "depth first: seconds between checkpoints; a search stopped by a limit writes one too", "600")
+    .option("--resume", "depth first: go on from the checkpoint (the same search; --max-states may be raised)")
+    .option("--progress <s>", "seconds between progress lines on stderr (0: none)", "5")
     .option("--breadth-first", "search breadth first from the start (memory: a layer of whole states)")
     .option("--threads <n>", `threads of the depth-first search, once it passes ${PARALLEL_AFTER.toLocaleString("en-US")} states (default: every core, ${defaultThreads()} here)`)
     .option("--no-reduction", "ideal model: visit every interleaving of an instant (no partial-order reduction)")
@@ -137,8 +147,12 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   if (flags.breadthFirst) options.order = "breadth"
   if (flags.threads !== undefined) options.threads = parseInteger(flags.threads, "--threads", 1, 64)
   if (flags.memory !== undefined) options.memory = parseGiB(flags.memory, "--memory")
-  options.progress = (states, depth, seconds) =>
-    process.stderr.write(`${algorithmName(config.algorithm)}: ${states} states, depth ${depth}, ${Math.round(seconds)} s\n`)
+  if (flags.maxSeconds !== undefined) options.maxSeconds = parseInteger(flags.maxSeconds, "--max-seconds", 1, 1e9)
+  const checkpointFile = flags.checkpoint ?? join(".electlab", "check", `${algorithmName(config.algorithm)}-n${config.nodes}.ckpt`)
+  options.checkpoint = { file: checkpointFile, every: parseInteger(flags.checkpointEvery, "--checkpoint-every", 1, 1e9), resume: !!flags.resume }
+  if (flags.resume && !existsSync(checkpointFile)) throw new InputError(`no checkpoint at ${checkpointFile}`, "--resume")
+  options.progressEvery = parseInteger(flags.progress, "--progress", 0, 1e6)
+  if (options.progressEvery > 0) options.progress = (p) => process.stderr.write(progressLine(algorithmName(config.algorithm), p) + "\n")
   const result = search(options)
   const written: string[] = []
   result.violations.forEach((v, i) => {
@@ -166,13 +180,26 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   return result.violations.length > 0 ? 3 : 0
 }
 
+/** One progress line: states, rate, depth, memory, and the guess of what is left. */
+export function progressLine(name: string, p: Progress): string {
+  const count = (n: number) => Math.round(n).toLocaleString("en-US")
+  let line = `${name}: ${count(p.states)} states, ${count(p.statesPerSecond)}/s, depth ${p.depth} (most ${p.maxDepth}), ${formatBytes(p.rss)} resident (table ${formatBytes(p.tableBytes)}), ${formatDuration(p.seconds)}`
+  if (p.share !== null) line += `; about ${(100 * p.share).toFixed(p.share < 0.1 ? 2 : 1)} % of the tree behind the paths`
+  if (p.secondsLeft !== null) line += `, about ${formatDuration(p.secondsLeft)} left`
+  return line
+}
+
+export function formatDuration(s: number): string {
+  return s < 120 ? `${Math.round(s)} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`
+}
+
 /** The store and the odds that it left a state out. */
 export function storeText(r: SearchResult): string {
   return `64-bit fingerprints (hash compaction), table ${formatBytes(r.tableBytes)}; odds that a state was left out (two states sharing a fingerprint): ${r.omissionOdds.toPrecision(2)}`
 }
 
 export function formatBytes(b: number): string {
-  return b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${Math.round(b / 2 ** 20)} MiB`
+  return b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : b >= 2 ** 20 ? `${Math.round(b / 2 ** 20)} MiB` : `${Math.round(b / 1024)} KiB`
 }
 
 export function formatResult(r: SearchResult, written: string[]): string {
@@ -182,6 +209,8 @@ export function formatResult(r: SearchResult, written: string[]): string {
     `${r.states} states, ${r.transitions} transitions, depth ${r.depth}, ${r.seconds} s (${r.statesPerSecond} states/s, ${r.bytesPerState} bytes/state, ${r.order} first${r.instants ? ", instants node by node" : ""}${r.threads > 1 ? `, ${r.threads} threads` : ""}); ${r.complete ? "complete" : "not complete" + (r.limits.length ? ": " + r.limits.join(", ") : r.violations.length ? ": stopped at the first violation" : "")}`,
   ]
   lines.push(`store: ${storeText(r)}`)
+  if (r.resumedFrom) lines.push(`resumed from a checkpoint of ${r.resumedFrom} states`)
+  if (r.checkpoint) lines.push(`checkpoint: ${r.checkpoint} (--resume goes on from it)`)
   if (r.violations.length === 0) lines.push("no violation")
   r.violations.forEach((v, i) => {
     lines.push("", `VIOLATION of ${v.property}: ${v.detail}`, `shortest trace (${v.steps.length} steps):`, ...v.trace.map((t) => "  " + t))

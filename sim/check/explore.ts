@@ -146,8 +146,12 @@ export interface PathStep {
 export interface ExploreHooks {
   /** Take each state's successors last first (a second thread's order). */
   reverse: boolean
-  /** True when the search should end now (another thread met a violation or a limit). */
-  stopped(): boolean
+  /**
+   * True when the search should end now (another thread met a violation or a limit). Called
+   * at the top of the loop, where every state this thread put in the table is expanded or
+   * on `stack`: the place to take a checkpoint.
+   */
+  stopped(stack: PathStep[]): boolean
   /** A new state was visited (not yet expanded); the stack is the path to it. */
   visited(s: State, path: PathStep[]): void
   /** A state was judged without being kept (a loss at the end of an instant). */
@@ -241,6 +245,35 @@ function judgeLoss(s: State, e: Event, options: ExploreOptions, hooks: ExploreHo
   return false
 }
 
+/** The limits that stop a search before it is complete (others, like the epoch cap, only prune). */
+export function stopsSearch(limit: string): boolean {
+  return limit.startsWith("state limit") || limit.startsWith("time limit") || limit === MEMORY_LIMIT
+}
+
+/** The events from the root along a path. */
+export function pathEvents(path: PathStep[]): Event[] {
+  const events: Event[] = []
+  for (const step of path) if (step.via) events.push(step.via)
+  return events
+}
+
+/**
+ * How much of the tree below the path's first step lies behind it, by the place of each
+ * step among its siblings in the thread's own order (0 to 1). A guess: subtrees differ in
+ * size, and states met before are not counted.
+ */
+export function pathShare(path: PathStep[]): number {
+  let share = 0
+  let weight = 1
+  for (const step of path) {
+    const [taken, count] = step.instant ? step.instant.position() : [step.next, step.tried.length]
+    if (count === 0) break
+    share += (weight * Math.max(0, taken - 1)) / count
+    weight /= count
+  }
+  return Math.min(1, share)
+}
+
 /** Rebuilds the path a thread handed over (its events from the root), each step to be expanded again. */
 export function replayPath(options: ExploreOptions, vias: Event[], limits: Set<string>, reverse: boolean): PathStep[] {
   const stack: PathStep[] = []
@@ -275,7 +308,7 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     let t: State
     let e: Event
     if (f.judgedOnly.length > 0) {
-      if (hooks.stopped()) break
+      if (hooks.stopped(stack)) break
       if (judgeLoss(f.s, f.judgedOnly.pop()!, options, hooks, () => transitions++)) {
         violated = true
         break
@@ -283,7 +316,7 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
       continue
     }
     if (f.instant) {
-      if (hooks.stopped()) break
+      if (hooks.stopped(stack)) break
       const end = f.instant.next()
       if (!end) {
         stack.pop()
@@ -296,7 +329,7 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
         stack.pop()
         continue
       }
-      if (hooks.stopped()) break
+      if (hooks.stopped(stack)) break
       e = f.tried[f.next++]
       t = cloneState(f.s)
       applyEvent(t, e, options, false)

@@ -395,6 +395,11 @@ export class InstantExpansion {
     private readonly reverse: boolean,
   ) {}
 
+  /** [ends taken, ends in all]. */
+  position(): [number, number] {
+    return [this.next_, this.node < 0 ? 1 : this.runs.length]
+  }
+
   /** The state after the next run and the event that leads there, or null when there are no more. */
   next(): { state: State; via: Event } | null {
     const count = this.node < 0 ? 1 : this.runs.length

@@ -9,6 +9,11 @@
 // mark raises a flag; each helper stops at its next insert, the main thread doubles the
 // segments past their marks (or caps them, at the memory budget) and posts the buffers to
 // every helper, and they go on.
+//
+// A checkpoint needs every thread at a point where each state it put in the table is either
+// expanded or on its stack (the top of its exploration loop): the main thread bumps PARK,
+// each helper posts its path at its next loop top and waits, and once the checkpoint is
+// written the main thread releases them.
 
 import { availableParallelism, totalmem } from "node:os"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -25,11 +30,18 @@ const GROWING = 2 // a thread took a segment past its mark
 const GENERATION = 3 // bumped each time the table is replaced
 const QUIT = 4 // the main thread is done: a helper that has not begun need not
 const FULL = 5 // the table is full within the memory budget
-const HELPERS = 6 // then one slot per helper: its state
+const PARK = 6 // bumped when the main thread wants every path for a checkpoint
+const RELEASE = 7 // set to PARK's value when the checkpoint is written
+const HELPERS = 8 // then three slots per helper: its state, the last PARK it answered, how far it got (2^30 = all)
+const SLOTS = 3
 const NOT_STARTED = 0
 const RUNNING = 1
 const PAUSED = 2 // waiting for the bigger table; inserts nothing until it has it
 const DONE = 3
+
+const stateSlot = (i: number) => HELPERS + SLOTS * i
+const parkedSlot = (i: number) => HELPERS + SLOTS * i + 1
+const doneSlot = (i: number) => HELPERS + SLOTS * i + 2
 
 /** The threads a search uses by default: every core the machine gives. */
 export function defaultThreads(): number {
@@ -58,6 +70,8 @@ export interface HelperData {
 
 /** What a helper gives back. */
 export interface HelperResult {
+  /** The path the helper stopped on (a stop by a limit), as events from the root. */
+  pending: Event[][]
   transitions: number
   depth: number
   limits: string[]
@@ -159,7 +173,7 @@ export class MainVisited implements Visited {
 
   /** Starts `count` helpers that search from `path` (the main thread's current path, as events from the root) on the same table. */
   handOver(options: ExploreOptions, path: Event[], count: number) {
-    const control = new Int32Array(new SharedArrayBuffer(4 * (HELPERS + count)))
+    const control = new Int32Array(new SharedArrayBuffer(4 * (HELPERS + SLOTS * count)))
     Atomics.store(control, COUNT, this.count)
     if (this.isFull) Atomics.store(control, FULL, 1)
     this.control = control
@@ -197,7 +211,7 @@ export class MainVisited implements Visited {
     if (Atomics.load(c, GROWING) === 0) return
     for (let i = 0; i < this.helpers.length; i++) {
       // a helper that has not started touches no table before it sees the flag down
-      for (let st = Atomics.load(c, HELPERS + i); st === RUNNING; st = Atomics.load(c, HELPERS + i)) Atomics.wait(c, HELPERS + i, st, 5)
+      for (let st = Atomics.load(c, stateSlot(i)); st === RUNNING; st = Atomics.load(c, stateSlot(i))) Atomics.wait(c, stateSlot(i), st, 5)
     }
     if (!this.table.relieve(this.budget)) Atomics.store(c, FULL, 1)
     const generation = shared.current + 1
@@ -209,35 +223,89 @@ export class MainVisited implements Visited {
   }
 
   /**
+   * Every helper's path at a consistent point (for a checkpoint): each running helper posts
+   * it at its next loop top and waits there until `release`. Growth is served meanwhile.
+   */
+  gather(): Event[][] {
+    const c = this.control
+    if (!c) return []
+    const r = Atomics.add(c, PARK, 1) + 1
+    for (let i = 0; i < this.helpers.length; i++) {
+      for (;;) {
+        if (Atomics.load(c, GROWING) !== 0) this.grow()
+        const st = Atomics.load(c, stateSlot(i))
+        if (st === NOT_STARTED || st === DONE || Atomics.load(c, parkedSlot(i)) === r) break
+        Atomics.wait(c, parkedSlot(i), Atomics.load(c, parkedSlot(i)), 5)
+      }
+    }
+    const paths: Event[][] = []
+    for (let i = 0; i < this.helpers.length; i++)
+      for (let m = receiveMessageOnPort(this.helpers[i].port); m; m = receiveMessageOnPort(this.helpers[i].port)) {
+        const msg = m.message as { park?: number; path?: Event[] | null } & Partial<HelperResult>
+        if (msg.park === r && msg.path) paths.push(msg.path)
+        else if (msg.park === undefined) this.results[i] = msg as HelperResult
+      }
+    return paths
+  }
+
+  /** Lets the helpers parked by `gather` go on. */
+  release() {
+    const c = this.control
+    if (!c) return
+    Atomics.store(c, RELEASE, Atomics.load(c, PARK))
+    Atomics.notify(c, RELEASE)
+  }
+
+  /** How far the helpers got by their paths' places: [forward, last first] (0 to 1). */
+  helperShares(): [number, number] {
+    const c = this.control
+    let forward = 0
+    let backward = 0
+    if (c)
+      for (let i = 0; i < this.helpers.length; i++) {
+        const f = Atomics.load(c, doneSlot(i)) / 2 ** 30
+        if ((i + 1) % 2 === 1) backward = Math.max(backward, f)
+        else forward = Math.max(forward, f)
+      }
+    return [forward, backward]
+  }
+
+  private results: (HelperResult | undefined)[] = []
+
+  /**
    * The main thread is done: waits for the helpers that began (a helper that has not begun
    * claimed no state, so the main thread's search covered its part), serving growth
    * meanwhile; `tick` is called about once a second.
    */
-  finish(tick: (states: number) => void): HelperResult[] {
+  finish(tick: () => void): HelperResult[] {
     const c = this.control
     if (!c) return []
     Atomics.store(c, QUIT, 1)
     let last = performance.now()
     for (let i = 0; i < this.helpers.length; ) {
       if (Atomics.load(c, GROWING) !== 0) this.grow()
-      const st = Atomics.load(c, HELPERS + i)
+      const st = Atomics.load(c, stateSlot(i))
       if (st === NOT_STARTED || st === DONE) {
         i++
         continue
       }
-      Atomics.wait(c, HELPERS + i, st, 50)
+      Atomics.wait(c, stateSlot(i), st, 50)
       if (performance.now() - last > 1000) {
         last = performance.now()
-        tick(this.size())
+        tick()
       }
     }
     const results: HelperResult[] = []
-    for (const h of this.helpers) {
-      const m = receiveMessageOnPort(h.port)
-      if (m) results.push(m.message as HelperResult)
+    this.helpers.forEach((h, i) => {
+      for (let m = receiveMessageOnPort(h.port); m; m = receiveMessageOnPort(h.port)) {
+        const msg = m.message as { park?: number } & HelperResult
+        if (msg.park === undefined) this.results[i] = msg
+      }
+      const r = this.results[i]
+      if (r) results.push(r)
       h.port.close()
       void h.worker.terminate()
-    }
+    })
     return results
   }
 }
@@ -248,7 +316,7 @@ export class MainVisited implements Visited {
  */
 export function joinSearch(data: HelperData): SharedVisited | null {
   const c = new Int32Array(data.control)
-  const slot = HELPERS + data.index - 1
+  const slot = stateSlot(data.index - 1)
   Atomics.store(c, slot, RUNNING)
   if (Atomics.load(c, QUIT) !== 0) return null
   const pause = (self: SharedVisited) => {
@@ -273,13 +341,37 @@ export function joinSearch(data: HelperData): SharedVisited | null {
   return visited
 }
 
+/**
+ * A helper at its loop top: parks when the main thread asked for a checkpoint (posting its
+ * path), and publishes how far it got.
+ */
+export function helperIdle(data: HelperData): (path: () => Event[] | null, share: () => number) => void {
+  const c = new Int32Array(data.control)
+  const i = data.index - 1
+  let answered = 0
+  return (path, share) => {
+    const r = Atomics.load(c, PARK)
+    if (r !== answered) {
+      answered = r
+      data.port.postMessage({ park: r, path: path() })
+      Atomics.store(c, stateSlot(i), PAUSED)
+      Atomics.store(c, parkedSlot(i), r)
+      Atomics.notify(c, parkedSlot(i))
+      for (let v = Atomics.load(c, RELEASE); v < r; v = Atomics.load(c, RELEASE)) Atomics.wait(c, RELEASE, v, 100)
+      // segments that grew meanwhile are taken at the next insert (SharedVisited.add)
+      Atomics.store(c, stateSlot(i), RUNNING)
+    }
+    Atomics.store(c, doneSlot(i), Math.floor(share() * 2 ** 30))
+  }
+}
+
 /** Ends a helper: its result to the main thread, counted as done. */
 export function leaveSearch(data: HelperData, result: HelperResult) {
   const c = new Int32Array(data.control)
   data.port.postMessage(result)
   data.port.close()
-  Atomics.store(c, HELPERS + data.index - 1, DONE)
-  Atomics.notify(c, HELPERS + data.index - 1)
+  Atomics.store(c, stateSlot(data.index - 1), DONE)
+  Atomics.notify(c, stateSlot(data.index - 1))
 }
 
 export function stopAllFrom(data: HelperData) {

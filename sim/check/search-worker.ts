@@ -4,8 +4,8 @@
 import { workerData } from "node:worker_threads"
 import { setFrameDescriber } from "./model"
 import { describeFrame } from "../../src/core/chart"
-import { explore, replayPath } from "./explore"
-import { type HelperData, heapUsed, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
+import { explore, pathEvents, pathShare, replayPath, stopsSearch } from "./explore"
+import { type HelperData, heapUsed, helperIdle, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
 
 setFrameDescriber(describeFrame)
 
@@ -18,25 +18,36 @@ const sample = () => {
 }
 try {
   const visited = joinSearch(data)
-  if (!visited) leaveSearch(data, { transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak })
+  if (!visited) leaveSearch(data, { pending: [], transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak })
   else {
     const limits = new Set<string>()
     const stack = replayPath(data.options, data.path, limits, data.index % 2 === 1)
     let sampled = 0
+    let loops = 0
     const stopped = stoppedFor(data)
+    const idle = helperIdle(data)
     const result = explore(data.options, visited, stack, {
       reverse: data.index % 2 === 1,
-      stopped,
+      stopped: (path) => {
+        if ((++loops & 255) === 0)
+          idle(
+            () => (path.length > 0 ? pathEvents(path) : null),
+            () => pathShare(path),
+          )
+        return stopped()
+      },
       visited: () => {
         if (++sampled % 10_000 === 0) sample()
       },
     })
     for (const l of limits) result.limits.add(l)
-    if (result.violated || result.limits.has(`state limit ${data.options.maxStates}`)) stopAllFrom(data)
+    if (result.violated || [...result.limits].some(stopsSearch)) stopAllFrom(data)
     sample()
-    leaveSearch(data, { ...result, limits: [...result.limits], heapPeak })
+    // stopped by a limit: the path still open goes into the checkpoint
+    const pending = !result.violated && stack.length > 0 ? [pathEvents(stack)] : []
+    leaveSearch(data, { ...result, pending, limits: [...result.limits], heapPeak })
   }
 } catch (e) {
   stopAllFrom(data)
-  leaveSearch(data, { transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak, error: String((e as Error).stack ?? e) })
+  leaveSearch(data, { pending: [], transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak, error: String((e as Error).stack ?? e) })
 }

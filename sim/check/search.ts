@@ -56,12 +56,18 @@ import {
   type ExploreOptions,
   judge,
   MEMORY_LIMIT,
+  pathEvents,
+  pathShare,
   type PathStep,
+  replayPath,
+  stopsSearch,
   type Property,
   visitRoot,
   violatesAny,
 } from "./explore"
 import { FingerprintTable, IntList, omissionOdds } from "./key"
+import { type CheckpointHead, readCheckpoint, searchIdentity, writeCheckpoint } from "./checkpoint"
+import { rmSync } from "node:fs"
 import { defaultMemory, defaultThreads, MainVisited } from "./parallel"
 
 export { HEARTBEAT_ROUNDS, PROPERTIES, type Property } from "./explore"
@@ -87,8 +93,54 @@ export interface SearchOptions extends ExploreOptions {
   tableSlots?: number
   /** The most bytes the key table may take (default: half the machine's memory). */
   memory?: number
-  /** Called every 100,000 states (a long search says how far it got). */
-  progress?: (states: number, depth: number, seconds: number) => void
+  /** Called every `progressEvery` seconds (depth first) or 100,000 states (breadth first): a long search says how far it got. */
+  progress?: (p: Progress) => void
+  /** Seconds between progress reports (default 5). */
+  progressEvery?: number
+  /** Depth first: stop after this many seconds, over every run of a resumed search. */
+  maxSeconds?: number
+  /** Depth first: write a checkpoint every `every` seconds and when a limit stops the search; `resume`: go on from the one in `file`. */
+  checkpoint?: { file: string; every: number; resume?: boolean }
+}
+
+/** How far a search got. */
+export interface Progress {
+  states: number
+  /** Since the last report. */
+  statesPerSecond: number
+  /** The main thread's path now, and the longest so far. */
+  depth: number
+  maxDepth: number
+  /** Over every run of a resumed search. */
+  seconds: number
+  /** The process's resident memory, and the key table's part of it. */
+  rss: number
+  tableBytes: number
+  /** How much of the search lies behind the threads' paths (pathShare; null breadth first): a rough guess. */
+  share: number | null
+  /** Seconds left by that guess (null when it says too little). */
+  secondsLeft: number | null
+}
+
+/** Calls `report` every `every` seconds with the rate since the last call. */
+class ProgressMeter {
+  private lastT = 0
+  constructor(
+    private readonly report: (p: Progress) => void,
+    private lastStates: number,
+    private readonly every: number,
+    private readonly before: number,
+  ) {}
+
+  tick(states: number, depth: number, maxDepth: number, t: number, tableBytes: number, share: number | null) {
+    if (t - this.lastT < this.every) return
+    const rate = (states - this.lastStates) / Math.max(t - this.lastT, 1e-3)
+    this.lastT = t
+    this.lastStates = states
+    const seconds = this.before + t
+    const secondsLeft = share !== null && share >= 0.001 && share < 1 ? (seconds * (1 - share)) / share : null
+    this.report({ states, statesPerSecond: Math.round(rate), depth, maxDepth, seconds, rss: process.memoryUsage.rss(), tableBytes, share, secondsLeft })
+  }
 }
 
 export interface Violation {
@@ -131,6 +183,10 @@ export interface SearchResult {
   bytesPerState: number
   /** What the visited set keeps of a state: its 64-bit fingerprint. */
   store: "fingerprint64"
+  /** States the checkpoint it resumed from held (0: a fresh search). */
+  resumedFrom?: number
+  /** The checkpoint left to resume from (a stopped search), else null. */
+  checkpoint?: string | null
   /** Bytes the key table took at the end. */
   tableBytes: number
   /** The odds that two states shared a fingerprint, one of them left out (about n^2 / 2^65). */
@@ -160,8 +216,10 @@ export function search(options: SearchOptions): SearchResult {
   // heartbeats (with any-time detection and in the other models the tests found it wander
   // or differ)
   const depthFirstFits = options.timing === "ideal" && detectionOf(options) !== "any"
-  if (options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH)
-    return breadthFirst(options)
+  if (options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH) {
+    if (options.checkpoint?.resume) throw new Error("only a depth-first search goes on from a checkpoint")
+    return breadthFirst({ ...options, checkpoint: undefined })
+  }
   const started = performance.now()
   const result = depthFirst(options)
   if (result) return result
@@ -182,73 +240,139 @@ export const PARALLEL_AFTER = 20_000
  */
 function depthFirst(options: SearchOptions): SearchResult | null {
   const started = performance.now()
-  const visited = new MainVisited(options.memory ?? defaultMemory(), FingerprintTable.create(options.tableSlots))
+  const budget = options.memory ?? defaultMemory()
+  const ckpt = options.checkpoint
+  const resumed = ckpt?.resume ? readCheckpoint(ckpt.file, budget) : null
+  if (resumed && resumed.head.search !== searchIdentity(options))
+    throw new Error(`${ckpt!.file} is the checkpoint of another search: ${resumed.head.search}`)
+  const visited = new MainVisited(budget, resumed?.table ?? FingerprintTable.create(options.tableSlots))
+  const before = resumed ? resumed.head : { states: 0, transitions: 0, depth: 0, seconds: 0, limits: [] as string[], inexact: 0, paths: [[]] as Event[][] }
   const key = new Uint32Array(2)
   const memory = new MemoryGauge()
   const helpers = options.visit || options.judged ? 0 : Math.max(0, (options.threads ?? defaultThreads()) - 1)
-  const root = visitRoot(options, visited, key)
-  if (options.visit) options.visit(root)
-  if (violatesAny(root, options)) return null
-  const stack: PathStep[] = []
-  const limits = new Set<string>()
-  const first = expand(root, null, options, limits, false)
-  if (first) stack.push(first)
-  let nextProgress = 100_000
-  const report = (states: number) => {
-    if (states < nextProgress) return
-    nextProgress = states + 100_000
-    memory.sample()
-    if (options.progress) options.progress(states, depth, (performance.now() - started) / 1000)
+  if (!resumed) {
+    const root = visitRoot(options, visited, key)
+    if (options.visit) options.visit(root)
+    if (violatesAny(root, options)) return null
   }
-  let depth = 0
+  const limits = new Set<string>(before.limits)
+  // the paths still to explore, each from the root (one, the root's, in a fresh search)
+  const pending = before.paths.slice(0)
+  let stack: PathStep[] = []
+  let depth = before.depth
   let sampled = 0
-  const own = explore(options, visited, stack, {
+  let loops = 0
+  const clock = () => (performance.now() - started) / 1000
+  let nextCheckpoint = ckpt ? ckpt.every : Infinity
+  const progress = options.progress ? new ProgressMeter(options.progress, visited.size(), options.progressEvery ?? 5, before.seconds) : null
+
+  const head = (paths: Event[][], transitions: number, inexact: number): CheckpointHead => ({
+    search: searchIdentity(options),
+    states: visited.size(),
+    transitions: before.transitions + transitions,
+    depth,
+    seconds: before.seconds + clock(),
+    limits: [...limits].filter((l) => !stopsSearch(l)),
+    inexact: before.inexact + inexact,
+    paths,
+  })
+  // a checkpoint now: this thread's path (at its loop top), those not yet begun, the helpers'
+  const checkpointNow = (own: PathStep[]) => {
+    const paths = own.length > 0 ? [pathEvents(own)] : []
+    paths.push(...pending, ...visited.gather())
+    writeCheckpoint(ckpt!.file, head(paths, 0, 0), visited.table)
+    visited.release()
+    nextCheckpoint = clock() + ckpt!.every
+  }
+  const tick = (own: PathStep[]) => {
+    const t = clock()
+    if (ckpt && t >= nextCheckpoint) checkpointNow(own)
+    if (progress) {
+      const [forward, backward] = visited.helperShares()
+      progress.tick(visited.size(), own.length, depth, t, visited.table.bytes(), Math.min(1, Math.max(pathShare(own), forward) + backward))
+    }
+  }
+  const hooks = {
     reverse: false,
-    stopped: () => visited.stopped(),
+    stopped: (path: PathStep[]) => {
+      if ((++loops & 1023) === 0) {
+        tick(path)
+        if (options.maxSeconds !== undefined && before.seconds + clock() >= options.maxSeconds) {
+          limits.add(`time limit ${options.maxSeconds} s`)
+          visited.stopAll()
+          return true
+        }
+      }
+      return visited.stopped()
+    },
     judged: options.judged,
-    visited: (s, path) => {
+    visited: (s: State, path: PathStep[]) => {
       if (options.visit) options.visit(s)
       if (path.length > depth) depth = path.length
       if (++sampled % 10_000 === 0) memory.sample()
       if (helpers > 0 && !visited.parallel && sampled >= (options.parallelAfter ?? PARALLEL_AFTER))
         visited.handOver(plainOptions(options), pathEvents(path), helpers)
-      report(visited.size())
     },
-  })
-  if (own.violated || own.limits.size > 0) visited.stopAll()
-  const results = visited.finish(report)
+  }
+  let transitions = 0
+  let inexact = 0
+  let violated = false
+  let stoppedEarly = false
+  while (pending.length > 0) {
+    stack = replayPath(options, pending.shift()!, limits, false)
+    const own = explore(options, visited, stack, hooks)
+    transitions += own.transitions
+    inexact += own.inexact
+    if (own.depth > depth) depth = own.depth
+    for (const l of own.limits) limits.add(l)
+    if (own.violated) violated = true
+    if (own.violated || [...own.limits].some(stopsSearch) || limits.has(`time limit ${options.maxSeconds} s`) || visited.stopped()) {
+      stoppedEarly = true
+      break
+    }
+  }
+  if (stoppedEarly) visited.stopAll()
+  const results = visited.finish(() => tick([]))
   memory.sample()
   for (const r of results) if (r.error) throw new Error(`a helper thread of the search failed: ${r.error}`)
-  if (own.violated || results.some((r) => r.violated)) return null
-  for (const l of own.limits) limits.add(l)
-  let transitions = own.transitions
-  let inexact = own.inexact
+  if (violated || results.some((r) => r.violated)) return null
   let heaps = 0
+  const open: Event[][] = stack.length > 0 && stoppedEarly ? [pathEvents(stack)] : []
+  open.push(...pending)
   for (const r of results) {
     transitions += r.transitions
     inexact += r.inexact
     heaps += r.heapPeak
     if (r.depth > depth) depth = r.depth
     for (const l of r.limits) limits.add(l)
+    open.push(...r.pending)
   }
-  if (inexact > 0) limits.add("a seen buffer half full (its abstraction may not be exact)")
+  if (before.inexact + inexact > 0) limits.add("a seen buffer half full (its abstraction may not be exact)")
   const states = visited.size()
-  const seconds = (performance.now() - started) / 1000
+  const complete = limits.size === 0
+  if (ckpt) {
+    // a stopped search leaves its checkpoint to resume from; a finished one has none left
+    if (!complete && open.length > 0) writeCheckpoint(ckpt.file, head(open, transitions, inexact), visited.table)
+    else rmSync(ckpt.file, { force: true })
+  }
+  const seconds = before.seconds + clock()
   return {
     ...resultHead(options),
     states,
-    transitions,
-    depth: Math.max(depth, own.depth),
-    complete: limits.size === 0,
+    transitions: before.transitions + transitions,
+    depth,
+    complete,
     reduced: options.timing === "ideal" && options.reduce !== false,
     instants: options.timing === "ideal" && options.reduce !== false && options.instants !== false,
     order: "depth",
     threads: 1 + results.length,
     limits: [...limits],
     seconds: Math.round(seconds * 1000) / 1000,
-    statesPerSecond: Math.round(states / Math.max(seconds, 1e-3)),
-    bytesPerState: Math.round((memory.peak + heaps) / states),
+    statesPerSecond: Math.round((states - before.states) / Math.max(clock(), 1e-3)),
+    bytesPerState: Math.round((memory.peak + heaps) / Math.max(1, states - before.states)),
     ...storeFigures(visited.table, states),
+    resumedFrom: before.states,
+    checkpoint: ckpt && !complete && open.length > 0 ? ckpt.file : null,
     violations: [],
   }
 }
@@ -260,12 +384,6 @@ function plainOptions(o: SearchOptions): ExploreOptions {
   return { algorithm, nodes, timing, crashes, recoveries, losses, duplicates, detection, tokens, properties, maxEpoch, maxStates, continuationSteps, reduce, instants }
 }
 
-/** The events from the root along a path. */
-function pathEvents(path: PathStep[]): Event[] {
-  const events: Event[] = []
-  for (const step of path) if (step.via) events.push(step.via)
-  return events
-}
 
 function storeFigures(table: FingerprintTable, states: number) {
   return { store: "fingerprint64" as const, tableBytes: table.bytes(), omissionOdds: omissionOdds(states) }
@@ -374,7 +492,11 @@ function breadthFirst(options: SearchOptions): SearchResult {
         if (options.visit) options.visit(t)
         if (size % 10_000 === 0) {
           memory.sample()
-          if (options.progress && size % 100_000 === 0) options.progress(size, d + 1, (performance.now() - started) / 1000)
+          if (options.progress && size % 100_000 === 0) {
+            const seconds = (performance.now() - started) / 1000
+            const rss = process.memoryUsage.rss()
+            options.progress({ states: size, statesPerSecond: Math.round(size / seconds), depth: d + 1, maxDepth: d + 1, seconds, rss, tableBytes: visited.bytes(), share: null, secondsLeft: null })
+          }
         }
         const ti = parent.length
         parent.push(index)

@@ -1,0 +1,96 @@
+// electlab check: a stopped depth-first search goes on from its checkpoint to the counts of
+// an uninterrupted one, and a long search says how far it got.
+
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { expect } from "vitest"
+import { parseAlgorithm } from "../src/core/algorithms"
+import type { ModelConfig } from "../sim/check/model"
+import { defaultOptions, type Progress, promisedProperties, search, type SearchOptions } from "../sim/check/search"
+import { progressLine } from "../sim/check/command"
+// this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
+import { mediumTest, test } from "./tiers"
+
+function options(algorithm: string, nodes: number): SearchOptions {
+  const c: ModelConfig = { algorithm: parseAlgorithm(algorithm), nodes, timing: "ideal", crashes: 1, recoveries: 1, losses: 1, duplicates: 0 }
+  const o = defaultOptions(c, promisedProperties(c))
+  o.threads = 1
+  return o
+}
+
+const dir = () => mkdtempSync(join(tmpdir(), "electlab-resume-"))
+
+test("a search stopped by its state limit and resumed ends with the states of one never stopped", () => {
+  const whole = search(options("echo", 3))
+  expect(whole).toMatchObject({ complete: true, states: 3633, violations: [] })
+  const file = join(dir(), "echo.ckpt")
+  const first = search({ ...options("echo", 3), maxStates: 1000, checkpoint: { file, every: 1e9 } })
+  expect(first).toMatchObject({ complete: false, states: 1000, checkpoint: file })
+  expect(first.limits).toEqual(["state limit 1000"])
+  // twice more, each stopped again, then to the end
+  const second = search({ ...options("echo", 3), maxStates: 2000, checkpoint: { file, every: 1e9, resume: true } })
+  expect(second).toMatchObject({ complete: false, states: 2000, resumedFrom: 1000 })
+  const last = search({ ...options("echo", 3), checkpoint: { file, every: 1e9, resume: true } })
+  expect(last).toMatchObject({ complete: true, states: whole.states, resumedFrom: 2000, checkpoint: null, violations: [] })
+  // a finished search leaves no checkpoint behind
+  expect(existsSync(file)).toBe(false)
+})
+
+test("a checkpoint taken while the search runs (what Ctrl-C leaves) resumes to the same states", () => {
+  const whole = search(options("echo", 3))
+  const d = dir()
+  const file = join(d, "echo.ckpt")
+  const kept = join(d, "kept.ckpt")
+  let copies = 0
+  // a checkpoint at every look (each 1,024 turns of the loop); the progress report comes
+  // just after it, and keeps the first one as a kill would leave it
+  const o = { ...options("echo", 3), checkpoint: { file, every: 0 }, progressEvery: 0 }
+  o.progress = () => {
+    if (copies++ === 0) copyFileSync(file, kept)
+  }
+  expect(search(o)).toMatchObject({ complete: true, states: whole.states })
+  expect(copies).toBeGreaterThan(0)
+  const resumed = search({ ...options("echo", 3), checkpoint: { file: kept, every: 1e9, resume: true } })
+  expect(resumed.resumedFrom).toBeGreaterThan(0)
+  expect(resumed.resumedFrom).toBeLessThan(whole.states)
+  expect(resumed).toMatchObject({ complete: true, states: whole.states, violations: [] })
+})
+
+test("a checkpoint goes on only with its own search", () => {
+  const file = join(dir(), "echo.ckpt")
+  search({ ...options("echo", 3), maxStates: 500, checkpoint: { file, every: 1e9 } })
+  expect(() => search({ ...options("echo", 3), losses: 0, checkpoint: { file, every: 1e9, resume: true } })).toThrow("the checkpoint of another search")
+  // the state limit may be raised
+  expect(search({ ...options("echo", 3), maxStates: 600, checkpoint: { file, every: 1e9, resume: true } })).toMatchObject({ states: 600, resumedFrom: 500 })
+})
+
+test("progress: states, rate, depth, memory and a guess of what is left, on stderr's line", () => {
+  const reports: Progress[] = []
+  const o = { ...options("echo", 3), progressEvery: 0 }
+  o.progress = (p) => reports.push(p)
+  const r = search(o)
+  expect(reports.length).toBeGreaterThan(1)
+  for (let i = 1; i < reports.length; i++) expect(reports[i].states).toBeGreaterThanOrEqual(reports[i - 1].states)
+  for (const p of reports) {
+    expect(p.states).toBeLessThanOrEqual(r.states)
+    expect(p.depth).toBeGreaterThan(0)
+    expect(p.maxDepth).toBeGreaterThanOrEqual(p.depth)
+    expect(p.rss).toBeGreaterThan(p.tableBytes)
+    expect(p.share).toBeGreaterThanOrEqual(0)
+    expect(p.share).toBeLessThanOrEqual(1)
+  }
+  const line = progressLine("echo", { states: 1234567, statesPerSecond: 75000, depth: 37, maxDepth: 48, seconds: 3600, rss: 3 * 2 ** 30, tableBytes: 2 ** 30, share: 0.25, secondsLeft: 10800 })
+  expect(line).toBe("echo: 1,234,567 states, 75,000/s, depth 37 (most 48), 3.0 GiB resident (table 1.0 GiB), 60 min; about 25.0 % of the tree behind the paths, about 3.0 h left")
+})
+
+mediumTest("two threads stopped, checkpointed with both paths and resumed: the states of one thread never stopped", () => {
+  const whole = search(options("ring", 4))
+  expect(whole).toMatchObject({ complete: true, states: 29829 })
+  const file = join(dir(), "ring.ckpt")
+  const two = (o: SearchOptions) => search({ ...o, threads: 2, parallelAfter: 500 })
+  const first = two({ ...options("ring", 4), maxStates: 15000, checkpoint: { file, every: 0 } })
+  expect(first).toMatchObject({ complete: false, states: 15000 })
+  const last = two({ ...options("ring", 4), checkpoint: { file, every: 0, resume: true } })
+  expect(last).toMatchObject({ complete: true, states: whole.states, resumedFrom: 15000, violations: [] })
+})
