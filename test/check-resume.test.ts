@@ -9,6 +9,8 @@ import { parseAlgorithm } from "../src/core/algorithms"
 import type { ModelConfig } from "../sim/check/model"
 import { defaultOptions, type Progress, promisedProperties, search, type SearchOptions } from "../sim/check/search"
 import { progressLine } from "../sim/check/command"
+import { MEMORY_LIMIT } from "../sim/check/explore"
+import { SEGMENTS } from "../sim/check/key"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
 import { mediumTest, test } from "./tiers"
 
@@ -21,9 +23,10 @@ function options(algorithm: string, nodes: number): SearchOptions {
 
 const dir = () => mkdtempSync(join(tmpdir(), "electlab-resume-"))
 
+/** Echo at N = 3 with a crash, a recovery and a loss, searched without a stop (test/check.test.ts). */
+const ECHO_3 = 3633
+
 test("a search stopped by its state limit and resumed ends with the states of one never stopped", () => {
-  const whole = search(options("echo", 3))
-  expect(whole).toMatchObject({ complete: true, states: 3633, violations: [] })
   const file = join(dir(), "echo.ckpt")
   const first = search({ ...options("echo", 3), maxStates: 1000, checkpoint: { file, every: 1e9 } })
   expect(first).toMatchObject({ complete: false, states: 1000, checkpoint: file })
@@ -32,13 +35,12 @@ test("a search stopped by its state limit and resumed ends with the states of on
   const second = search({ ...options("echo", 3), maxStates: 2000, checkpoint: { file, every: 1e9, resume: true } })
   expect(second).toMatchObject({ complete: false, states: 2000, resumedFrom: 1000 })
   const last = search({ ...options("echo", 3), checkpoint: { file, every: 1e9, resume: true } })
-  expect(last).toMatchObject({ complete: true, states: whole.states, resumedFrom: 2000, checkpoint: null, violations: [] })
+  expect(last).toMatchObject({ complete: true, states: ECHO_3, resumedFrom: 2000, checkpoint: null, violations: [] })
   // a finished search leaves no checkpoint behind
   expect(existsSync(file)).toBe(false)
 })
 
 test("a checkpoint taken while the search runs (what Ctrl-C leaves) resumes to the same states", () => {
-  const whole = search(options("echo", 3))
   const d = dir()
   const file = join(d, "echo.ckpt")
   const kept = join(d, "kept.ckpt")
@@ -49,12 +51,24 @@ test("a checkpoint taken while the search runs (what Ctrl-C leaves) resumes to t
   o.progress = () => {
     if (copies++ === 0) copyFileSync(file, kept)
   }
-  expect(search(o)).toMatchObject({ complete: true, states: whole.states })
+  expect(search(o)).toMatchObject({ complete: true, states: ECHO_3 })
   expect(copies).toBeGreaterThan(0)
   const resumed = search({ ...options("echo", 3), checkpoint: { file: kept, every: 1e9, resume: true } })
   expect(resumed.resumedFrom).toBeGreaterThan(0)
-  expect(resumed.resumedFrom).toBeLessThan(whole.states)
-  expect(resumed).toMatchObject({ complete: true, states: whole.states, violations: [] })
+  expect(resumed.resumedFrom).toBeLessThan(ECHO_3)
+  expect(resumed).toMatchObject({ complete: true, states: ECHO_3, violations: [] })
+})
+
+test("a search whose table fills its memory budget stops, and goes on with more", () => {
+  const file = join(dir(), "echo.ckpt")
+  // 16 slots a segment, no room to double: each takes 14 keys (90 %), then the search stops
+  const tableSlots = 16 * SEGMENTS
+  const first = search({ ...options("echo", 3), tableSlots, memory: 8 * tableSlots, checkpoint: { file, every: 1e9 } })
+  expect(first.limits).toEqual([MEMORY_LIMIT])
+  expect(first.tableBytes).toBe(8 * tableSlots)
+  expect(first.states).toBeLessThan(SEGMENTS * 15)
+  const last = search({ ...options("echo", 3), checkpoint: { file, every: 1e9, resume: true } })
+  expect(last).toMatchObject({ complete: true, states: ECHO_3, resumedFrom: first.states })
 })
 
 test("a checkpoint goes on only with its own search", () => {

@@ -283,14 +283,14 @@ export class FingerprintTable {
 
   /**
    * Deals with every segment past its mark (no other thread may add meanwhile): doubles it
-   * while the table stays within `budget` bytes, else lets it fill to FULL_AT. False when a
-   * capped segment is past that too: the table is full.
+   * while the table could double within `budget` bytes, else lets it fill to FULL_AT. False
+   * when a capped segment is past that too: the table is full.
    */
   relieve(budget: number): boolean {
     let room = true
     for (let k = 0; k < SEGMENTS; k++) {
       if (this.counts[k] <= this.marks[k]) continue
-      if (this.capped[k] === 0 && this.bytes() + this.segments[k].byteLength <= budget) this.grow(k)
+      if (this.capped[k] === 0 && this.mayDouble(k, budget)) this.grow(k)
       else if (this.capped[k] === 0) {
         this.capped[k] = 1
         this.marks[k] = Math.floor(FULL_AT * this.slots(k))
@@ -301,6 +301,18 @@ export class FingerprintTable {
 
   slots(k: number): number {
     return this.masks[k] + 1
+  }
+
+  /**
+   * Segment k may double when every segment its size or smaller could double within the
+   * budget: keys spread evenly, so the first segment to fill stops the search, and a table
+   * half doubled would hold no more states than one not doubled.
+   */
+  private mayDouble(k: number, budget: number): boolean {
+    const size = this.segments[k].byteLength
+    let after = 0
+    for (const w of this.segments) after += w.byteLength <= size ? 2 * w.byteLength : w.byteLength
+    return after <= budget
   }
 
   /** Doubles segment k. */
