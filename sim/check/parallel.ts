@@ -226,9 +226,9 @@ export class MainVisited implements Visited {
    * Every helper's path at a consistent point (for a checkpoint): each running helper posts
    * it at its next loop top and waits there until `release`. Growth is served meanwhile.
    */
-  gather(): Event[][] {
+  gather(): { paths: Event[][]; inexact: number } {
     const c = this.control
-    if (!c) return []
+    if (!c) return { paths: [], inexact: 0 }
     const r = Atomics.add(c, PARK, 1) + 1
     for (let i = 0; i < this.helpers.length; i++) {
       for (;;) {
@@ -239,13 +239,21 @@ export class MainVisited implements Visited {
       }
     }
     const paths: Event[][] = []
+    let inexact = 0
     for (let i = 0; i < this.helpers.length; i++)
       for (let m = receiveMessageOnPort(this.helpers[i].port); m; m = receiveMessageOnPort(this.helpers[i].port)) {
-        const msg = m.message as { park?: number; path?: Event[] | null } & Partial<HelperResult>
-        if (msg.park === r && msg.path) paths.push(msg.path)
-        else if (msg.park === undefined) this.results[i] = msg as HelperResult
+        const msg = m.message as { park?: number; path?: Event[] | null; inexact?: number } & Partial<HelperResult>
+        if (msg.park === undefined) {
+          // a helper done already: its result, kept for finish
+          this.results[i] = msg as HelperResult
+          inexact += (msg as HelperResult).inexact
+          paths.push(...(msg as HelperResult).pending)
+        } else if (msg.park === r) {
+          if (msg.path) paths.push(msg.path)
+          inexact += msg.inexact ?? 0
+        }
       }
-    return paths
+    return { paths, inexact }
   }
 
   /** Lets the helpers parked by `gather` go on. */
@@ -345,15 +353,15 @@ export function joinSearch(data: HelperData): SharedVisited | null {
  * A helper at its loop top: parks when the main thread asked for a checkpoint (posting its
  * path), and publishes how far it got.
  */
-export function helperIdle(data: HelperData): (path: () => Event[] | null, share: () => number) => void {
+export function helperIdle(data: HelperData): (path: () => Event[] | null, share: () => number, inexact: () => number) => void {
   const c = new Int32Array(data.control)
   const i = data.index - 1
   let answered = 0
-  return (path, share) => {
+  return (path, share, inexact) => {
     const r = Atomics.load(c, PARK)
     if (r !== answered) {
       answered = r
-      data.port.postMessage({ park: r, path: path() })
+      data.port.postMessage({ park: r, path: path(), inexact: inexact() })
       Atomics.store(c, stateSlot(i), PAUSED)
       Atomics.store(c, parkedSlot(i), r)
       Atomics.notify(c, parkedSlot(i))

@@ -2,7 +2,8 @@
 // depth first on the shared table, taking each state's successors last first.
 
 import { workerData } from "node:worker_threads"
-import { setFrameDescriber } from "./model"
+import { inexactTexts, setFrameDescriber } from "./model"
+import { inexactRuns } from "./instant"
 import { describeFrame } from "../../src/core/chart"
 import { explore, pathEvents, pathShare, replayPath, stopsSearch } from "./explore"
 import { type HelperData, heapUsed, helperIdle, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
@@ -25,6 +26,8 @@ try {
     let sampled = 0
     let loops = 0
     const stopped = stoppedFor(data)
+    // the seen-buffer check's count so far, for a checkpoint taken before explore returns
+    const inexactBase = inexactTexts + inexactRuns
     const idle = helperIdle(data)
     const result = explore(data.options, visited, stack, {
       reverse: data.index % 2 === 1,
@@ -33,6 +36,7 @@ try {
           idle(
             () => (path.length > 0 ? pathEvents(path) : null),
             () => pathShare(path),
+            () => inexactTexts + inexactRuns - inexactBase,
           )
         return stopped()
       },

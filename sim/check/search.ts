@@ -66,6 +66,7 @@ import {
   violatesAny,
 } from "./explore"
 import { FingerprintTable, IntList, omissionOdds } from "./key"
+import { inexactRuns } from "./instant"
 import { type CheckpointHead, readCheckpoint, searchIdentity, writeCheckpoint } from "./checkpoint"
 import { rmSync } from "node:fs"
 import { defaultMemory, defaultThreads, MainVisited } from "./parallel"
@@ -262,6 +263,8 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   let depth = before.depth
   let sampled = 0
   let loops = 0
+  let transitions = 0
+  let inexact = 0
   const clock = () => (performance.now() - started) / 1000
   let nextCheckpoint = ckpt ? ckpt.every : Infinity
   const progress = options.progress ? new ProgressMeter(options.progress, visited.size(), options.progressEvery ?? 5, before.seconds) : null
@@ -279,10 +282,19 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   // a checkpoint now: this thread's path (at its loop top), those not yet begun, the helpers'
   const checkpointNow = (own: PathStep[]) => {
     const paths = own.length > 0 ? [pathEvents(own)] : []
-    paths.push(...pending, ...visited.gather())
-    writeCheckpoint(ckpt!.file, head(paths, 0, 0), visited.table)
+    const helpers = visited.gather()
+    paths.push(...pending, ...helpers.paths)
+    writeCheckpoint(ckpt!.file, head(paths, transitions, inexactTexts + inexactRuns - inexactStart + helpers.inexact), visited.table)
     visited.release()
     nextCheckpoint = clock() + ckpt!.every
+  }
+  // the seen-buffer check's count on this thread so far (explore reports it when it returns)
+  const inexactStart = inexactTexts + inexactRuns
+  const timeUp = () => {
+    if (options.maxSeconds === undefined || before.seconds + clock() < options.maxSeconds) return false
+    limits.add(`time limit ${options.maxSeconds} s`)
+    visited.stopAll()
+    return true
   }
   const tick = (own: PathStep[]) => {
     const t = clock()
@@ -297,11 +309,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     stopped: (path: PathStep[]) => {
       if ((++loops & 1023) === 0) {
         tick(path)
-        if (options.maxSeconds !== undefined && before.seconds + clock() >= options.maxSeconds) {
-          limits.add(`time limit ${options.maxSeconds} s`)
-          visited.stopAll()
-          return true
-        }
+        if (timeUp()) return true
       }
       return visited.stopped()
     },
@@ -314,8 +322,6 @@ function depthFirst(options: SearchOptions): SearchResult | null {
         visited.handOver(plainOptions(options), pathEvents(path), helpers)
     },
   }
-  let transitions = 0
-  let inexact = 0
   let violated = false
   let stoppedEarly = false
   while (pending.length > 0) {
@@ -332,7 +338,10 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     }
   }
   if (stoppedEarly) visited.stopAll()
-  const results = visited.finish(() => tick([]))
+  const results = visited.finish(() => {
+    tick([])
+    timeUp()
+  })
   memory.sample()
   for (const r of results) if (r.error) throw new Error(`a helper thread of the search failed: ${r.error}`)
   if (violated || results.some((r) => r.violated)) return null
