@@ -102,7 +102,8 @@ mediumTest("two threads stopped, checkpointed with both paths and resumed: the s
   const whole = search(options("ring", 4))
   expect(whole).toMatchObject({ complete: true, states: 29829 })
   const file = join(dir(), "ring.ckpt")
-  const two = (o: SearchOptions) => search({ ...o, threads: 2, parallelAfter: 500 })
+  // a small table: its segments grow while the helper runs and between checkpoints
+  const two = (o: SearchOptions) => search({ ...o, threads: 2, parallelAfter: 500, tableSlots: 1024 })
   const first = two({ ...options("ring", 4), maxStates: 15000, checkpoint: { file, every: 0 } })
   expect(first).toMatchObject({ complete: false, states: 15000 })
   const last = two({ ...options("ring", 4), checkpoint: { file, every: 0, resume: true } })
