@@ -1,6 +1,6 @@
 // The search's compact state key: a state's canonical content (the same that stateText
 // writes, model.ts) fed as 32-bit words into two independent hash lanes, giving a 64-bit
-// key, kept in an open-addressing table of typed arrays (StateSet), with no text built and
+// key, kept in the search's fingerprint table (FingerprintTable), with no text built and
 // no string kept. Two states with equal texts get equal keys; two with different texts
 // share a key with probability about 2^-64 per pair if the lanes mix well (at n states,
 // about n^2 / 2^65 for the whole search: 1.4e-7 at 2.3 million).
@@ -76,8 +76,8 @@ export function keyEnd(out: Uint32Array) {
 }
 
 /**
- * A set of 64-bit keys: open addressing with linear probing over one Uint32Array (two
- * words a slot, 0/0 empty), grown at half full. 8 bytes a slot, 16 to 32 bytes a key.
+ * A small set of 64-bit keys (an instant's runs): open addressing with linear probing over
+ * one Uint32Array (two words a slot, 0/0 empty), grown at half full.
  */
 export class StateSet {
   private slots: Uint32Array
