@@ -15,7 +15,7 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { isStaleCoordinator, multicast, send } from "./node-state"
+import { followsLiveAbove, isStaleCoordinator, leadsWithHeartbeats, multicast, send } from "./node-state"
 import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
@@ -53,13 +53,20 @@ export class BullyNode extends ElectionNode {
         if (frame.kind === Kind.ELECTION) {
             if (from > this.id) return false
             send(this, Kind.OK, from, out)
-            if (this.coordinator === this.id && this.index === this.ids.length - 1) {
+            if (this.coordinator === this.id) {
                 // The highest process is already coordinator: its "election" would be a
-                // fresh announcement to everybody; telling the asker is enough.
-                send(this, Kind.COORDINATOR, from, out)
-                return true
+                // fresh announcement to everybody; telling the asker is enough. So it is for
+                // any coordinator with heartbeats on (our extension): a higher process alive
+                // makes itself heard (its heartbeats, its claim), and the ELECTION may be
+                // seconds old.
+                if (this.index === this.ids.length - 1 || leadsWithHeartbeats(this)) {
+                    send(this, Kind.COORDINATOR, from, out)
+                    return true
+                }
             }
-            if (this.phase === IDLE) holdElection(this, now, out)
+            // (our extension) not while our live coordinator outranks us: our election could
+            // find nothing but it, and it answers the asker itself
+            if (this.phase === IDLE) if (!followsLiveAbove(this, this.id)) holdElection(this, now, out)
             return true
         }
         if (frame.kind === Kind.OK) {
@@ -71,6 +78,9 @@ export class BullyNode extends ElectionNode {
         }
         if (frame.kind === Kind.COORDINATOR) {
             if (isStaleCoordinator(this, frame)) return false
+            // (our extension) a lower process than our live coordinator leads: old news, or
+            // news its heartbeats will correct
+            if (followsLiveAbove(this, from < this.id ? this.id : from)) return false
             if (from < this.id) {
                 if (this.phase === IDLE) holdElection(this, now, out)
                 return true

@@ -205,6 +205,28 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
 }
 
 /**
+ * True while this process follows a coordinator that outranks `rank` and that it holds alive
+ * on its own evidence (heartbeats on, heard within its detector's delay, not suspected). A
+ * frame saying otherwise (an ELECTION, a lower process's COORDINATOR) is then older than that
+ * evidence, or from a process that has not heard it yet: links that held frames for seconds
+ * delivered a storm's elections long after the storm, each one an election anew. The
+ * coordinator's heartbeats settle such a process; the detector, should the coordinator fail.
+ */
+export function followsLiveAbove(node: NodeState, rank: number): boolean {
+    if (node.role !== Role.Follower) return false
+    if (node.timing.heartbeatInterval <= 0) return false
+    if (node.coordinator === NO_NODE) return false
+    if (node.coordinatorSuspected) return false
+    if (node.clock - node.lastHeardFromCoordinator >= node.suspicionDelay()) return false
+    return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
+}
+
+/** True while this process holds the coordinator role with heartbeats on: it makes itself heard. */
+export function leadsWithHeartbeats(node: NodeState): boolean {
+    return node.role === Role.Coordinator && node.timing.heartbeatInterval > 0
+}
+
+/**
  * Fencing (our extension): a COORDINATOR from an epoch older than this process had
  * reached before the frame came is stale (delayed, duplicated, or from the far side
  * of a partition) and is refused, unless its sender outranks the coordinator we have:
