@@ -15,11 +15,14 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { followsLiveAbove, isStaleCoordinator, leadsWithHeartbeats, multicast, send } from "./node-state"
+import { isStaleCoordinator, leadsWithHeartbeats, multicast, send } from "./node-state"
+import { checkSitting, onSittingCheck } from "./liveness"
 import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
+/** News that the coordinator is gone came while it sat: is it still heard T later? */
+const TIMER_NEWS = TIMER_ALGORITHM + 2
 
 const IDLE = 0
 /** Sent ELECTION, waiting T for an OK. */
@@ -64,9 +67,8 @@ export class BullyNode extends ElectionNode {
                     return true
                 }
             }
-            // (our extension) not while our live coordinator outranks us: our election could
-            // find nothing but it, and it answers the asker itself
-            if (this.phase === IDLE) if (!followsLiveAbove(this, this.id)) holdElection(this, now, out)
+            // (our extension) while a coordinator above us sits, only if it stops
+            if (this.phase === IDLE) if (!checkSitting(this, this.id, TIMER_NEWS, out)) holdElection(this, now, out)
             return true
         }
         if (frame.kind === Kind.OK) {
@@ -78,9 +80,8 @@ export class BullyNode extends ElectionNode {
         }
         if (frame.kind === Kind.COORDINATOR) {
             if (isStaleCoordinator(this, frame)) return false
-            // (our extension) a lower process than our live coordinator leads: old news, or
-            // news its heartbeats will correct
-            if (followsLiveAbove(this, from < this.id ? this.id : from)) return false
+            // (our extension) a process below the coordinator that sits leads: maybe old news
+            if (checkSitting(this, from < this.id ? this.id : from, TIMER_NEWS, out)) return false
             if (from < this.id) {
                 if (this.phase === IDLE) holdElection(this, now, out)
                 return true
@@ -94,7 +95,8 @@ export class BullyNode extends ElectionNode {
 
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
+        if (timer === TIMER_NEWS) onSittingCheck(this, now, out)
+        else if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
         else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
             this.phase = IDLE
             holdElection(this, now, out)
@@ -133,7 +135,7 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     electionBound: bullyElectionBound,
     create: (config: NodeConfig) => new BullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}"],
-    timerLabels: ["no OK within T", "no COORDINATOR within T'"],
+    timerLabels: ["no OK within T", "no COORDINATOR within T'", "news of a coordinator gone"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

@@ -5,7 +5,7 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState, sendHeartbeat } from "./node-state"
+import { followsLiveAbove, NodeState, sendHeartbeat } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
@@ -99,4 +99,23 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         if (epochAfter(frame.epoch, node.epoch)) node.epoch = frame.epoch
         node.contest(now, out)
     }
+}
+
+/**
+ * (our extension) A frame telling that our coordinator is gone (an ELECTION, a COORDINATOR
+ * from below it) while it sits above `rank` is a hint, not a verdict: the frame may be
+ * seconds old (links that held a storm's frames delivered them long after it, each one an
+ * election anew). Check again after T on `timer` (onSittingCheck) and act on it then only if
+ * the coordinator no longer sits. True when the check is armed: the caller does not act now.
+ */
+export function checkSitting(node: NodeState, rank: number, timer: number, out: Action[]): boolean {
+    if (!followsLiveAbove(node, rank)) return false
+    setTimer(timer, node.timing.answerTimeout, out)
+    return true
+}
+
+/** T after the hint: a coordinator silent for longer than 1.5 heartbeat periods is suspected. */
+export function onSittingCheck(node: NodeState, now: number, out: Action[]) {
+    if (node.role !== Role.Follower) return
+    if (!followsLiveAbove(node, node.rank())) node.onSuspect(now, out)
 }

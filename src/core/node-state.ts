@@ -205,20 +205,26 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
 }
 
 /**
- * True while this process follows a coordinator that outranks `rank` and that it holds alive
- * on its own evidence (heartbeats on, heard within its detector's delay, not suspected). A
- * frame saying otherwise (an ELECTION, a lower process's COORDINATOR) is then older than that
- * evidence, or from a process that has not heard it yet: links that held frames for seconds
- * delivered a storm's elections long after the storm, each one an election anew. The
- * coordinator's heartbeats settle such a process; the detector, should the coordinator fail.
+ * True while this process follows a coordinator that outranks `rank` and that sits: heard
+ * within the last heartbeat period and a half and not suspected (the handover's test). A
+ * frame saying otherwise (an ELECTION, a lower process's COORDINATOR) is then older than this
+ * process's own evidence, or from a process that has not heard it yet: links that held frames
+ * for seconds delivered a storm's elections long after the storm, each one an election anew.
+ * The coordinator's heartbeats settle such a process. A detector that fires missed at least
+ * a heartbeat this process got a period and a half ago or more (its delay is 2.5 periods or
+ * longer), so the news of a coordinator that did fail is not held up.
  */
 export function followsLiveAbove(node: NodeState, rank: number): boolean {
     if (node.role !== Role.Follower) return false
-    if (node.timing.heartbeatInterval <= 0) return false
-    if (node.coordinator === NO_NODE) return false
-    if (node.coordinatorSuspected) return false
-    if (node.clock - node.lastHeardFromCoordinator >= node.suspicionDelay()) return false
+    if (!coordinatorSits(node)) return false
     return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
+}
+
+/** Heartbeats on, and another process coordinates that was heard within 1.5 heartbeat periods and is not suspected. */
+export function coordinatorSits(node: NodeState): boolean {
+    const h = node.timing.heartbeatInterval
+    if (h <= 0) return false
+    return node.coordinator !== NO_NODE && node.coordinator !== node.id && !node.coordinatorSuspected && node.clock - node.lastHeardFromCoordinator <= 1.5 * h
 }
 
 /** True while this process holds the coordinator role with heartbeats on: it makes itself heard. */
