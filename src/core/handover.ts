@@ -4,7 +4,7 @@
 
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { coordinatorSits, frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
+import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
 
 /**
  * A process about to lead while a live coordinator sits (heard within 1.5 heartbeat periods
@@ -18,7 +18,11 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     if (t.heartbeatInterval <= 0) return false
     if (node.misconfigured) return false
     if (node.claiming) return true
-    const sitting = coordinatorSits(node)
+    const sitting =
+        node.coordinator !== NO_NODE &&
+        node.coordinator !== node.id &&
+        !node.coordinatorSuspected &&
+        node.clock - node.lastHeardFromCoordinator <= 1.5 * t.heartbeatInterval
     if (!sitting) {
         if (!node.freshMemory) return false
     }

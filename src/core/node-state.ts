@@ -220,7 +220,11 @@ export function followsLiveAbove(node: NodeState, rank: number): boolean {
     return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
 }
 
-/** Heartbeats on, and another process coordinates that was heard within 1.5 heartbeat periods and is not suspected. */
+/**
+ * Heartbeats on, and another process coordinates that was heard within 1.5 heartbeat periods
+ * and is not suspected (handover.ts's claimFirst writes the same test out: a call there cost
+ * every image bytes).
+ */
 export function coordinatorSits(node: NodeState): boolean {
     const h = node.timing.heartbeatInterval
     if (h <= 0) return false
