@@ -18,7 +18,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { forgetDown, RingBaseNode, ringBaseCheckHints } from "./ring-base"
-import { frameFrom, isMember } from "./node-state"
+import { frameFrom, isMember, sitsAbove } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
     // (state public to the module: its steps are functions after the class, which cost a
@@ -111,10 +111,11 @@ export class ActiveListRingNode extends RingBaseNode {
             const asker = frame.initiator
             this.markUp(asker)
             if (asker === this.id) {
-                // Round the ring and nobody claims to be coordinator.
+                // Round the ring and nobody claims to be coordinator (our extension: unless a
+                // coordinator became known meanwhile, as a late INQUIRY finds it).
                 if (!this.inquiring) return true
                 this.inquiring = false
-                this.beginElection(now, out)
+                if (this.coordinator === NO_NODE) this.beginElection(now, out)
                 return true
             }
             if (this.role === Role.Coordinator) {
@@ -148,12 +149,24 @@ export class ActiveListRingNode extends RingBaseNode {
 
 function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
     node.markUp(j)
-    // An elect of an older election than ours is stale: it dies here. If ours is over,
-    // its sender is behind and its election can never finish: hold a newer one, which
-    // its elect messages carry to the sender (our extension).
+    // (our extension) an election a sitting coordinator above j would win (or its own, over
+    // since it heartbeats): maybe old news, it dies here. Should the coordinator have failed,
+    // this process's own detector says so.
+    if (sitsAbove(node, j !== node.coordinator ? j : -1)) return true
     if (node.electionEpoch >= 0) {
         if (epochAfter(node.electionEpoch, epoch)) {
             if (!node.participating) {
+                // (our extension) a sitting coordinator below j (above, it died just now):
+                // j's election may yet complete in its own epoch, and our newer one would die
+                // at the first process following that coordinator. Pass it on as it is.
+                if (sitsAbove(node, -1)) {
+                    const f = frameFrom(node, Kind.ELECTION, 0)
+                    f.epoch = epoch
+                    f.seq = seq
+                    f.initiator = j
+                    node.passOn(f, now, out)
+                    return true
+                }
                 node.beginElection(now, out)
                 node.answersStale = true
             }

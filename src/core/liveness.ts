@@ -5,7 +5,7 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { followsLiveAbove, NodeState, sendHeartbeat } from "./node-state"
+import { NodeState, sendHeartbeat, sitsAbove } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
@@ -102,20 +102,19 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
 }
 
 /**
- * (our extension) A frame telling that our coordinator is gone (an ELECTION, a COORDINATOR
- * from below it) while it sits above `rank` is a hint, not a verdict: the frame may be
- * seconds old (links that held a storm's frames delivered them long after it, each one an
- * election anew). Check again after T on `timer` (onSittingCheck) and act on it then only if
- * the coordinator no longer sits. True when the check is armed: the caller does not act now.
+ * (our extension) A frame telling that our coordinator is gone (an ELECTION, a result naming
+ * a process below it) while it sits above `rank` (sitsAbove) is a hint, not a verdict: the
+ * frame may be seconds old. Check again after T on `timer` (onSittingCheck): a follower
+ * whose coordinator has been silent for longer than 1.5 heartbeat periods by then suspects
+ * it. True when the check is armed: the caller does not act on the frame.
  */
 export function checkSitting(node: NodeState, rank: number, timer: number, out: Action[]): boolean {
-    if (!followsLiveAbove(node, rank)) return false
+    if (!sitsAbove(node, rank)) return false
     setTimer(timer, node.timing.answerTimeout, out)
     return true
 }
 
-/** T after the hint: a coordinator silent for longer than 1.5 heartbeat periods is suspected. */
+/** T after the hint: a follower whose coordinator no longer sits suspects it. */
 export function onSittingCheck(node: NodeState, now: number, out: Action[]) {
-    if (node.role !== Role.Follower) return
-    if (!followsLiveAbove(node, node.rank())) node.onSuspect(now, out)
+    if (node.role === Role.Follower) if (!sitsAbove(node, -1)) node.onSuspect(now, out)
 }

@@ -205,35 +205,22 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
 }
 
 /**
- * True while this process follows a coordinator that outranks `rank` and that sits: heard
- * within the last heartbeat period and a half and not suspected (the handover's test). A
- * frame saying otherwise (an ELECTION, a lower process's COORDINATOR) is then older than this
- * process's own evidence, or from a process that has not heard it yet: links that held frames
- * for seconds delivered a storm's elections long after the storm, each one an election anew.
- * The coordinator's heartbeats settle such a process. A detector that fires missed at least
- * a heartbeat this process got a period and a half ago or more (its delay is 2.5 periods or
- * longer), so the news of a coordinator that did fail is not held up.
+ * (our extension) True while the coordinator this process knows sits above `rank`: itself,
+ * leading with heartbeats on (it makes itself heard), or the one it follows, heard within
+ * the last 1.5 heartbeat periods (as the handover tests it in claimFirst). A frame saying otherwise (a lower ELECTION, a result naming a process below
+ * it) is then older than this process's own evidence, or from a process that has not heard
+ * it yet: links that held frames for seconds delivered a storm's elections long after the
+ * storm, each one an election anew. A detector that fires missed a heartbeat this process got
+ * (its delay is 2.5 periods or more), so the news of a coordinator that did fail is not held
+ * up for long (liveness.ts, checkSitting).
  */
-export function followsLiveAbove(node: NodeState, rank: number): boolean {
-    if (node.role !== Role.Follower) return false
-    if (!coordinatorSits(node)) return false
-    return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
-}
-
-/**
- * Heartbeats on, and another process coordinates that was heard within 1.5 heartbeat periods
- * and is not suspected (handover.ts's claimFirst writes the same test out: a call there cost
- * every image bytes).
- */
-export function coordinatorSits(node: NodeState): boolean {
+export function sitsAbove(node: NodeState, rank: number): boolean {
     const h = node.timing.heartbeatInterval
     if (h <= 0) return false
-    return node.coordinator !== NO_NODE && node.coordinator !== node.id && !node.coordinatorSuspected && node.clock - node.lastHeardFromCoordinator <= 1.5 * h
-}
-
-/** True while this process holds the coordinator role with heartbeats on: it makes itself heard. */
-export function leadsWithHeartbeats(node: NodeState): boolean {
-    return node.role === Role.Coordinator && node.timing.heartbeatInterval > 0
+    if (node.role === Role.Coordinator) return node.rank() > rank
+    if (node.role !== Role.Follower) return false
+    if (node.clock - node.lastHeardFromCoordinator > 1.5 * h) return false
+    return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
 }
 
 /**

@@ -17,14 +17,11 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { allMembers, frameFrom, isMember, leadsWithHeartbeats } from "./node-state"
-import { checkSitting, onSittingCheck } from "./liveness"
+import { allMembers, frameFrom, isMember, sitsAbove } from "./node-state"
 import { adoptMembers, RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
 const TIMER_RESULT = TIMER_RING_FREE
-/** News that the coordinator is gone came while it sat: is it still heard T later? */
-const TIMER_NEWS = TIMER_RING_FREE + 1
 
 export class RingNode extends RingBaseNode {
     // (state public to the module: its steps are functions after the class, which cost a
@@ -64,7 +61,6 @@ export class RingNode extends RingBaseNode {
      * the wait (campaign seed ring mixed 3830).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_NEWS) onSittingCheck(this, now, out)
         if (timer !== TIMER_RESULT) return
         if (this.role !== Role.Electing) return
         if (!this.electing) holdElection(this, now, out)
@@ -90,12 +86,11 @@ export class RingNode extends RingBaseNode {
                 electionReturned(this, frame, now, out)
                 return true
             }
-            // (our extension) an election a sitting coordinator above its initiator and us
-            // would win (or its own, over since it heartbeats), or one its holder hears from
-            // below: maybe old news, it dies here
-            if (leadsWithHeartbeats(this)) if (frame.initiator < this.id) return true
+            // (our extension) an election a sitting coordinator above its initiator would win
+            // (or its own, over since it heartbeats): maybe old news, it dies here. Should the
+            // coordinator have failed, this process's own detector says so.
             const i = frame.initiator
-            if (checkSitting(this, i > this.id && i !== this.coordinator ? i : this.id, TIMER_NEWS, out)) return true
+            if (sitsAbove(this, i !== this.coordinator ? i : -1)) return true
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = frameFrom(this, Kind.ELECTION, 0)
@@ -116,7 +111,7 @@ export class RingNode extends RingBaseNode {
             const c = frame.bid
             if (frame.list.indexOf(c) < 0) return false
             // (our extension) a result below a sitting coordinator: maybe old news, it dies here
-            if (checkSitting(this, c, TIMER_NEWS, out)) return true
+            if (sitsAbove(this, c)) return true
             if (this.role !== Role.Electing) {
                 if (this.coordinator === c) {
                     if (this.acceptedEpoch === frame.epoch) return true
@@ -161,7 +156,7 @@ function electionReturned(node: RingNode, frame: Frame, now: number, out: Action
         if (node.coordinator === c) return
     }
     // (our extension) an old election of ours, naming a process below a sitting coordinator
-    if (checkSitting(node, c, TIMER_NEWS, out)) return
+    if (sitsAbove(node, c)) return
     // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
     if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
     adoptMembers(node, frame.list, now)
@@ -188,7 +183,7 @@ export const ringDescriptor: AlgorithmDescriptor = {
     electionBound: ringElectionBound,
     create: (config: NodeConfig) => new RingNode(config),
     frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
-    timerLabels: ["no ACK within T", "no result within R + T'", "news of a coordinator gone"],
+    timerLabels: ["no ACK within T", "no result within R + T'"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
