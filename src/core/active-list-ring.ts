@@ -18,7 +18,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { forgetDown, RingBaseNode, ringBaseCheckHints } from "./ring-base"
-import { frameFrom, isMember, sitsAbove } from "./node-state"
+import { frameFrom, isMember, oldNews } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
     // (state public to the module: its steps are functions after the class, which cost a
@@ -152,14 +152,14 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
     // (our extension) an election a sitting coordinator above j would win (or its own, over
     // since it heartbeats): maybe old news, it dies here. Should the coordinator have failed,
     // this process's own detector says so.
-    if (sitsAbove(node, j !== node.coordinator ? j : -1)) return true
+    if (oldNews(node, j !== node.coordinator ? j : -1)) return true
     if (node.electionEpoch >= 0) {
         if (epochAfter(node.electionEpoch, epoch)) {
             if (!node.participating) {
                 // (our extension) a sitting coordinator below j (above, it died just now):
                 // j's election may yet complete in its own epoch, and our newer one would die
                 // at the first process following that coordinator. Pass it on as it is.
-                if (sitsAbove(node, -1)) {
+                if (oldNews(node, -1)) {
                     const f = frameFrom(node, Kind.ELECTION, 0)
                     f.epoch = epoch
                     f.seq = seq

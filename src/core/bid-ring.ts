@@ -19,7 +19,7 @@ import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./cont
 import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
-import { frameFrom, isMember } from "./node-state"
+import { frameFrom, isMember, oldNews } from "./node-state"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
 const TIMER_RESULT = TIMER_RING_FREE + 1
@@ -65,11 +65,6 @@ export class BidRingNode extends RingBaseNode {
 
     override ranksById(): boolean {
         return false
-    }
-
-    /** The initiator of the election this process waits for, or -1. */
-    waitingForInitiator(): number {
-        return this.waiting ? this.waitingFor : NO_NODE
     }
 
     protected resetRing() {
@@ -198,6 +193,10 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         node.passOn(f, now, out)
         return
     }
+    // (our extension) an election a sitting coordinator outbids (or its own, over since it
+    // heartbeats): maybe old news, it dies here. Should the coordinator have failed, this
+    // process's own detector says so.
+    if (oldNews(node, initiator !== node.coordinator ? frame.bid : -1)) return
     if (node.waiting) {
         if (node.waitingFor > initiator) return // the larger initiator's election goes on
         if (node.waitingFor < initiator) {
@@ -224,6 +223,8 @@ function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     const announcer = frame.initiator
     node.markUp(announcer)
     if (announcer === node.id) return // round once: removed
+    // (our extension) a result a sitting coordinator outbids: maybe old news, it dies here
+    if (oldNews(node, frame.bid)) return
     // A result older than the one accepted is stale: it dies here instead of circling.
     if (node.acceptedEpoch >= 0) {
         if (epochAfter(node.acceptedEpoch, frame.epoch)) return

@@ -5,7 +5,7 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState, sendHeartbeat, sitsAbove } from "./node-state"
+import { NodeState, oldNews, sendHeartbeat, sitsAbove } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
@@ -109,7 +109,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
  * it. True when the check is armed: the caller does not act on the frame.
  */
 export function checkSitting(node: NodeState, rank: number, timer: number, out: Action[]): boolean {
-    if (!sitsAbove(node, rank)) return false
+    if (!oldNews(node, rank)) return false
     setTimer(timer, node.timing.answerTimeout, out)
     return true
 }

@@ -205,22 +205,34 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
 }
 
 /**
- * (our extension) True while the coordinator this process knows sits above `rank`: itself,
- * leading with heartbeats on (it makes itself heard), or the one it follows, heard within
- * the last 1.5 heartbeat periods (as the handover tests it in claimFirst). A frame saying otherwise (a lower ELECTION, a result naming a process below
- * it) is then older than this process's own evidence, or from a process that has not heard
- * it yet: links that held frames for seconds delivered a storm's elections long after the
- * storm, each one an election anew. A detector that fires missed a heartbeat this process got
- * (its delay is 2.5 periods or more), so the news of a coordinator that did fail is not held
- * up for long (liveness.ts, checkSitting).
+ * True while the coordinator this process knows sits above `rank`: itself, leading with
+ * heartbeats on (it makes itself heard), or another, heard within the last 1.5 heartbeat
+ * periods and not suspected. The handover asks it (does a coordinator sit, does it outrank
+ * us?); so does our extension against old news: a frame saying that such a coordinator is gone
+ * (a lower ELECTION, a result naming a process below it) is older than this process's own
+ * evidence, or from a process that has not heard it yet. Links that held frames for seconds
+ * delivered a storm's elections long after the storm, each one an election anew. A detector
+ * that fires missed a heartbeat this process got (its delay is 2.5 periods or more), so the
+ * news of a coordinator that did fail is not held up for long (liveness.ts, checkSitting).
  */
 export function sitsAbove(node: NodeState, rank: number): boolean {
     const h = node.timing.heartbeatInterval
-    if (h <= 0) return false
-    if (node.role === Role.Coordinator) return node.rank() > rank
-    if (node.role !== Role.Follower) return false
-    if (node.clock - node.lastHeardFromCoordinator > 1.5 * h) return false
-    return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
+    if (h > 0) {
+        if (node.role === Role.Coordinator) return node.rank() > rank
+        if (node.coordinator !== node.id) if (!node.coordinatorSuspected) if (node.clock - node.lastHeardFromCoordinator <= 1.5 * h)
+            return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
+    }
+    return false
+}
+
+/**
+ * (our extension) `sitsAbove` for a process that follows or leads: news a frame brings that a
+ * coordinator sitting above `rank` is gone is old news. An electing process acts on frames as
+ * its election needs.
+ */
+export function oldNews(node: NodeState, rank: number): boolean {
+    if (node.role === Role.Electing) return false
+    return sitsAbove(node, rank)
 }
 
 /**

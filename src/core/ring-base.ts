@@ -169,11 +169,6 @@ export abstract class RingBaseNode extends ElectionNode {
         if (i >= 0) this.down[i] = false
     }
 
-    /** Ring messages still waiting for their ACK. */
-    unacknowledged(): number {
-        return this.link.count()
-    }
-
     /**
      * Sends `f` (src, kind and payload set) to the next successor not known to be down,
      * and waits for its ACK.

@@ -17,7 +17,7 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { allMembers, frameFrom, isMember, sitsAbove } from "./node-state"
+import { allMembers, frameFrom, isMember, oldNews } from "./node-state"
 import { adoptMembers, RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
@@ -90,7 +90,7 @@ export class RingNode extends RingBaseNode {
             // (or its own, over since it heartbeats): maybe old news, it dies here. Should the
             // coordinator have failed, this process's own detector says so.
             const i = frame.initiator
-            if (sitsAbove(this, i !== this.coordinator ? i : -1)) return true
+            if (oldNews(this, i !== this.coordinator ? i : -1)) return true
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = frameFrom(this, Kind.ELECTION, 0)
@@ -111,7 +111,7 @@ export class RingNode extends RingBaseNode {
             const c = frame.bid
             if (frame.list.indexOf(c) < 0) return false
             // (our extension) a result below a sitting coordinator: maybe old news, it dies here
-            if (sitsAbove(this, c)) return true
+            if (oldNews(this, c)) return true
             if (this.role !== Role.Electing) {
                 if (this.coordinator === c) {
                     if (this.acceptedEpoch === frame.epoch) return true
@@ -156,7 +156,7 @@ function electionReturned(node: RingNode, frame: Frame, now: number, out: Action
         if (node.coordinator === c) return
     }
     // (our extension) an old election of ours, naming a process below a sitting coordinator
-    if (sitsAbove(node, c)) return
+    if (oldNews(node, c)) return
     // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
     if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
     adoptMembers(node, frame.list, now)
