@@ -21,7 +21,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "
 import { ElectionNode } from "./node"
 import { echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
-import { frameFrom, isMember, othersIds } from "./node-state"
+import { frameFrom, isMember, oldNews, othersIds } from "./node-state"
 
 const TIMER_ACK = TIMER_ALGORITHM
 
@@ -122,6 +122,19 @@ export class EchoNode extends ElectionNode {
         const cmp = compareWave(this, frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
+                // (our extension) a wave a sitting coordinator above its initiator would win
+                // (or its own, over since it heartbeats): maybe old news, not joined. That
+                // coordinator answers for itself at once (ACK, and ECHO naming it the best); a
+                // follower stays silent (taken as down, the wave goes on without it: naming
+                // its coordinator, perhaps failed since, kept waves electing a dead one).
+                const i = frame.initiator
+                if (oldNews(this, i !== this.coordinator ? i : -1)) {
+                    if (this.role === Role.Coordinator) {
+                        answerInWave(this, frame, Kind.ACK, out)
+                        answerInWave(this, frame, Kind.ECHO, out)
+                    }
+                    return true
+                }
                 join(this, frame, k, now, out)
                 return true
             }
@@ -177,6 +190,15 @@ function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]
     out.push({ type: ActionType.Send, to: [frame.src], frame: f })
     if (node.role === Role.Follower && frame.bid === node.coordinator) node.follow(node.coordinator, now, out)
     return true
+}
+
+/** A frame of `frame`'s wave back to its sender, naming our coordinator (ourselves) the best. */
+function answerInWave(node: EchoNode, frame: Frame, kind: Kind, out: Action[]) {
+    const f = frameFrom(node, kind, frame.src)
+    f.epoch = frame.epoch
+    f.initiator = frame.initiator
+    f.bid = node.coordinator
+    out.push({ type: ActionType.Send, to: [frame.src], frame: f })
 }
 
 function startWave(node: EchoNode, now: number, out: Action[]) {
