@@ -106,7 +106,14 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         if (!isMember(this, frame.initiator)) return false
-        if (frame.kind === Kind.ELECTION) return onElect(this, frame.initiator, frame.seq, frame.epoch, now, out)
+        if (frame.kind === Kind.ELECTION) {
+            // (our extension) an election a sitting coordinator above j would win (or its
+            // own, over since it heartbeats, unless it comes from it): maybe old news, it dies
+            // here. Should the coordinator have failed, this process's own detector says so.
+            const j = frame.initiator
+            if (oldNews(this, j !== this.coordinator || frame.src === j ? j : -1)) return true
+            return onElect(this, j, frame.seq, frame.epoch, now, out)
+        }
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
             this.markUp(asker)
@@ -149,10 +156,6 @@ export class ActiveListRingNode extends RingBaseNode {
 
 function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
     node.markUp(j)
-    // (our extension) an election a sitting coordinator above j would win (or its own, over
-    // since it heartbeats): maybe old news, it dies here. Should the coordinator have failed,
-    // this process's own detector says so.
-    if (oldNews(node, j !== node.coordinator ? j : -1)) return true
     if (node.electionEpoch >= 0) {
         if (epochAfter(node.electionEpoch, epoch)) {
             if (!node.participating) {

@@ -15,7 +15,7 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { isStaleCoordinator, multicast, send, sitsAbove } from "./node-state"
+import { isStaleCoordinator, multicast, oldNews, send } from "./node-state"
 import { checkSitting, onSittingCheck } from "./liveness"
 import { bullyElectionBound } from "./bounds"
 
@@ -62,7 +62,7 @@ export class BullyNode extends ElectionNode {
                 // any coordinator with heartbeats on (our extension): a higher process alive
                 // makes itself heard (its heartbeats, its claim), and the ELECTION may be
                 // seconds old.
-                if (this.index === this.ids.length - 1 || sitsAbove(this, from)) {
+                if (this.index === this.ids.length - 1 || oldNews(this, from)) {
                     send(this, Kind.COORDINATOR, from, out)
                     return true
                 }

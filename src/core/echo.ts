@@ -123,12 +123,13 @@ export class EchoNode extends ElectionNode {
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
                 // (our extension) a wave a sitting coordinator above its initiator would win
-                // (or its own, over since it heartbeats): maybe old news, not joined. That
+                // (or its own, over since it heartbeats, unless it comes from it): maybe old
+                // news, not joined. That
                 // coordinator answers for itself at once (ACK, and ECHO naming it the best); a
                 // follower stays silent (taken as down, the wave goes on without it: naming
                 // its coordinator, perhaps failed since, kept waves electing a dead one).
                 const i = frame.initiator
-                if (oldNews(this, i !== this.coordinator ? i : -1)) {
+                if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) {
                     if (this.role === Role.Coordinator) {
                         answerInWave(this, frame, Kind.ACK, out)
                         answerInWave(this, frame, Kind.ECHO, out)

@@ -18,14 +18,14 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     if (t.heartbeatInterval <= 0) return false
     if (node.misconfigured) return false
     if (node.claiming) return true
-    const sitting = sitsAbove(node, -1)
+    const sitting = sitsAbove(node, -1, node.lastHeardFromCoordinator)
     if (!sitting) {
         if (!node.freshMemory) return false
     }
     // a sitting coordinator that outranks us (an election that took it for crashed made us
     // win) answers with a heartbeat, which may queue behind other traffic for longer than T
     // (and the next periodic one comes within a period)
-    const outranked = sitsAbove(node, node.rank())
+    const outranked = sitsAbove(node, node.rank(), node.lastHeardFromCoordinator)
     const target = sitting ? node.coordinator : NO_NODE
     node.setRole(Role.Electing, node.id, out)
     node.claiming = true

@@ -5,7 +5,7 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState, oldNews, sendHeartbeat, sitsAbove } from "./node-state"
+import { NodeState, oldNews, sendHeartbeat } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
@@ -40,6 +40,7 @@ function followHigher(node: NodeState, frame: Frame, now: number, out: Action[])
     if (epochAfter(frame.epoch, node.epoch)) node.epoch = frame.epoch
     node.follow(frame.src, now, out)
     node.coordinatorRank = frame.bid
+    node.leadHeardAt = now
 }
 
 /**
@@ -51,6 +52,8 @@ function followHigher(node: NodeState, frame: Frame, now: number, out: Action[])
 export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Action[]) {
     const senderRank = frame.bid
     const mine = node.rank()
+    // our coordinator leads (heard while we elect too: sitsAbove)
+    if (frame.src === node.coordinator) node.leadHeardAt = now
     if (askLowerCoordinator(node, frame, out)) return
     if (node.role === Role.Electing) {
         // A live coordinator that outranks us (the one we followed before, or another):
@@ -116,5 +119,5 @@ export function checkSitting(node: NodeState, rank: number, timer: number, out: 
 
 /** T after the hint: a follower whose coordinator no longer sits suspects it. */
 export function onSittingCheck(node: NodeState, now: number, out: Action[]) {
-    if (node.role === Role.Follower) if (!sitsAbove(node, -1)) node.onSuspect(now, out)
+    if (node.role === Role.Follower) if (!oldNews(node, -1)) node.onSuspect(now, out)
 }

@@ -37,6 +37,8 @@ export abstract class NodeState {
     otherAlgorithm = false
 
     lastHeardFromCoordinator = 0
+    /** When the coordinator we follow was last heard leading: its last heartbeat (any other frame of its shows it alive, not leading). */
+    leadHeardAt = -1e9
     /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
     coordinatorRank = -1
     /** This process's epoch before the frame being handled raised it. */
@@ -206,33 +208,34 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
 
 /**
  * True while the coordinator this process knows sits above `rank`: itself, leading with
- * heartbeats on (it makes itself heard), or another, heard within the last 1.5 heartbeat
- * periods and not suspected. The handover asks it (does a coordinator sit, does it outrank
- * us?); so does our extension against old news: a frame saying that such a coordinator is gone
- * (a lower ELECTION, a result naming a process below it) is older than this process's own
- * evidence, or from a process that has not heard it yet. Links that held frames for seconds
- * delivered a storm's elections long after the storm, each one an election anew. A detector
- * that fires missed a heartbeat this process got (its delay is 2.5 periods or more), so the
- * news of a coordinator that did fail is not held up for long (liveness.ts, checkSitting).
+ * heartbeats on (it makes itself heard), or another, not suspected and heard at `heardAt`,
+ * within the last 1.5 heartbeat periods. The handover asks it with the last frame heard from
+ * that coordinator (does one sit, does it outrank us?); old news with its last heartbeat.
  */
-export function sitsAbove(node: NodeState, rank: number): boolean {
+export function sitsAbove(node: NodeState, rank: number, heardAt: number): boolean {
     const h = node.timing.heartbeatInterval
     if (h > 0) {
         if (node.role === Role.Coordinator) return node.rank() > rank
-        if (node.coordinator !== node.id) if (!node.coordinatorSuspected) if (node.clock - node.lastHeardFromCoordinator <= 1.5 * h)
+        if (node.coordinator !== node.id) if (!node.coordinatorSuspected) if (node.clock - heardAt <= 1.5 * h)
             return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
     }
     return false
 }
 
 /**
- * (our extension) `sitsAbove` for a process that follows or leads: news a frame brings that a
- * coordinator sitting above `rank` is gone is old news. An electing process acts on frames as
- * its election needs.
+ * (our extension) For a process that follows or leads: true when a frame's news that a
+ * coordinator sitting above `rank` is gone is old news. Such a frame (a lower ELECTION, a
+ * result naming a process below it) is older than this process's own evidence, or from a
+ * process that has not heard it yet: links that held frames for seconds delivered a storm's
+ * elections long after it, each one an election anew. The evidence is the coordinator's
+ * heartbeats: its other frames show it alive, not leading (a recovered coordinator's own
+ * election must not pass for it). A detector that fires missed a heartbeat this process got
+ * (its delay is 2.5 periods or more), so the news of a coordinator that did fail is not held
+ * up for long. An electing process acts on frames as its election needs.
  */
 export function oldNews(node: NodeState, rank: number): boolean {
     if (node.role === Role.Electing) return false
-    return sitsAbove(node, rank)
+    return sitsAbove(node, rank, node.leadHeardAt)
 }
 
 /**

@@ -148,12 +148,6 @@ export abstract class RingBaseNode extends ElectionNode {
         return ringElectionBound(this.ringOrder.length, this.timing)
     }
 
-    /** True when this process believes `id` is down. */
-    isDown(id: number): boolean {
-        const i = indexOfSorted(this.ids, id)
-        return i >= 0 && this.down[i]
-    }
-
     markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
         if (i >= 0) {

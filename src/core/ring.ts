@@ -87,10 +87,11 @@ export class RingNode extends RingBaseNode {
                 return true
             }
             // (our extension) an election a sitting coordinator above its initiator would win
-            // (or its own, over since it heartbeats): maybe old news, it dies here. Should the
+            // (or its own, over since it heartbeats, unless it comes from it): maybe old news,
+            // it dies here. Should the
             // coordinator have failed, this process's own detector says so.
             const i = frame.initiator
-            if (oldNews(this, i !== this.coordinator ? i : -1)) return true
+            if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) return true
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = frameFrom(this, Kind.ELECTION, 0)
