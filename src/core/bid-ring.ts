@@ -194,9 +194,8 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         return
     }
     // (our extension) an election a sitting coordinator outbids (or its own, over since it
-    // heartbeats, unless it comes from it: a frame from the coordinator counts as hearing it):
-    // maybe old news, it dies here. Should the coordinator have failed, this
-    // process's own detector says so.
+    // heartbeats, unless it comes from it): maybe old news, it dies here. Should the
+    // coordinator have failed, this process's own detector says so.
     if (oldNews(node, initiator !== node.coordinator || frame.src === initiator ? frame.bid : -1)) return
     if (node.waiting) {
         if (node.waitingFor > initiator) return // the larger initiator's election goes on

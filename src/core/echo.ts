@@ -124,10 +124,10 @@ export class EchoNode extends ElectionNode {
             if (cmp > 0) {
                 // (our extension) a wave a sitting coordinator above its initiator would win
                 // (or its own, over since it heartbeats, unless it comes from it): maybe old
-                // news, not joined. That
-                // coordinator answers for itself at once (ACK, and ECHO naming it the best); a
-                // follower stays silent (taken as down, the wave goes on without it: naming
-                // its coordinator, perhaps failed since, kept waves electing a dead one).
+                // news, not joined. That coordinator answers for itself at once (ACK, and ECHO
+                // naming it the best); a follower stays silent (taken as down, the wave goes on
+                // without it: naming its coordinator, perhaps failed since, kept waves electing
+                // a dead one).
                 const i = frame.initiator
                 if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) {
                     if (this.role === Role.Coordinator) {

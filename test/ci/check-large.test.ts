@@ -74,10 +74,10 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["echo", 3, 19581, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
-    ["ring", 4, 153982, true],
-    ["active-list-ring", 4, 63468, true],
+    ["ring", 4, 132784, true],
+    ["active-list-ring", 4, 65092, true],
     ["bid-ring", 4, 32073, false],
-    ["echo", 4, 299052, true],
+    ["echo", 4, 194349, true],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
     test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}: ${states} states, eventual agreement and valid coordinators`, { timeout: 900_000 }, () => {
@@ -95,9 +95,9 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["active-list-ring", 3, "timed", 10749, false],
     ["bid-ring", 3, "timed", 5960, false],
     ["echo", 3, "timed", 10518, false],
-    ["ring", 3, "heartbeats", 82303, true],
-    ["active-list-ring", 3, "heartbeats", 60520, true],
-    ["bid-ring", 3, "heartbeats", 30795, true],
+    ["ring", 3, "heartbeats", 73590, true],
+    ["active-list-ring", 3, "heartbeats", 61246, true],
+    ["bid-ring", 3, "heartbeats", 24460, true],
     ["echo", 3, "heartbeats", 40391, false],
     ["bully", 4, "timed", 8835, false],
     ["improved-bully", 4, "timed", 1179, false],
@@ -107,9 +107,9 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["echo", 4, "timed", 2307399, true],
     ["bully", 4, "heartbeats", 78376, false],
     ["improved-bully", 4, "heartbeats", 28818, false],
-    ["ring", 4, "heartbeats", 619397, true],
-    ["active-list-ring", 4, "heartbeats", 219761, true],
-    ["bid-ring", 4, "heartbeats", 88135, true],
+    ["ring", 4, "heartbeats", 571040, true],
+    ["active-list-ring", 4, "heartbeats", 200016, true],
+    ["bid-ring", 4, "heartbeats", 66257, true],
     ["echo", 4, "heartbeats", 3981037, true],
   ]
   for (const [algorithm, nodes, detection, states, slow] of cases)
