@@ -485,7 +485,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     ["improved-bully", 241, 608, false],
     ["ring", 6137, 29829, false],
     ["active-list-ring", 3724, 13343, false],
-    ["bid-ring", 3397, 8291, false],
+    ["bid-ring", 3390, 8272, false],
     ["echo", 3633, 0, true],
   ]
   for (const [algorithm, three, four, slow] of doneWhen) {

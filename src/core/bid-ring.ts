@@ -230,7 +230,7 @@ function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         if (epochAfter(node.acceptedEpoch, frame.epoch)) return
     }
     if (node.waiting) {
-        if (node.waitingFor <= announcer) {
+        if (node.waitingFor <= announcer || frame.bid >= node.bid) {
             node.waiting = false
             node.initiating = false
             cancelTimer(TIMER_RESULT, out)

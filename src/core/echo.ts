@@ -97,7 +97,11 @@ export class EchoNode extends ElectionNode {
     }
 
     onSuspect(now: number, out: Action[]) {
-        if (this.status === ACTIVE || this.status === ECHOED) return
+        // (our extension) a wave under way goes on, but only while electing: a follower that
+        // echoed and then followed a claimer (a RESIGN or HANDOVER, which end no wave) waits
+        // for no result, and suspecting its coordinator it must start one (it stayed
+        // following a crashed process for good)
+        if (this.role === Role.Electing) if (this.status === ACTIVE || this.status === ECHOED) return
         startWave(this, now, out)
     }
 

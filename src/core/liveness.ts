@@ -52,8 +52,11 @@ function followHigher(node: NodeState, frame: Frame, now: number, out: Action[])
 export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Action[]) {
     const senderRank = frame.bid
     const mine = node.rank()
-    // our coordinator leads (heard while we elect too: sitsAbove)
-    if (frame.src === node.coordinator) node.leadHeardAt = now
+    // our coordinator leads (heard while we elect too: sitsAbove), whatever suspected it
+    if (frame.src === node.coordinator) {
+        node.leadHeardAt = now
+        node.coordinatorSuspected = false
+    }
     if (askLowerCoordinator(node, frame, out)) return
     if (node.role === Role.Electing) {
         // A live coordinator that outranks us (the one we followed before, or another):

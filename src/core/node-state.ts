@@ -37,8 +37,12 @@ export abstract class NodeState {
     otherAlgorithm = false
 
     lastHeardFromCoordinator = 0
-    /** When the coordinator we follow was last heard leading: its last heartbeat (any other frame of its shows it alive, not leading). */
-    leadHeardAt = -1e9
+    /**
+     * When the coordinator we follow was last heard leading: its last heartbeat (any other
+     * frame of its shows it alive, not leading). Set by setRole whenever the coordinator
+     * changes, as it does at the start (no initializer: bytes on a board).
+     */
+    leadHeardAt!: number
     /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
     coordinatorRank = -1
     /** This process's epoch before the frame being handled raised it. */
