@@ -32,8 +32,8 @@ export class ActiveListRingNode extends RingBaseNode {
     inquiring: boolean
     /** The epoch of the election this process takes part in (or took part in last); -1: none. */
     electionEpoch: number
-    /** Our election was held to carry a newer epoch to a process whose elect came stale. */
-    answersStale: boolean
+    /** Our election was held to carry a newer epoch to this process, whose elect came stale; -1: none. */
+    answersStale: number
 
     constructor(config: NodeConfig) {
         super(Algorithm.ActiveListRing, config)
@@ -46,7 +46,7 @@ export class ActiveListRingNode extends RingBaseNode {
     }
 
     protected resetRing() {
-        this.answersStale = false
+        this.answersStale = -1
         this.participating = false
         this.active = []
         this.inquiring = false
@@ -58,7 +58,7 @@ export class ActiveListRingNode extends RingBaseNode {
      * elect messages passed on: a late elect of it is passed on once more, never joined.
      */
     protected override leaveRing() {
-        this.answersStale = false
+        this.answersStale = -1
         this.participating = false
         this.inquiring = false
     }
@@ -67,10 +67,12 @@ export class ActiveListRingNode extends RingBaseNode {
      * An election held to answer a stale elect must reach its sender, the only carrier of
      * the newer epoch: a coordinator's heartbeat does not end it (our extension; without
      * it the sender, a higher process, restarts behind the others for ever: campaign seed
-     * active-list-ring mixed 5953).
+     * active-list-ring mixed 5953). Unless the heartbeat's sender outranks that process: it
+     * follows it then, and an election it no longer needs died at that coordinator's
+     * followers (old news) and held this process electing for the deadline.
      */
-    override carriesOthersElection(): boolean {
-        return this.participating && this.answersStale
+    override carriesOthersElection(rank: number): boolean {
+        return this.participating && this.answersStale > rank
     }
 
     protected isRingKind(kind: number): boolean {
@@ -85,7 +87,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     beginElection(now: number, out: Action[]) {
         if (this.participating) return
-        this.answersStale = false
+        this.answersStale = -1
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
@@ -171,7 +173,7 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
                     return true
                 }
                 node.beginElection(now, out)
-                node.answersStale = true
+                node.answersStale = j
             }
             return true
         }
@@ -203,7 +205,7 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
         node.electionEpoch = epoch
         forgetDown(node)
         node.participating = true
-        node.answersStale = false
+        node.answersStale = -1
         node.inquiring = false
         node.active = [node.id, j]
         node.enterElection(out)

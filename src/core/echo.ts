@@ -73,7 +73,7 @@ export class EchoNode extends ElectionNode {
     }
 
     /** In another's wave and not yet echoed: its initiator waits for our subtree. */
-    override carriesOthersElection(): boolean {
+    override carriesOthersElection(rank: number): boolean {
         return this.status === ACTIVE && this.waveInitiator !== this.id
     }
 

@@ -63,7 +63,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         // whatever our election was for is settled. Drop it and follow (our extension:
         // an election stuck on a lost message ends at the next heartbeat, not at the deadline).
         if (senderRank > mine) {
-            if (!node.carriesOthersElection()) {
+            if (!node.carriesOthersElection(senderRank)) {
                 node.forgetElection(now, out)
                 followHigher(node, frame, now, out)
                 node.rejoined(now, out)

@@ -110,9 +110,10 @@ export abstract class NodeState {
 
     /**
      * True while this process is a link another process's election cannot do without, so a
-     * higher coordinator's heartbeat must not make it leave (echo: a wave waits for it).
+     * higher coordinator's heartbeat (its sender ranked `rank`) must not make it leave (echo:
+     * a wave waits for it).
      */
-    carriesOthersElection(): boolean {
+    carriesOthersElection(rank: number): boolean {
         return false
     }
 
