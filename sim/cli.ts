@@ -20,21 +20,24 @@ import {
 } from "./config/input"
 import { addClusterOptions } from "./config/cli-options"
 import { givenFlags, namesWhere, resolveCluster } from "./config/cluster-config"
-import { hasLinkFaults, noLinkFaults, parsePartition } from "./faults"
+import { hasLinkFaults, noLinkFaults, parsePartition } from "./simulator/faults"
 import type { CampaignFlags } from "./campaign/command"
 import { registerCheckCommand } from "./check/command"
-import { readScenario, type ScenarioCommand, ScenarioRunner } from "./scenario"
-import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./compare"
-import { neighborsFor, parseTopology } from "./topology"
-import { checkGolden, describeMismatch } from "./golden"
+import { readScenario, type ScenarioCommand, ScenarioRunner } from "./simulator/scenario"
+import { allAlgorithms, DEFAULT_SIZES, FAMILIES, formatCsv, formatSvg, formatTable, parseFamilies, runCompare } from "./simulator/compare"
+import { neighborsFor, parseTopology } from "./config/topology"
+import { checkGolden, describeMismatch } from "./simulator/golden"
 import type { LabFlags } from "./lab/command"
 import type { NodeFlags } from "./node/command"
-import { readManifest } from "./manifest"
+import { readManifest } from "./config/manifest"
 import type { SoakFlags } from "./lab/soak-command"
 import type { SizeFlags } from "./lab/image-size"
 import { readKeyFile, writeKeyFile } from "./auth/keys"
-import type { BundleFlags, FlashFlags } from "./project"
-import { PROJECT } from "./root"
+import type { BundleFlags, FlashFlags } from "./project/project"
+import type { BuildCheck } from "./project/check"
+import type { DoctorFlags } from "./project/doctor"
+import { DEFAULT_PROGRAM, defaultProgram } from "./lab/program"
+import { PROJECT } from "./config/root"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -237,6 +240,17 @@ function runGolden(files: string[], update: boolean): number {
   return failed ? 1 : 0
 }
 
+/**
+ * The project's checks before a command builds (sim/project/check.ts): true when it may go on;
+ * else each problem is printed on one line and the exit code is 1, before anything is built.
+ */
+async function projectReady(command: string, check: BuildCheck): Promise<boolean> {
+  const { checkBeforeBuild } = await import("./project/check")
+  if (checkBeforeBuild(command, check, (line) => process.stderr.write(line + "\n"))) return true
+  process.exitCode = 1
+  return false
+}
+
 /** The page that explains each command; its help ends by naming it. */
 const DETAILS: Record<string, string> = {
   sim: "docs/scenarios.md",
@@ -255,6 +269,7 @@ const DETAILS: Record<string, string> = {
   bench: "docs/benchmarks.md",
   size: "docs/image-size.md",
   init: "docs/api.md",
+  doctor: "docs/api.md",
   bundle: "docs/api.md",
   flash: "docs/api.md",
 }
@@ -326,7 +341,7 @@ export function buildProgram(): Command {
     .option("--key-file <file>", "the group key (electlab keygen), deployed as the secret AUTH_KEY in .env.local")
     .action(async (flags: { board: string; manifest: string; write?: boolean; keyFile?: string }) => {
       const manifest = readManifest(flags.manifest)
-      const { boardSettings, bundleCommand, previewText, writeBoardSettings } = await import("./settings")
+      const { boardSettings, bundleCommand, previewText, writeBoardSettings } = await import("./project/settings")
       const s = boardSettings(manifest, flags.board, flags.manifest)
       if (flags.keyFile) s.board.AUTH_KEY = readKeyFile(flags.keyFile, "--key-file")
       if (flags.write) {
@@ -340,7 +355,7 @@ export function buildProgram(): Command {
     .command("init")
     .description("prepare this project for electlab: devicescript.json, the bus service, the board definitions, a starter src/main.ts")
     .action(async () => {
-      const { initProject, STARTER_BESIDE } = await import("./project")
+      const { initProject, STARTER_BESIDE } = await import("./project/project")
       const r = initProject(PROJECT)
       const lines = [
         ...r.wrote.map((f) => `wrote ${f}`),
@@ -353,6 +368,21 @@ export function buildProgram(): Command {
       process.stdout.write(lines.join("\n") + "\n")
     })
   program
+    .command("doctor")
+    .description("check this project end to end: Node, the DeviceScript CLI, the manifest, the bus service, board definitions, the program, key files, the broker")
+    .option("--manifest <file>", "the manifest", "devicescript.json")
+    .option("--program <file>", "the program the boards run", "src/main.ts")
+    .option("--key-file <file>", "the group key's file (default: the project's *.key files and .env.local)")
+    .option("--json", "print the checks as JSON")
+    .action(async (flags: DoctorFlags, command: Command) => {
+      const { runDoctor } = await import("./project/doctor")
+      const given = (name: string) => command.getOptionValueSource(name) === "cli"
+      process.exitCode = await runDoctor(
+        { ...flags, manifest: given("manifest") ? flags.manifest : undefined, program: given("program") ? flags.program : undefined },
+        (line) => process.stdout.write(line + "\n"),
+      )
+    })
+  program
     .command("bundle")
     .description("for every board of the manifest, its image: the program with that board's settings, and with the DeviceScript runtime to flash")
     .option("--manifest <file>", "the manifest", "devicescript.json")
@@ -360,8 +390,10 @@ export function buildProgram(): Command {
     .option("--key-file <file>", "the group key (electlab keygen): frames authenticated")
     .option("--out <folder>", "where the images go (owner-only: they hold the key)", ".electlab/bundles")
     .option("--bytecode-only", "only the program's bytecode (.devs), without the runtime that devs bundle downloads")
-    .action(async (flags: BundleFlags) => {
-      const { bundleBoards } = await import("./project")
+    .action(async (flags: BundleFlags, command: Command) => {
+      const program = { file: flags.program, given: command.getOptionValueSource("program") === "cli" }
+      if (!(await projectReady("bundle", { manifest: flags.manifest, program, algorithm: { source: "manifest" } }))) return
+      const { bundleBoards } = await import("./project/project")
       process.exitCode = await bundleBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program
@@ -374,7 +406,8 @@ export function buildProgram(): Command {
     .option("--port <path>", "the serial port (default: devs flash finds the board)")
     .option("--dry-run", "print the devs flash command lines only")
     .action(async (flags: FlashFlags) => {
-      const { flashBoards } = await import("./project")
+      if (!(await projectReady("flash", { manifest: flags.manifest, program: null, algorithm: null }))) return
+      const { flashBoards } = await import("./project/project")
       process.exitCode = await flashBoards(flags, (line) => process.stdout.write(line + "\n"))
     })
   program
@@ -401,6 +434,8 @@ export function buildProgram(): Command {
     .option("--program <file>", "the program every board runs, on the election API (default src/main.ts), e.g. examples/sensor-summary/src/main.ts")
     .option("--ballast-kb <kb>", "each board holds this many KB of its heap from boot on (headroom measurement)", "0")
     .action(async (flags: LabFlags) => {
+      const program = { file: flags.program ?? defaultProgram(), given: flags.program !== undefined }
+      if (!(await projectReady("lab", { manifest: flags.manifest, program, algorithm: { source: "lab", flag: flags.algorithm } }))) return
       const [{ runLabCommand }, { startLiveWeb }] = await Promise.all([import("./lab/command"), import("./web/command")])
       process.exitCode = await runLabCommand(flags, startLiveWeb)
     })
@@ -419,6 +454,10 @@ export function buildProgram(): Command {
     .option("--json", "print the census as JSON")
     .option("--heap", "measure the heap instead: each algorithm on --boards VMs in the virtual lab, on the bus and over MQTT (or --transport), each transition once; the most any board's program held after a collection, against its budget")
     .action(async (flags: SizeFlags & { heap?: boolean }, command: Command) => {
+      const program = { file: flags.program ?? DEFAULT_PROGRAM, given: flags.program !== undefined }
+      // every algorithm in turn unless --algorithm names one: the program's is compared with that one only
+      const algorithm = flags.algorithm !== undefined ? { source: "flag" as const, flag: flags.algorithm } : null
+      if (!(await projectReady("size", { program, algorithm }))) return
       if (flags.heap) {
         const { runHeapCommand } = await import("./lab/heap-size")
         process.exitCode = await runHeapCommand({ ...flags, transportGiven: command.getOptionValueSource("transport") === "cli" })
@@ -498,6 +537,7 @@ export function buildProgram(): Command {
     .option("--heartbeat <ms>", "coordinator heartbeat period (default: the manifest's)")
     .option("--fail-timeout <ms>", "failure timeout, the adaptive detector's ceiling (default: the manifest's)")
     .action(async (flags: SoakFlags) => {
+      if (!(await projectReady("soak", { program: { file: defaultProgram(), given: false }, algorithm: { source: "manifest" } }))) return
       const { runSoakCommand } = await import("./lab/soak-command")
       process.exitCode = await runSoakCommand(flags)
     })

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { expect, test } from "vitest"
 import { DEVS_CLI, prepareBuildFolder } from "../sim/lab/firmware-image"
-import { ROOT } from "../sim/root"
+import { ROOT } from "../sim/config/root"
 
 /** The first ```ts block of docs/api.md. */
 export function docsProgram(): string {

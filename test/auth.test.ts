@@ -17,6 +17,7 @@ import {
   KEY_MISMATCH_TAGS,
   MAX_AHEAD_MS,
   MAX_HELD,
+  MAX_HELD_ALL,
   MAX_HELD_NONCES,
   MAX_SEALED_LIST_LENGTH,
   PROOF_BURST,
@@ -621,6 +622,26 @@ describe("against an attacker without the key", () => {
     const released = b.open(a.open(first.reply!, 5002).reply!, 5003)
     expect(plainFrames(released)).toEqual([genuine])
     expect(b.refused[AuthRefusal.Replay]).toBe(MAX_HELD)
+  })
+
+  test("at most MAX_HELD_ALL frames are held from all senders; the rest are refused, and a sender's next frame after its proof passes", () => {
+    const b = auth(1)
+    const senders = Array.from({ length: 11 }, (_, i) => auth(i + 2))
+    let held = 0
+    for (let round = 0; round < MAX_HELD; round++)
+      for (const a of senders) if (b.open(sealCopy(a, frame(Kind.HEARTBEAT, a.id), 100 + round)!, 100 + round).held) held++
+    expect(held).toBe(MAX_HELD_ALL)
+    expect(b.held.length).toBe(MAX_HELD_ALL)
+    expect(b.refused[AuthRefusal.Unproven]).toBe(11 * MAX_HELD - MAX_HELD_ALL)
+    // the last sender had nothing held: once its boot is proven, its frames pass
+    const last = senders[10]
+    const refusedOne = b.open(sealCopy(last, frame(Kind.COORDINATOR, last.id), 200)!, 200)
+    expect(refusedOne.held).toBe(false)
+    const challenge = b.open(sealCopy(last, frame(Kind.HEARTBEAT, last.id), 600)!, 600)
+    const proof = last.open(challenge.reply!, 601).reply!
+    expect(b.open(proof, 602).refusal).toBe(AuthRefusal.None)
+    const next = frame(Kind.COORDINATOR, last.id, BROADCAST, [1])
+    expect(plainFrames(b.open(sealCopy(last, next, 700)!, 700))).toEqual([next])
   })
 
   test("a quiet sender: the drift allowance stops growing; a missed frame 9 s late after 10 h is refused, the sender's next frame passes after a re-proof", () => {

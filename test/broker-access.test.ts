@@ -10,7 +10,7 @@ import { leaveTopic, leaveTopicId, leaveTopics, leftNode } from "../src/firmware
 import { aclText, nodeUser, OBSERVER_USER } from "../sim/lab/broker-access"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
-import { sleep, until } from "../sim/wait"
+import { sleep, until } from "../sim/lab/wait"
 
 const PREFIX = "electlab"
 const ids = [1, 2, 3]

@@ -13,7 +13,7 @@ import { MAX_NODES } from "../src/core/limits"
 import { MAX_BOARDS } from "../src/firmware/bus-limits"
 import { CAMPAIGN_FAMILIES, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
 import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { mediumTest, slowTest, test } from "./tiers"
 
 const CI_SEEDS = 300

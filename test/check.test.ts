@@ -31,11 +31,11 @@ import {
   type TimingModel,
 } from "../sim/check/model"
 import { counterexampleScenario, solveTimes } from "../sim/check/replay"
-import { parseDelays } from "../sim/check/script"
+import { parseDelays } from "../sim/simulator/script"
 import { defaultOptions, type Property, promisedProperties, search, type SearchResult } from "../sim/check/search"
 import { expand, judge } from "../sim/check/explore"
 import { SharedKeyTable } from "../sim/check/key"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
 import { mediumTest, searchTier, slowTest, test, tierTest } from "./tiers"
 

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { describe, expect } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
-import { readScenario, ScenarioRunner, parseScenario } from "../sim/scenario"
+import { readScenario, ScenarioRunner, parseScenario } from "../sim/simulator/scenario"
 import { parseAlgorithm } from "../src/core/algorithms"
 import { clusterOf } from "./commands"
 // this file spans the tiers: `test` is the fast tier's; a test that starts the CLI is slower (test/tiers.ts)

@@ -1,6 +1,6 @@
 // Reading the typed commands that `simCommands` gives (tests only).
-import type { ClusterSpec } from "../sim/cluster"
-import type { ScenarioCommand } from "../sim/scenario"
+import type { ClusterSpec } from "../sim/config/cluster-spec"
+import type { ScenarioCommand } from "../sim/simulator/scenario"
 
 /** The cluster spec of the first command, which must be `cluster`. */
 export function clusterOf(commands: ScenarioCommand[]): ClusterSpec {

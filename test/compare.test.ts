@@ -6,8 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect } from "vitest"
 import { Algorithm } from "../src/core/frame"
-import { allAlgorithms, formatCsv, formatSvg, runCompare, runOne } from "../sim/compare"
-import { parseTopology } from "../sim/topology"
+import { allAlgorithms, formatCsv, formatSvg, runCompare, runOne } from "../sim/simulator/compare"
+import { parseTopology } from "../sim/config/topology"
 // this file spans the tiers: `test` is the fast tier's; a test that starts the CLI is slower (test/tiers.ts)
 import { mediumTest, test } from "./tiers"
 

@@ -3,9 +3,9 @@
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
-import { checkManifest, manifestTiming } from "../sim/manifest"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
-import { boardSettings } from "../sim/settings"
+import { checkManifest, manifestTiming } from "../sim/config/manifest"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
+import { boardSettings } from "../sim/project/settings"
 import { configProblems } from "../src/firmware/config"
 import { threeBoardConfig } from "./vm/vm-config"
 

@@ -3,8 +3,8 @@ import { describe, expect, test } from "vitest"
 import { Engine, IdealNetwork } from "../src/core/engine"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
 import { Role } from "../src/core/contract"
-import { FaultyNetwork, noLinkFaults, parseLinkFaults, parsePartition } from "../sim/faults"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { FaultyNetwork, noLinkFaults, parseLinkFaults, parsePartition } from "../sim/simulator/faults"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { summarize } from "../src/core/summary"
 
 const run = (text: string) => {

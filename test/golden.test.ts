@@ -3,8 +3,8 @@
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { checkGolden, describeMismatch } from "../sim/golden"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { checkGolden, describeMismatch } from "../sim/simulator/golden"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 
 const dir = join(import.meta.dirname, "scenarios")
 const update = process.env.ELECTLAB_UPDATE_GOLDEN === "1"

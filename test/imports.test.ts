@@ -1,6 +1,6 @@
 // How the code's files and folders depend on each other (docs/architecture.md): no import
 // cycle (type-only imports included), src/ never reaches into sim/ or test/, src/core/
-// imports nothing but itself. Read from the import statements as TypeScript parses them,
+// imports nothing but itself, sim/config/ nothing else of sim/. Read from the import statements as TypeScript parses them,
 // relative specifiers resolved to files.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
@@ -182,6 +182,13 @@ describe("imports", () => {
     expect(show(cyclesOf(folders))).toEqual([])
   })
 
+  test("sim/config/ imports nothing else of sim/: every command's input sits below the rest", () => {
+    const found = [...imports]
+      .filter(([from]) => from.startsWith("sim/config/"))
+      .flatMap(([from, list]) => list.filter((i) => i.file && inSim(i.file) && !i.file.startsWith("sim/config/")).map((i) => `${from} -> ${i.file}`))
+    expect(found).toEqual([])
+  })
+
   test("nothing imports the lab's rogue board (src/attacks/): only the attacker image's generated entry names it", () => {
     expect(files).toContain("src/attacks/rogue.ts")
     const found = [...imports].flatMap(([from, list]) => list.filter((i) => i.file?.startsWith("src/attacks/") && !from.startsWith("src/attacks/")).map((i) => `${from} -> ${i.file}`))
@@ -206,7 +213,7 @@ describe("imports", () => {
     const reached = (start: string) => reachedFrom(graphOf(imports), start)
     const algorithmFiles = ["src/core/algorithms.ts", "src/core/bully.ts", "src/core/improved-bully.ts", "src/core/ring.ts", "src/core/active-list-ring.ts", "src/core/bid-ring.ts", "src/core/echo.ts"]
     for (const file of algorithmFiles) expect(files).toContain(file)
-    const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
+    const nodeParts = ["src/core/node.ts", "src/core/node-state.ts", "src/core/frame-filter.ts", "src/core/liveness.ts", "src/core/deadline.ts", "src/core/handover.ts"]
     for (const file of nodeParts) expect(files).toContain(file)
     for (const start of ["src/core/engine.ts", ...nodeParts]) expect([...reached(start)].filter((f) => algorithmFiles.includes(f)), start).toEqual([])
   })

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, test } from "vitest"
-import { DEVS_INIT_STARTER, initProject, STARTER_BESIDE } from "../sim/project"
+import { DEVS_INIT_STARTER, initProject, STARTER_BESIDE } from "../sim/project/project"
 
 const folders: string[] = []
 afterEach(() => folders.splice(0).forEach((f) => rmSync(f, { recursive: true, force: true })))

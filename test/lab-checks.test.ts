@@ -15,7 +15,7 @@ import { Algorithm } from "../src/core/frame"
 import { defaultTiming } from "../src/core/timing"
 import { DEVS_CLI } from "../sim/lab/firmware-image"
 import { checkScriptBoards, parseLabScript, readLabScript, scriptFile } from "../sim/lab/script"
-import { ROOT } from "../sim/root"
+import { ROOT } from "../sim/config/root"
 
 describe("lab input checks", () => {
   test("a script naming a board the lab lacks is refused with its file and line", () => {

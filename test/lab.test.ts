@@ -116,7 +116,8 @@ describe("electlab lab --headless", () => {
   }, 180_000)
 
   test("a program handing in another algorithm than the lab's: the board's own words, at once", () => {
-    const r = headless(["--algorithm", "improved-bully", "--program", "test/programs/other-algorithm.ts"])
+    // chosen in another module: the checks before the build cannot tell (test/project-check.test.ts has the case they catch)
+    const r = headless(["--algorithm", "improved-bully", "--program", "test/programs/other-algorithm-elsewhere.ts"])
     expect(r.status).toBe(2)
     expect(r.stderr).toContain(`takes no part: "the configured algorithm (${Algorithm.ImprovedBully}) is not this image's bid-ring": the lab runs improved-bully`)
     expect(r.stderr).toContain("run the lab with --algorithm bid-ring, or hand improved-bully to startElection")

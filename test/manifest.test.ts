@@ -1,8 +1,8 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
-import { defaultSpec } from "../sim/cluster"
-import { checkManifest, manifestTiming, readManifest } from "../sim/manifest"
+import { defaultSpec } from "../sim/config/cluster-spec"
+import { checkManifest, manifestTiming, readManifest } from "../sim/config/manifest"
 import { parseAlgorithm } from "../src/core/algorithms"
 
 const root = join(import.meta.dirname, "..")

@@ -6,7 +6,7 @@ import { Role } from "../src/core/contract"
 import { TRANSPORT_MQTT } from "../src/firmware/config"
 import { Broker, freePort } from "../sim/lab/broker"
 import { type HostNode, startHostNode } from "../sim/node/host-node"
-import { sleep, until as waitUntil } from "../sim/wait"
+import { sleep, until as waitUntil } from "../sim/lab/wait"
 import { HostLateness } from "./lateness"
 
 /** Waits until `check` holds; the ms it took. */

@@ -46,7 +46,7 @@ function sources(dir: string): string[] {
  * A quoted string that is an algorithm's name, and where it is not: a topology ("ring", the
  * graph) and a column of `compare --csv` named after a message kind (ECHO).
  */
-const NOT_ALGORITHM_NAMES = new Set(["sim/topology.ts ring", "sim/campaign/plan.ts ring", "sim/web/page/replay-view.ts ring", "sim/compare.ts echo"])
+const NOT_ALGORITHM_NAMES = new Set(["sim/config/topology.ts ring", "sim/campaign/plan.ts ring", "sim/web/page/replay-view.ts ring", "sim/simulator/compare.ts echo"])
 
 const ALGORITHM_NAMES = new Set(ALGORITHMS.map((d) => d.name))
 
@@ -83,6 +83,6 @@ describe("algorithm knowledge stays in its module", () => {
   test("the search finds a name, a comparison and a case, and not a comment or a topology", () => {
     const text = `// "bully" in a comment\nconst a = "bid-ring"\nif (x === Algorithm.Echo) {}\nswitch (x) { case Algorithm.Ring: }\nconst t = "ring"`
     expect(algorithmKnowledge("sim/x.ts", text)).toEqual(['sim/x.ts: "bid-ring"', "sim/x.ts: x === Algorithm.Echo", "sim/x.ts: case Algorithm.Ring", 'sim/x.ts: "ring"'])
-    expect(algorithmKnowledge("sim/topology.ts", `const t = "ring"`)).toEqual([])
+    expect(algorithmKnowledge("sim/config/topology.ts", `const t = "ring"`)).toEqual([])
   })
 })

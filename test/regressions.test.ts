@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 
 const dir = join(import.meta.dirname, "scenarios", "regressions")
 const files = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort()

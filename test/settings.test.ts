@@ -1,10 +1,10 @@
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { readManifest } from "../sim/manifest"
+import { readManifest } from "../sim/config/manifest"
 import { existsSync, readFileSync } from "node:fs"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { descriptorImport } from "../sim/lab/firmware-image"
-import { boardSettings, bundleCommand, envText, previewText } from "../sim/settings"
+import { boardSettings, bundleCommand, envText, previewText } from "../sim/project/settings"
 
 const manifest = readManifest(join(import.meta.dirname, "..", "devicescript.json"))
 

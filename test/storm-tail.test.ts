@@ -9,7 +9,7 @@
 // a failure timeout after the storm, and nothing changes after 10 of them (the campaign's rule).
 import { describe, expect } from "vitest"
 import { test } from "./tiers"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { Role } from "../src/core/contract"
 import { ALGORITHMS } from "../src/core/algorithms"
 

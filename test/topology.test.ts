@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process"
 import { describe, expect, test } from "vitest"
 import { simCommands } from "../sim/cli"
 import { InputError } from "../sim/config/input"
-import { parseScenario, ScenarioRunner } from "../sim/scenario"
-import { neighborsFor, parseTopology } from "../sim/topology"
+import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
+import { neighborsFor, parseTopology } from "../sim/config/topology"
 import { clusterOf } from "./commands"
 
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from "vitest"
 import { DEVS_CLI, prepareBuildFolder } from "../sim/lab/firmware-image"
 import { parseLogLine } from "../sim/lab/board-vm"
 import { toBoardEvent } from "../sim/lab/board-event"
-import { ROOT } from "../sim/root"
+import { ROOT } from "../sim/config/root"
 
 const require = createRequire(import.meta.url)
 const { vmFactory } = require("../sim/lab/vm-runner.cjs") as { vmFactory: (cli: string) => () => Promise<Vm> }

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { build } from "esbuild"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
 
 export interface HostNodeBundle {
   /** Node's arguments before the CLI's own: flags, then the entry. */
@@ -14,7 +14,7 @@ export interface HostNodeBundle {
   remove(): void
 }
 
-/** Bundles the CLI into a fresh folder of the package (one level down, where sim/root.ts finds the package from). */
+/** Bundles the CLI into a fresh folder of the package (one level down: sim/config/root.ts finds the package from there). */
 export async function bundleHostNode(): Promise<HostNodeBundle> {
   const dir = mkdtempSync(join(ROOT, ".bench-node-"))
   try {

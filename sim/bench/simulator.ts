@@ -9,7 +9,7 @@ import { Algorithm } from "../../src/core/frame"
 import { algorithmName, createCluster } from "../../src/core/algorithms"
 import { idealTiming } from "../../src/core/timing"
 import { summarize } from "../../src/core/summary"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
 
 export interface ElectionRun {
   algorithm: string

@@ -14,7 +14,7 @@
 import { algorithmName } from "../../src/core/algorithms"
 import { CAMPAIGN_FAMILIES, type Family, makePlan, planCommands } from "../campaign/plan"
 import { addTokenFigures, noTokenFigures, type TokenFigures, TokenTally } from "../campaign/tokens"
-import { ScenarioRunner } from "../scenario"
+import { ScenarioRunner } from "../simulator/scenario"
 
 export function measureRun(seed: number, algorithm: number, family: Family): TokenFigures {
   const plan = makePlan(seed, algorithm, family)

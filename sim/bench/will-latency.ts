@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks"
 import { loadavg } from "node:os"
 import mqtt from "mqtt"
 import { Broker, freePorts } from "../lab/broker"
-import { median, nearestRank } from "../stats"
+import { median, nearestRank } from "../lab/stats"
 
 const trials = Number(process.argv[2] ?? 20)
 const [port] = await freePorts(1)

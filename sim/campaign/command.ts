@@ -2,11 +2,10 @@
 
 import { writeFileSync } from "node:fs"
 import { ALGORITHMS } from "../../src/core/algorithms"
-import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
+import { InputError, parseAlgorithmName, parseDetectorName, parseInteger } from "../config/input"
 import { formatCampaign, runCampaign } from "./campaign"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
 import { replay, runPlan, scenarioText, shrink } from "./run"
-import { parseDetectorName } from "../detector-option"
 
 export interface CampaignFlags {
   algorithms?: string

@@ -7,7 +7,7 @@ import { algorithmName, descriptorOf } from "../../src/core/algorithms"
 import { makeBid } from "../../src/core/bid-ring"
 import { convergenceAfterFaults } from "../../src/core/bounds"
 import { MAX_NODES } from "../../src/core/limits"
-import { Rng } from "../rng"
+import { Rng } from "../simulator/rng"
 
 export const CAMPAIGN_FAMILIES = [
   "coordinator-crash",

@@ -3,7 +3,7 @@
 // one at a time while the run still fails.
 
 import { algorithmName } from "../../src/core/algorithms"
-import { ScenarioRunner } from "../scenario"
+import { ScenarioRunner } from "../simulator/scenario"
 import { makePlan, type Family, type Plan, planCommands } from "./plan"
 import { lastChangeOf } from "../../src/core/summary"
 import { TokenTally } from "./tokens"

@@ -11,23 +11,24 @@ import type { AlgorithmDescriptor } from "../../src/core/descriptor"
 import type { Timing } from "../../src/core/contract"
 import { defaultTiming, withoutDetector } from "../../src/core/timing"
 import { MAX_BOARDS } from "../../src/firmware/bus-limits"
-import { type ClusterSpec, defaultSpec } from "../cluster"
+import { type ClusterSpec, defaultSpec } from "./cluster-spec"
 import {
   checkIds,
   InputError,
   MAX_NODES,
   MIN_NODES,
+  NETWORK_NAMES,
+  type NetworkName,
   parseAlgorithmName,
+  parseDetectorName,
   parseIdArgument,
   parseInteger,
   parseNetworkName,
   parseNumber,
   parseNumberList,
 } from "./input"
-import { parseDetectorName } from "../detector-option"
-import type { Manifest } from "../manifest"
-import { NETWORK_NAMES, type NetworkName } from "../networks"
-import { describeTopology, neighborsFor, parseTopology } from "../topology"
+import type { Manifest } from "./manifest"
+import { describeTopology, neighborsFor, parseTopology } from "./topology"
 
 /** Who configures a cluster: each takes its own set of options and has its own defaults. */
 export type ClusterUse = "sim" | "scenario" | "lab" | "node"

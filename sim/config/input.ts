@@ -3,8 +3,8 @@
 
 import { readFileSync } from "node:fs"
 import { ALGORITHMS, descriptorNamed } from "../../src/core/algorithms"
+import { DETECTOR_NAMES, type DetectorName } from "../../src/core/failure-detector"
 import { MAX_NODE_ID } from "../../src/core/frame"
-import { NETWORK_NAMES, type NetworkName } from "../networks"
 
 /** Bad input from a user: the message names the problem, `where` names the place. */
 export class InputError extends Error {
@@ -35,9 +35,19 @@ export function parseAlgorithmName(name: string, where?: string): number {
   return d.algorithm
 }
 
+/** The simulator's network models (sim/simulator/networks.ts makes them). */
+export const NETWORK_NAMES = ["ideal", "bus", "wifi"] as const
+export type NetworkName = (typeof NETWORK_NAMES)[number]
+
 export function parseNetworkName(name: string, where?: string): NetworkName {
   if ((NETWORK_NAMES as readonly string[]).includes(name)) return name as NetworkName
   throw new InputError(`unknown network '${name}'; known: ${NETWORK_NAMES.join(", ")}`, where)
+}
+
+/** The failure-detector option shared by `sim`, `lab`, `node` and the scenario `cluster` line. */
+export function parseDetectorName(text: string, where: string): DetectorName {
+  if ((DETECTOR_NAMES as string[]).includes(text)) return text as DetectorName
+  throw new InputError(`unknown failure detector '${text}'; known: ${DETECTOR_NAMES.join(", ")}`, where)
 }
 
 export function parseNumber(text: string, where: string, min: number, max: number): number {

@@ -10,13 +10,14 @@
 
 import { execFile } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { join } from "node:path"
 import { promisify } from "node:util"
 import type { Timing } from "../../src/core/contract"
 import { descriptorOf } from "../../src/core/algorithms"
 import { type Credentials, nodeUser } from "./broker-access"
 import { holdSecretFolder, redact, removeSecretFolder } from "./secret-files"
-import { devsCli, PROJECT, ROOT } from "../root"
+import { devsCli, PROJECT, ROOT } from "../config/root"
+import { defaultProgram, PACKAGE, programImport } from "./program"
 
 export const DEVS_CLI = devsCli()
 
@@ -120,34 +121,6 @@ export const MAX_FUNCTION_CODE_END = 0x10000
 /** Where a .devs image's function code ends: the functions section's offset plus its length (header words 10 and 11). */
 export function functionCodeEnd(bytecode: Buffer): number {
   return bytecode.readUInt32LE(40) + bytecode.readUInt32LE(44)
-}
-
-/** The default program: the firmware's own, on the election API. */
-export const DEFAULT_PROGRAM = "src/main.ts"
-
-/** How generated files import the package's own modules ("electlab/src/firmware/config"). */
-const PACKAGE = "electlab"
-
-/** The program every board runs by default: the project's src/main.ts, else the package's own firmware. */
-export function defaultProgram(): string {
-  return PROJECT !== ROOT && existsSync(join(PROJECT, DEFAULT_PROGRAM)) ? join(PROJECT, DEFAULT_PROGRAM) : join(ROOT, DEFAULT_PROGRAM)
-}
-
-/**
- * A program path as the build folder imports it: a file of the package by the package's name
- * ("electlab/src/main"), any other by its path in the project ("./examples/x/main"), whose
- * top-level folder the build folder links.
- */
-export function programImport(program: string): string {
-  const full = resolve(program)
-  if (!full.endsWith(".ts")) throw new Error(`--program ${program}: a .ts file is needed, e.g. src/main.ts`)
-  if (!existsSync(full)) throw new Error(`--program ${program}: no such file`)
-  const inPackage = relative(join(ROOT, "src"), full)
-  if (!inPackage.startsWith("..") && !isAbsolute(inPackage)) return `${PACKAGE}/src/${inPackage.split(sep).join("/").replace(/\.ts$/, "")}`
-  const rel = relative(PROJECT, full)
-  if (rel.startsWith("..") || isAbsolute(rel) || !rel.includes(sep))
-    throw new Error(`--program ${program}: a .ts file in a folder of the project (${PROJECT}) is needed, e.g. src/main.ts`)
-  return "./" + rel.split(sep).join("/").replace(/\.ts$/, "")
 }
 
 function linkInto(folder: string, name: string, target: string) {

@@ -3,7 +3,7 @@
 // client. It is also where bus faults are injected: loss and delay, drawn from a seed.
 
 import net from "node:net"
-import { Rng } from "../rng"
+import { Rng } from "../simulator/rng"
 
 export const HUB_PORT = 8082
 

@@ -11,16 +11,9 @@ import type { Timing } from "../../src/core/contract"
 import { MAX_NODES } from "../../src/core/limits"
 import { InputError, parseAlgorithmName, parseInteger } from "../config/input"
 import { nodeUser } from "./broker-access"
-import { PROJECT, ROOT } from "../root"
-import {
-  buildFirmwareImage,
-  DEFAULT_PROGRAM,
-  functionCodeEnd,
-  type ImageConfig,
-  MAX_FUNCTION_CODE_END,
-  programImport,
-  removeFirmwareImage,
-} from "./firmware-image"
+import { PROJECT, ROOT } from "../config/root"
+import { buildFirmwareImage, functionCodeEnd, type ImageConfig, MAX_FUNCTION_CODE_END, removeFirmwareImage } from "./firmware-image"
+import { DEFAULT_PROGRAM, programImport } from "./program"
 
 /** What the compiler's bytecode-dbg.json holds that the census reads. */
 export interface DebugInfo {

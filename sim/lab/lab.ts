@@ -16,16 +16,17 @@ import { type BoardState, boardRoleName, emptyBoard, isLive } from "./board-stat
 import { Broker, freePort, waitForPort } from "./broker"
 import { BusControl } from "./bus-control"
 import { buildFirmwareImage, buildLabFirmware, type FirmwareImage, LAB_TOPIC_PREFIX, labImageConfig, removeFirmwareImage } from "./firmware-image"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
+import { labAlgorithmMismatch } from "./program"
 import { type Credentials, nodeUser } from "./broker-access"
 import { BusHub, HUB_PORT } from "./hub"
 import { CoordinatorReigns } from "./reigns"
 import { chmodSync, writeFileSync } from "node:fs"
 import { newKeyHex } from "../auth/keys"
-import { sleep } from "../wait"
+import { sleep } from "./wait"
 import { AppTally } from "./app-tally"
 import { describeStalls, HostStalls } from "./stalls"
-import { type ClusterSpec, defaultSpec } from "../cluster"
+import { type ClusterSpec, defaultSpec } from "../config/cluster-spec"
 import { clusterArguments } from "../config/cluster-config"
 
 /** (re-exported: lab scripts and tests pause with it) */
@@ -716,11 +717,7 @@ export class Lab {
 export function explainProblem(problem: string): string {
   const m = /^the configured algorithm \((\d+)\) is not this image's (\S+)$/.exec(problem)
   if (!m) return `"${problem}"`
-  const configured = algorithmName(Number(m[1]) as Algorithm)
-  return (
-    `"${problem}": the lab runs ${configured} (devicescript.json or --algorithm) and the program hands ${m[2]} to the election; ` +
-    `run the lab with --algorithm ${m[2]}, or hand ${configured} to startElection`
-  )
+  return `"${problem}": ${labAlgorithmMismatch(algorithmName(Number(m[1]) as Algorithm), m[2])}`
 }
 
 /**

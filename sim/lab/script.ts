@@ -17,7 +17,7 @@ import type { Lab } from "./lab"
 import { sleep } from "./lab"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
 
 export type ScriptStep =
   | { kind: "wait-agreement"; timeoutMs: number; line: number }

@@ -1,7 +1,6 @@
 // `electlab soak`: flags to options, one soak per transport, a JSON report on stdout.
 
-import { InputError, parseInteger, parseNumber } from "../config/input"
-import { parseDetectorName } from "../detector-option"
+import { InputError, parseDetectorName, parseInteger, parseNumber } from "../config/input"
 import { labOptions } from "./command"
 import { runSoak, type SoakReport } from "./soak"
 

@@ -93,10 +93,7 @@ class HeapMeter {
     this.lastUsed = figures.used
     if (figures.live > this.peak) {
       this.peak = figures.live
-      if (collected) {
-        this.peakCensus = heapCensus(words, this.at)
-        if (process.env.ELECTLAB_HEAP_DUMP) dumpHeap(this.vm, this.at)
-      }
+      if (collected) this.peakCensus = heapCensus(words, this.at)
     }
     return figures
   }
@@ -153,14 +150,6 @@ function heapCensus(words, at) {
     block += bytes
   }
   return census
-}
-
-function dumpHeap(vm, at) {
-  const fs = require("fs")
-  const dir = process.env.ELECTLAB_HEAP_DUMP
-  const name = `${dir}/heap-${process.pid}`
-  fs.writeFileSync(name + ".bin", vm.HEAPU8)
-  fs.writeFileSync(name + ".json", JSON.stringify({ at, peak: 0 }))
 }
 
 module.exports = { HEAP_BYTES, findCollector, heapFigures, heapCensus, HeapMeter, reportHeap }

@@ -69,15 +69,6 @@ function vmFactory(cli) {
 function dmesg(line) {
   const m = /^\s*([*!?>#]) (.*)/.exec(line)
   if (m) console.log("WASM> " + m[2])
-  if (process.env.ELECTLAB_HEAP_DUMP && /out of memory|OutOfMemory|oom/i.test(line) && global.__vmInst && !global.__dumped) {
-    global.__dumped = true
-    const { findCollector } = require("./vm-heap.cjs")
-    const at = findCollector(global.__vmInst.HEAPU32)
-    const name = `${process.env.ELECTLAB_HEAP_DUMP}/oom-${process.pid}`
-    writeFileSync(name + ".bin", global.__vmInst.HEAPU8)
-    writeFileSync(name + ".json", JSON.stringify({ at, line }))
-    try { require("fs").copyFileSync(join(dirname(image), "bytecode-dbg.json"), name + ".dbg.json") } catch {}
-  }
 }
 
 async function main() {
@@ -91,7 +82,6 @@ async function main() {
   }
   const inst = await factory()
   inst.dmesg = dmesg
-  global.__vmInst = inst
   inst.devsGcStress(false)
   await inst.setupNodeTcpSocketTransport(require, "127.0.0.1", 8082)
   // the flash file devs run keeps (.devicescript/flash/sim.bin of the working folder)

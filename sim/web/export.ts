@@ -2,7 +2,7 @@
 // runs again, and a ShiViz log (https://bestchai.bitbucket.io/shiviz/) with vector clocks.
 // Pure: used by the page and by the tests.
 
-import { parseScenario } from "../scenario"
+import { parseScenario } from "../simulator/scenario"
 import type { ReplayRun, ReplaySource } from "./replay"
 import { type Intervention } from "./replay"
 

@@ -8,8 +8,8 @@ import { type TraceRecord, TraceType } from "../../src/core/trace"
 import { Algorithm, type Frame, Kind, kindName } from "../../src/core/frame"
 import { algorithmName, descriptorNamed } from "../../src/core/algorithms"
 import { roleName } from "../../src/core/contract"
-import { formatRecord, formatTime } from "../msc"
-import { type Block, parseScenario, ScenarioRunner } from "../scenario"
+import { formatRecord, formatTime } from "../simulator/msc"
+import { type Block, parseScenario, ScenarioRunner } from "../simulator/scenario"
 
 export type Intervention =
   | { kind: "crash" | "recover"; node: number; atStep: number }

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { ALGORITHMS } from "../../src/core/algorithms"
 import { InputError } from "../config/input"
-import { ROOT } from "../root"
+import { ROOT } from "../config/root"
 import type { LiveFeed } from "./live"
 
 export const DEFAULT_WEB_PORT = 8090

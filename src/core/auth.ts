@@ -61,8 +61,8 @@ export const CONTROL_CHALLENGE = 1
 export const CONTROL_PROOF = 2
 /**
  * Counters taken per sender and remembered; a counter below all of them (with the list full)
- * is refused. A frame overtaken by 16 later ones of its sender is lost so; 16 numbers (one exact
- * array) are 148 bytes of a board's heap per peer.
+ * is refused. A frame overtaken by 16 later ones of its sender is lost so; 16 u32s in the
+ * sender's table are 64 bytes of a board's heap per peer.
  */
 export const REPLAY_WINDOW = 16
 /**
@@ -85,8 +85,15 @@ export const PROOF_WINDOW_MS = 1000
 export const HELLO_VALID_MS = PROOF_WINDOW_MS
 /** Frames held per boot nonce of an unproven sender (the oldest of that nonce goes first). */
 export const MAX_HELD = 4
-/** Boot nonces held per sender: a frame of a further nonce is refused, never one held pushed out. Cost: at most 2 × 4 × 236 bytes per sender. */
+/** Boot nonces held per sender: a frame of a further nonce is refused, never one held pushed out. */
 export const MAX_HELD_NONCES = 2
+/**
+ * Frames held at most, from all senders: about 165 bytes of a board's heap each. Beyond it a
+ * frame of an unproven boot is refused (not held), as one of a third nonce is: its sender's
+ * later frames pass once the proof is in. Without it a cluster's reboots after a panic held up
+ * to 88 frames at 12 boards, 14 KB.
+ */
+export const MAX_HELD_ALL = 16
 /**
  * The frame counter may run ahead of the clock by at most this (a burst of sends in one
  * millisecond); a frame beyond it is not sealed. Receivers allow for it within FRESH_MS.
@@ -235,11 +242,12 @@ const enum Peer {
 }
 
 // The table's u32s, in rings: the last CHALLENGE_MEMORY challenge values of this challenger's
-// unproven boots answered and its last RETIRED_NONCES boots proven here and since replaced.
-// (The counters taken stay numbers: a board checks them at every frame.)
+// unproven boots answered and its last RETIRED_NONCES boots proven here and since replaced;
+// then the last REPLAY_WINDOW frame counters taken (0: a free slot; counters start at 1).
 const ANSWERED_AT = 0
 const RETIRED_AT = ANSWERED_AT + CHALLENGE_MEMORY * 4
-const PEER_TABLE_BYTES = RETIRED_AT + RETIRED_NONCES * 4
+const SEEN_AT = RETIRED_AT + RETIRED_NONCES * 4
+const PEER_TABLE_BYTES = SEEN_AT + REPLAY_WINDOW * 4
 
 
 /** 32 bytes from 64 hex digits, or null. */
@@ -269,9 +277,8 @@ export class FrameAuth {
     helloValue = -1
     helloAt = 0
     proofsSent = 0
-    /** Per sender, in the same order: its record (Peer), the last REPLAY_WINDOW counters taken (0: a free slot; counters start at 1) and its u32 table. */
+    /** Per sender, in the same order: its record (Peer) and its u32 table (challenges, boots, the last REPLAY_WINDOW counters taken). */
     peers: number[][] = []
-    seen: number[][] = []
     tables: ByteSource[] = []
     /** Frames held until their senders prove their boots, oldest first. */
     held: Held[] = []
@@ -364,7 +371,7 @@ export class FrameAuth {
         const i = peerIndex(this, r.src)
         const p = this.peers[i]
         if (p[Peer.Nonce] === nonce) {
-            const why = fresh(p, this.seen[i], counter, now, now)
+            const why = fresh(p, this.tables[i], counter, now, now)
             if (why === AuthRefusal.None) {
                 r.frames.push(bytes)
                 // now and then a round trip of this sender's (a challenge; its proof is measured)
@@ -507,7 +514,7 @@ function controlFrame(auth: FrameAuth, type: number, dst: number, challenge: num
     return out
 }
 
-/** Where sender `id`'s record is in `auth.peers` (its counters in `auth.seen`, its table in `auth.tables`); made if new. */
+/** Where sender `id`'s record is in `auth.peers` (its table in `auth.tables`); made if new. */
 function peerIndex(auth: FrameAuth, id: number): number {
     let i = 0
     while (i < auth.peers.length) {
@@ -526,7 +533,6 @@ function peerIndex(auth: FrameAuth, id: number): number {
     p[Peer.Srtt] = -1
     p[Peer.Measuring] = -1
     auth.peers[i] = p
-    auth.seen[i] = zeroBytes(REPLAY_WINDOW)
     auth.tables[i] = auth.alloc(PEER_TABLE_BYTES)
     return i
 }
@@ -567,16 +573,23 @@ function learnOffset(p: number[], sample: number, now: number) {
 }
 
 /** Age, window and floor check of a frame received at `at`; records the counter when taken. */
-function fresh(p: number[], seen: number[], counter: number, at: number, now: number): AuthRefusal {
+function fresh(p: number[], table: ByteSource, counter: number, at: number, now: number): AuthRefusal {
     const sample = at - counter
     if (sample - driftedOffset(p, now) > FRESH_MS) return AuthRefusal.Stale
     if (counter < p[Peer.Floor]) return AuthRefusal.Replay
-    if (seen.indexOf(counter) >= 0) return AuthRefusal.Replay
-    // a free slot (0) first, else the oldest counter's
+    // one pass: a counter taken is a replay; else a free slot (0) first, else the oldest counter's
     let lowest = 0
-    for (let i = 1; i < REPLAY_WINDOW; i++) if (seen[i] < seen[lowest]) lowest = i
-    if (counter < seen[lowest]) return AuthRefusal.Replay
-    seen[lowest] = counter // the oldest goes (no splice in DeviceScript)
+    let lowestCounter = -1
+    for (let i = 0; i < REPLAY_WINDOW; i++) {
+        const c = getU32(table, SEEN_AT + 4 * i)
+        if (c === counter) return AuthRefusal.Replay
+        if (lowestCounter < 0 || c < lowestCounter) {
+            lowest = i
+            lowestCounter = c
+        }
+    }
+    if (counter < lowestCounter) return AuthRefusal.Replay
+    setUint(table, SEEN_AT + 4 * lowest, counter, 4) // the oldest goes
     learnOffset(p, sample, now)
     p[Peer.ProvenAt] = now
     return AuthRefusal.None
@@ -627,7 +640,8 @@ function challengeTo(auth: FrameAuth, p: number[], now: number, target: number, 
 
 /**
  * Holds a frame until its sender proves this nonce. Frames are kept per nonce: a frame of a
- * nonce beyond MAX_HELD_NONCES is refused (it never pushes out another nonce's frames).
+ * nonce beyond MAX_HELD_NONCES, or beyond MAX_HELD_ALL frames, is refused (it never pushes
+ * out another nonce's frames).
  */
 function hold(auth: FrameAuth, from: number, nonce: number, counter: number, now: number, frame: ByteSource): boolean {
     let ofNonce = 0
@@ -639,16 +653,15 @@ function hold(auth: FrameAuth, from: number, nonce: number, counter: number, now
         if (nonces.indexOf(h.nonce) < 0) nonces.push(h.nonce)
         if (h.nonce !== nonce) continue
         ofNonce = ofNonce + 1
+        // the list is in the order frames came: the first of this nonce is its oldest
         if (oldest < 0) oldest = i
-        else if (h.receivedAt < auth.held[oldest].receivedAt) oldest = i
     }
-    if (ofNonce === 0) {
-        if (nonces.length >= MAX_HELD_NONCES) {
-            auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
-            return false
-        }
+    const full = ofNonce >= MAX_HELD
+    if (!full && (auth.held.length >= MAX_HELD_ALL || (ofNonce === 0 && nonces.length >= MAX_HELD_NONCES))) {
+        auth.refused[AuthRefusal.Unproven] = auth.refused[AuthRefusal.Unproven] + 1
+        return false
     }
-    if (ofNonce >= MAX_HELD) {
+    if (full) {
         const keep: Held[] = []
         for (let i = 0; i < auth.held.length; i++) if (i !== oldest) keep.push(auth.held[i])
         auth.held = keep
@@ -771,8 +784,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         p[Peer.Floor] = 0
         p[Peer.Reproving] = 1
         // the proof's counter is the sender's clock, not a frame counter: nothing to remember
-        const seen = auth.seen[at]
-        for (let i = 0; i < REPLAY_WINDOW; i++) seen[i] = 0
+        for (let i = 0; i < REPLAY_WINDOW; i++) setUint(table, SEEN_AT + 4 * i, 0, 4)
         // this boot's challenges sent before its proof are answered or obsolete
         p[Peer.ChallengeFloor] = clock
     } else if (challenge === p[Peer.Measuring]) {
@@ -818,7 +830,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
                 ? AuthRefusal.Replay
                 : now - h.receivedAt > 2 * FRESH_MS || h.counter < p[Peer.Floor]
                   ? AuthRefusal.Stale
-                  : fresh(p, auth.seen[at], h.counter, h.receivedAt, now)
+                  : fresh(p, table, h.counter, h.receivedAt, now)
         if (why === AuthRefusal.None) r.frames.push(h.frame)
         else auth.refused[why] = auth.refused[why] + 1
     }

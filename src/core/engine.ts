@@ -7,7 +7,7 @@
 //
 // Events due at the same time run in the order they were scheduled.
 
-import { Frame, Kind } from "./frame"
+import { copyFrame, Frame, Kind } from "./frame"
 import {
     Action,
     ActionType,
@@ -429,8 +429,10 @@ export class Engine {
         return true
     }
 
-    private transmit(src: number, to: number[], frame: Frame) {
+    private transmit(src: number, to: number[], sent: Frame) {
         const now = this.now
+        // what went on the wire: the sender may change its frame afterwards (copyFrame)
+        const frame = copyFrame(sent)
         this.traffic.countSend(frame, to.length, this.network.frames(to, frame))
         if (this.tracing()) this.emit({ type: TraceType.Send, time: now, node: src, to: to, frame: frame })
         // Destinations that share one delay go in one queue entry, in the order sent:

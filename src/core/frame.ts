@@ -148,3 +148,18 @@ export function makeFrame(
         list: [],
     }
 }
+
+/**
+ * A copy of `f` that shares its list (no frame's list changes once made: a process that adds
+ * itself makes a new list). The simulator sends copies: a ring process passes a frame on again
+ * past a dead successor with a new destination, and the copy on its way keeps the old one.
+ */
+export function copyFrame(f: Frame): Frame {
+    const c = makeFrame(f.kind, f.algorithm, f.group, f.epoch, f.src, f.dst)
+    c.version = f.version
+    c.initiator = f.initiator
+    c.bid = f.bid
+    c.seq = f.seq
+    c.list = f.list
+    return c
+}

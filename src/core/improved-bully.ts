@@ -339,5 +339,5 @@ export function improvedBullyCheckHints(): CheckHints {
  * vary. No board calls this, so no board image holds it.
  */
 export function improvedBullyHeapBudget(): number {
-    return 29.5 * 1024
+    return 31.5 * 1024
 }

@@ -1,8 +1,9 @@
 // What every part of a node works on: its configuration, its state, the helpers that build
 // frames and actions, and the hooks each algorithm fills in. The parts themselves are
-// modules of step functions over it: the heartbeats and the contest rule (liveness.ts), the
-// election deadline (deadline.ts) and the handover (handover.ts); node.ts ties them
-// together behind the entry points a driver calls.
+// modules of step functions over it: the frames a node ignores (frame-filter.ts), the
+// heartbeats and the contest rule (liveness.ts), the election deadline (deadline.ts) and
+// the handover (handover.ts); node.ts ties them together behind the entry points a driver
+// calls.
 //
 // Members are the core's, open to those modules as a Go package's are to its files: a
 // driver calls only the entry points of ElectionNode.
@@ -161,6 +162,7 @@ export abstract class NodeState {
     abstract follow(coordinator: number, now: number, out: Action[]): void
     abstract assumeCoordinatorRole(out: Action[]): void
     abstract noteCoordinatorRank(rank: number, out: Action[]): void
+    abstract misconfigure(out: Action[]): void
 
     // ---- helpers ----
 

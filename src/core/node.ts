@@ -1,15 +1,16 @@
 // The state machine every algorithm implements: the entry points a driver calls and the
-// role bookkeeping, around the node's parts (node-state.ts: state and helpers; liveness.ts:
-// heartbeats, the watch and the contest rule; deadline.ts; handover.ts). The types and
-// constants a driver and an algorithm share (roles, actions, timer ids, timing,
-// configuration) are in contract.ts.
+// role bookkeeping, around the node's parts (node-state.ts: state and helpers;
+// frame-filter.ts: the frames it ignores; liveness.ts: heartbeats, the watch and the
+// contest rule; deadline.ts; handover.ts). The types and constants a driver and an
+// algorithm share (roles, actions, timer ids, timing, configuration) are in contract.ts.
 //
 // A driver (simulator, firmware, host node) calls the entry points with the current
 // time and carries out the actions appended to `out`. Nothing here reads a clock,
 // draws a random number or touches a transport.
 
 import { armDeadline, onDeadline, waitsForLeader } from "./deadline"
-import { BROADCAST, Frame, Kind } from "./frame"
+import { Frame, Kind } from "./frame"
+import { admits, ignore } from "./frame-filter"
 import { awaitFirstHeartbeats, claimFirst, finishClaim, onHandover, onResign } from "./handover"
 import { onContestTimer, onHeartbeat, onHeartbeatTimer, onWatchTimer } from "./liveness"
 import { isMember, NodeState, sendHeartbeat } from "./node-state"
@@ -19,7 +20,6 @@ import {
     ActionType,
     cancelTimer,
     Ignored,
-    indexOfSorted,
     MAX_TIMERS,
     NO_NODE,
     Role,
@@ -77,39 +77,11 @@ export abstract class ElectionNode extends NodeState {
             setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
     }
 
-    /** True when a frame reaches this node: it is up, and the frame is for it and not its own. */
-    hears(frame: Frame): boolean {
-        if (this.crashed) return false
-        if (frame.src === this.id) return false
-        return frame.dst === BROADCAST || frame.dst === this.id
-    }
-
     /** A decoded frame arrived. Returns true when the node acted on it. */
     receive(frame: Frame, now: number, out: Action[]): boolean {
         if (this.crashed) return false
         this.clock = now
-        if (frame.group !== this.group) return ignore(this, Ignored.OtherGroup)
-        if (frame.algorithm !== this.algorithm) {
-            // A sign of a misconfigured lab, but only a hint: without a key anybody can send
-            // one (with a key it fails its tag). Misconfigured while they keep coming, back in
-            // the election a few failure timeouts after the last.
-            if (!this.misconfigured) {
-                this.misconfigure(out)
-                this.otherAlgorithm = true
-            }
-            if (this.otherAlgorithm) setTimer(TIMER_OTHER_ALGORITHM, 4 * Math.max(this.timing.failureTimeout, this.timing.coordinatorTimeout), out)
-            return ignore(this, Ignored.OtherAlgorithm)
-        }
-        if (frame.dst !== BROADCAST) {
-            if (frame.dst !== this.id) return ignore(this, Ignored.NotForMe)
-        }
-        if (frame.src === this.id) {
-            // Our own broadcast heard back (MQTT delivers a publish to its sender too) is not
-            // news; a unicast to us from our own id we never sent: another process has our id.
-            if (frame.dst === this.id) this.misconfigure(out)
-            return ignore(this, Ignored.OwnId)
-        }
-        if (indexOfSorted(this.ids, frame.src) < 0) return ignore(this, Ignored.UnknownSender)
+        if (!admits(this, frame, out)) return false
         this.heardFrom(frame.src)
         if (frame.kind === Kind.HEARTBEAT) {
             onHeartbeat(this, frame, now, out)
@@ -318,9 +290,3 @@ export abstract class ElectionNode extends NodeState {
         this.setRole(Role.Misconfigured, this.coordinator, out)
     }
 }
-
-function ignore(node: ElectionNode, reason: Ignored): boolean {
-    node.ignored[reason] = node.ignored[reason] + 1
-    return false
-}
-

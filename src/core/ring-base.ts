@@ -24,23 +24,6 @@ export const TIMER_RING_ACK = TIMER_ALGORITHM
 /** First timer id free for a ring algorithm's own use. */
 export const TIMER_RING_FREE = TIMER_ALGORITHM + 1
 
-/**
- * A copy of `f` to pass on again (passOn sets its dst; the original may still be on its way).
- * The list is shared, not copied: no frame's list changes once made (a process that adds
- * itself makes a new list), and a ring coordinator resending past a dead successor copies up
- * to one frame per initiator at once.
- */
-export function copyFrame(f: Frame): Frame {
-    // (on makeFrame, which every ring image holds: a literal of every field costs more)
-    const c = makeFrame(f.kind, f.algorithm, f.group, f.epoch, f.src, f.dst)
-    c.version = f.version
-    c.initiator = f.initiator
-    c.bid = f.bid
-    c.seq = f.seq
-    c.list = f.list
-    return c
-}
-
 export abstract class RingBaseNode extends ElectionNode {
     /** Position of this process in `ringOrder`. */
     readonly ringPos: number
@@ -250,7 +233,9 @@ function onAckTimeout(node: RingBaseNode, now: number, out: Action[]) {
         const again = link.takeWaitingOn(dead)
         const wasEmpty = link.count() === 0
         for (let k = 0; k < again.length; k++) {
-            node.passOn(copyFrame(again[k]), now, out)
+            // the frame itself: a driver sends a copy of what it was (the firmware encodes it at
+            // once, the simulator copies it), so a new destination changes nothing on its way
+            node.passOn(again[k], now, out)
         }
         // passOn armed the timer when the queue was empty; otherwise arm it here.
         if (!wasEmpty) link.rearm(now, out)

@@ -8,6 +8,7 @@ import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUN
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_WATCH } from "../core/contract"
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, FRAME_HEADER_BYTES, Kind, kindName } from "../core/frame"
+import { hears } from "../core/frame-filter"
 import { ElectionNode } from "../core/node"
 import { isMember } from "../core/node-state"
 import { sum } from "../core/portable"
@@ -63,6 +64,8 @@ export function formatLog(event: string, t: number, fields: string): string {
  * its role reports happen in the order of its events.
  */
 export const INBOX_HANDLERS = 1
+/** Frames handled in one turn of the VM, at most. */
+export const INBOX_BATCH = 4
 /** Frames waiting at most: a burst from every peer of a 12-board cluster fits. */
 export const INBOX_LIMIT = 16
 /**
@@ -239,8 +242,11 @@ export class NodeDriver {
      * fiber's frames and replies together and ran the 64 KB heap out. The queue is bounded;
      * beyond it a frame is dropped and counted, as a lossy link would drop it (the
      * algorithms' timeouts cover that). A number is a leave hint's node id (peerLeft).
+     * `later`: the inbox is handled in a fiber of its own and the caller goes on (the MQTT
+     * socket's reader, which parses many packets of one chunk before it yields: a fiber per
+     * packet held 37 at once, with their frames, and a board ran out of heap).
      */
-    async receive(bytes: Buffer | number) {
+    async receive(bytes: Buffer | number, later?: boolean) {
         if (!this.node) return
         if (!this.started) return
         if (this.problems.length > 0) {
@@ -262,17 +268,10 @@ export class NodeDriver {
         }
         this.inbox.push(bytes)
         if (this.handlers >= INBOX_HANDLERS) return
+        // a handler counts from here: frames that come before it runs only join the inbox
         this.handlers = this.handlers + 1
-        try {
-            while (this.inbox.length > 0) {
-                const next = this.inbox.shift()
-                if (typeof next === "number") await hintLeft(this, next)
-                else if (this.auth) await receiveSealed(this, next)
-                else await deliver(this, next)
-            }
-        } finally {
-            this.handlers = this.handlers - 1
-        }
+        if (later) handleLater(this)
+        else await handleInbox(this)
     }
 
     /**
@@ -405,14 +404,12 @@ async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     const opened = driver.auth.open(bytes, driver.platform.now())
     // this frame's refusal, and those of held frames it let go (stale after a re-proof, unproven)
     if (driver.auth.refusedTotal() !== driver.refusalsSeen) noteRefusal(driver, opened.refusal, opened.src)
-    if (opened.ignored) return
+    // an ignored or refused frame has no frames to hand on (a refused one may have a challenge)
     if (opened.refusal !== AuthRefusal.None) {
         if (driver.auth.keyMismatch(driver.platform.now())) {
             driver.log("config", "problem=key-mismatch")
             driver.flagProblem("no frame verifies: AUTH_KEY, GROUP or the algorithm differs from the rest of the group")
         }
-        // a frame refused for want of room to hold it still has its sender challenged
-        if (!opened.reply) return
     }
     if (opened.reply) {
         driver.log("auth", (opened.reply[1] === CONTROL_CHALLENGE ? "challenge" : "proof") + " to=" + opened.replyTo)
@@ -425,31 +422,26 @@ async function receiveSealed(driver: NodeDriver, bytes: Buffer) {
     }
 }
 
-/** The first `length` bytes are the frame (default: all of them). */
-async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
+/** The first `n` bytes are the frame. */
+async function deliver(driver: NodeDriver, bytes: ByteSource, n: number) {
     const out: Action[] = []
-    const n = length === undefined ? bytes.length : length
     try {
         const decoded = decodeFrame(bytes, n)
-        if (decoded.error !== CodecError.None) {
-            driver.dropped[decoded.error] = driver.dropped[decoded.error] + 1
-            driver.log("drop", "why=" + codecErrorName(decoded.error) + " len=" + n)
+        const f = decoded.frame
+        let error = decoded.error
+        if (error === CodecError.None) if (f.kind === Kind.APP) error = appFrameError(f)
+        if (error !== CodecError.None) {
+            driver.dropped[error] = driver.dropped[error] + 1
+            driver.log("drop", "why=" + codecErrorName(error) + " len=" + n)
             return
         }
-        const f = decoded.frame
         if (f.kind === Kind.APP) {
-            const appError = appFrameError(f)
-            if (appError !== CodecError.None) {
-                driver.dropped[appError] = driver.dropped[appError] + 1
-                driver.log("drop", "why=" + codecErrorName(appError) + " len=" + n)
-                return
-            }
             // for the API if it is for us, from a member, and we take part
             if (!driver.app) return
             if (driver.node.crashed) return
             if (driver.role() === Role.Misconfigured) return
             if (f.group !== driver.config.group) return
-            if (!driver.node.hears(f)) return
+            if (!hears(driver.node, f)) return
             if (!isMember(driver.node, f.src)) return
             driver.appReceived = driver.appReceived + 1
             driver.app.appFrame(f)
@@ -457,7 +449,7 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, length?: number) {
         }
         // The core filters (another's frame, our own echo, a duplicate id, a crashed node);
         // the counter and the log show what reached this node.
-        if (driver.node.hears(f)) {
+        if (hears(driver.node, f)) {
             driver.framesReceived = driver.framesReceived + 1
             if (f.kind !== Kind.HEARTBEAT)
                 driver.log("rx", "k=" + kindName(f.kind) + " from=" + f.src + " e=" + f.epoch)
@@ -653,10 +645,42 @@ function post(driver: NodeDriver, bytes: Buffer, to: number): boolean {
         const sender = async () => {
             await drain(driver)
         }
-        if (driver.platform.defer) driver.platform.defer(sender)
-        else setTimeout(sender, 0)
+        spawn(driver, sender)
     }
     return true
+}
+
+/** Runs `fiber` on its own once the caller has returned. */
+function spawn(driver: NodeDriver, fiber: () => Promise<void>) {
+    if (driver.platform.defer) driver.platform.defer(fiber)
+    else setTimeout(fiber, 0)
+}
+
+/**
+ * Handles INBOX_BATCH frames of the inbox, then the rest in a fiber of its own: the VM stops a
+ * program that runs 128 K instructions without a wait, and a burst of frames did. The caller
+ * counted itself in `handlers`.
+ */
+async function handleInbox(driver: NodeDriver) {
+    let handled = 0
+    try {
+        while (driver.inbox.length > 0 && handled < INBOX_BATCH) {
+            handled = handled + 1
+            const next = driver.inbox.shift()
+            if (typeof next === "number") await hintLeft(driver, next)
+            else if (driver.auth) await receiveSealed(driver, next)
+            else await deliver(driver, next, next.length)
+        }
+    } finally {
+        if (driver.inbox.length > 0) handleLater(driver)
+        else driver.handlers = driver.handlers - 1
+    }
+}
+
+function handleLater(driver: NodeDriver) {
+    spawn(driver, async () => {
+        await handleInbox(driver)
+    })
 }
 
 /** The outbox's one fiber: each frame to the wire in turn. */

@@ -43,17 +43,8 @@ export class MqttTransport implements FrameTransport {
         })
         this.client.onMessage = async (topic: string, payload: Buffer) => {
             if (topic === mine || topic === all) {
-                const driver = self.driver
-                // The first frame after a quiet spell makes its receiver handle the inbox until
-                // it is empty. Not the socket's reader: while it waited, the broker's packets
-                // piled up in the heap, unbounded; now a burst meets the inbox's bound.
-                if (driver.handlers > 0) await driver.receive(payload)
-                else {
-                    const handle = async () => {
-                        await driver.receive(payload)
-                    }
-                    handle.start()
-                }
+                // handled in a fiber of its own: the reader goes on, and a burst meets the inbox's bound
+                await self.driver.receive(payload, true)
             } else {
                 // a leave is only a hint: the driver checks it before it acts
                 const id = leftNode(c.topicPrefix, c.group, topic, payload.toString())

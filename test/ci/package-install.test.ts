@@ -14,7 +14,7 @@ import { compareTokens } from "../../src/core/fencing"
 import { parseToken } from "../../sim/lab/app-tally"
 import { Lab } from "../../sim/lab/lab"
 import type { LabSummary } from "../../sim/lab/command"
-import { ROOT } from "../../sim/root"
+import { ROOT } from "../../sim/config/root"
 import { unexplainedOverlaps } from "../overlaps"
 
 const run = promisify(execFile)

@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, expect, test } from "vitest"
 import type { LabSummary } from "../../sim/lab/command"
-import { DEVS_INIT_STARTER } from "../../sim/project"
-import { ROOT } from "../../sim/root"
+import { DEVS_INIT_STARTER } from "../../sim/project/project"
+import { ROOT } from "../../sim/config/root"
 import { unexplainedOverlaps } from "../overlaps"
 
 const run = promisify(execFile)

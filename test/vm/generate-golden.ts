@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Engine } from "../../src/core/engine"
-import { parseScenario, ScenarioRunner } from "../../sim/scenario"
+import { parseScenario, ScenarioRunner } from "../../sim/simulator/scenario"
 import type { EngineCall, GoldenBlock, GoldenScenario } from "./golden-runner"
 
 const root = join(import.meta.dirname, "..", "..")

@@ -9,14 +9,14 @@
 // echo runs on --topology (default complete). Counting as in docs/algorithms.md: every send is a
 // message (ACKs too, shown apart), a multicast is one frame.
 
-import { algorithmName, ALGORITHMS, createCluster, descriptorOf } from "../src/core/algorithms"
-import { Engine, IdealNetwork } from "../src/core/engine"
-import { Algorithm, Kind, MAX_LIST_LENGTH } from "../src/core/frame"
-import { NO_NODE } from "../src/core/contract"
-import { idealTiming } from "../src/core/timing"
-import { InputError } from "./config/input"
-import { describeTopology, neighborsFor, type Topology } from "./topology"
-import { summarize } from "../src/core/summary"
+import { algorithmName, ALGORITHMS, createCluster, descriptorOf } from "../../src/core/algorithms"
+import { Engine, IdealNetwork } from "../../src/core/engine"
+import { Algorithm, Kind, MAX_LIST_LENGTH } from "../../src/core/frame"
+import { NO_NODE } from "../../src/core/contract"
+import { idealTiming } from "../../src/core/timing"
+import { InputError } from "../config/input"
+import { describeTopology, neighborsFor, type Topology } from "../config/topology"
+import { summarize } from "../../src/core/summary"
 
 export const FAMILIES = ["best", "worst", "all"] as const
 export type Family = (typeof FAMILIES)[number]

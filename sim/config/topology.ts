@@ -7,8 +7,8 @@
 
 import { readFileSync } from "node:fs"
 import { isAbsolute, join } from "node:path"
-import { MAX_NODE_ID } from "../src/core/frame"
-import { describeIds, InputError, parseInteger } from "./config/input"
+import { MAX_NODE_ID } from "../../src/core/frame"
+import { describeIds, InputError, parseInteger } from "./input"
 
 export type Topology =
   | { kind: "ring" }

@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ROOT } from "./root"
 import AjvModule from "ajv"
-import type { DetectorName } from "../src/core/failure-detector"
-import type { Timing } from "../src/core/contract"
-import { defaultTiming } from "../src/core/timing"
-import { InputError, readInputFile } from "./config/input"
+import type { DetectorName } from "../../src/core/failure-detector"
+import type { Timing } from "../../src/core/contract"
+import { defaultTiming } from "../../src/core/timing"
+import { InputError, readInputFile } from "./input"
 
 export interface ManifestBoard {
   name: string

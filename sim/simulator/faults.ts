@@ -6,9 +6,9 @@
 // network is next consulted. With no fault active the layer draws no random number and
 // returns the inner model's delays unchanged, so fault-free traces stay exactly as they were.
 
-import type { DuplicationModel, NetworkModel } from "../src/core/engine"
-import type { Frame } from "../src/core/frame"
-import { checkMembers, InputError, keyValues, parseIdArgument, parseNumber } from "./config/input"
+import type { DuplicationModel, NetworkModel } from "../../src/core/engine"
+import type { Frame } from "../../src/core/frame"
+import { checkMembers, InputError, keyValues, parseIdArgument, parseNumber } from "../config/input"
 import { Rng } from "./rng"
 
 /** Link fault rates; all zero means a healthy network. */

@@ -3,8 +3,8 @@
 // compiles both into the image it sends to the board (keys of at most 13 characters).
 
 import { chmodSync, writeFileSync } from "node:fs"
-import { InputError } from "./config/input"
-import type { Manifest } from "./manifest"
+import { InputError } from "../config/input"
+import type { Manifest } from "../config/manifest"
 
 /** GPIO of the BOOT button on each supported board definition (boards/*.board.json). */
 export const BOOT_BUTTON_PIN: Record<string, number> = {

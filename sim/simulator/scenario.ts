@@ -13,7 +13,7 @@
 //   faults loss=0.1 duplicate=0.05 spike=0.02 spike-delay=50 reorder=3   link faults from now on;
 //                                            also delay=D (added, in order), scale=F (stretched);
 //   faults on=3,4 reorder=300                on the links of 3 and 4 only, on top of those for all;
-//                                            `faults none` ends them all (see sim/faults.ts)
+//                                            `faults none` ends them all (see sim/simulator/faults.ts)
 //   partition 1,2|3,4,5                      groups that cannot reach each other (unnamed: one more group);
 //   partition 1,2->3                         one way only; partitions add up until `heal`
 //   heal                                     every link works again
@@ -26,15 +26,16 @@
 //   status                                   each process's role and coordinator
 //   summary                                  totals since the last summary; then reset them
 //   script delays=1.5,x,0.25+2               the n-th message sent from now on takes the n-th delay
-//                                            (x: lost; A+B: and a copy after B); see sim/check/script.ts
+//                                            (x: lost; A+B: and a copy after B); see sim/simulator/script.ts
 //   ----
 //   expected output, up to a blank line
 
-import { type Engine } from "../src/core/engine"
-import type { TraceRecord } from "../src/core/trace"
-import { formatStatus } from "../src/core/chart"
-import { algorithmName, descriptorOf } from "../src/core/algorithms"
-import { buildEngine, type ClusterSpec } from "./cluster"
+import { type Engine } from "../../src/core/engine"
+import type { TraceRecord } from "../../src/core/trace"
+import { formatStatus } from "../../src/core/chart"
+import { algorithmName, descriptorOf } from "../../src/core/algorithms"
+import { buildEngine } from "./cluster"
+import type { ClusterSpec } from "../config/cluster-spec"
 import {
   checkMembers,
   describeIds,
@@ -44,15 +45,15 @@ import {
   parseIdArgument,
   parseInteger,
   parseNumber,
-} from "./config/input"
-import { givenScenario, resolveCluster } from "./config/cluster-config"
+} from "../config/input"
+import { givenScenario, resolveCluster } from "../config/cluster-config"
 import { formatRecord, formatSummary, formatTime } from "./msc"
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { type Cut, type FaultyNetwork, type LinkFaults, parseLinkFaults, parsePartition } from "./faults"
 import { Rng } from "./rng"
-import { applyScript, parseScript, type ScriptedDelay } from "./check/script"
-import { lastChangeOf, type Summary, summarize } from "../src/core/summary"
+import { applyScript, parseScript, type ScriptedDelay } from "./script"
+import { lastChangeOf, type Summary, summarize } from "../../src/core/summary"
 
 export interface Block {
   /** 1-based line of the command. */

@@ -6,7 +6,7 @@
 import type { DuplicationModel, Engine, NetworkModel } from "../../src/core/engine"
 import type { Frame } from "../../src/core/frame"
 import { InputError, keyValues } from "../config/input"
-import { type FaultChange, FaultyNetwork } from "../faults"
+import { type FaultChange, FaultyNetwork } from "./faults"
 
 export interface ScriptedDelay {
   /** Delay of the message; negative: lost. */

@@ -1,13 +1,11 @@
 // Network models for the simulator. The ideal network lives in the core (the VM runs it
 // too); the bus and WiFi models are host-side because they draw seeded random numbers.
 
-import { IdealNetwork, type NetworkModel } from "../src/core/engine"
-import { encodedSize } from "../src/core/codec"
-import type { Frame } from "../src/core/frame"
+import { IdealNetwork, type NetworkModel } from "../../src/core/engine"
+import { encodedSize } from "../../src/core/codec"
+import type { Frame } from "../../src/core/frame"
+import type { NetworkName } from "../config/input"
 import { Rng } from "./rng"
-
-export const NETWORK_NAMES = ["ideal", "bus", "wifi"] as const
-export type NetworkName = (typeof NETWORK_NAMES)[number]
 
 export interface FaultOptions {
   /** Probability that one message is lost, 0..1. */
