@@ -75,6 +75,19 @@ export class ActiveListRingNode extends RingBaseNode {
         return this.participating && this.answersStale > rank
     }
 
+    /**
+     * (our extension) A lower coordinator heartbeats in an epoch not older than our
+     * election's: that epoch's election ended without our elect (lost, or dead at a process
+     * of a newer epoch), and we would wait for the deadline. Elect again, in a newer epoch.
+     */
+    override lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {
+        if (!this.participating) return
+        if (epochAfter(this.electionEpoch, epoch)) return
+        if (epochAfter(epoch, this.epoch)) this.epoch = epoch
+        this.participating = false
+        this.beginElection(now, out)
+    }
+
     protected isRingKind(kind: number): boolean {
         return kind === Kind.ELECTION || kind === Kind.INQUIRY
     }

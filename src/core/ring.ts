@@ -53,17 +53,19 @@ export class RingNode extends RingBaseNode {
     }
 
     /**
-     * Our extension: a forwarder that hears no result within R + T' of passing an ELECTION
-     * on holds its own. The ELECTION's trip back to its initiator and the result's trip on
-     * to the forwarder make one round (R); the initiator drops its returning ELECTION when
-     * it already follows that result from someone else's COORDINATOR, and one process's
-     * stale view may skip the forwarder: without this only the election deadline would end
-     * the wait (campaign seed ring mixed 3830).
+     * Our extension: a process that hears no result within R + T' of passing an ELECTION
+     * on, or of starting one, holds a new election. The ELECTION's trip back to its
+     * initiator and the result's trip on to the forwarder make one round (R); the initiator
+     * drops its returning ELECTION when it already follows that result from someone else's
+     * COORDINATOR, one process's stale view may skip the forwarder, and an initiator's
+     * ELECTION lost in a storm never comes back: without this only the election deadline
+     * (2.5 elections) would end the wait (campaign seeds ring mixed 3830 and 561).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_RESULT) return
         if (this.role !== Role.Electing) return
-        if (!this.electing) holdElection(this, now, out)
+        this.electing = false
+        holdElection(this, now, out)
     }
 
     beginElection(now: number, out: Action[]) {
@@ -147,6 +149,7 @@ function holdElection(node: RingNode, now: number, out: Action[]) {
     f.bid = node.acceptedEpoch >= 0 ? node.acceptedEpoch : 0
     f.list = [node.id]
     node.passOn(f, now, out)
+    setTimer(TIMER_RESULT, node.roundTrip() + node.timing.coordinatorTimeout, out)
 }
 
 /** The ELECTION went round: announce the highest number in it, once round the ring. */
