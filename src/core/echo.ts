@@ -152,11 +152,7 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ACK) {
-            // any ACK from a neighbour we wait for (it names its own wave, not ours), but one
-            // of a wave older than ours: a late answer to an earlier ELECTION (a neighbour that
-            // joins ours names ours; taken for its answer, 13 waited for the ECHO of a neighbour
-            // that had stayed out of the wave: campaign seed echo link-faults 496)
-            if (cmp < 0) return false
+            // any ACK from a neighbour we wait for (it names its own wave, not ours)
             if (this.link.acknowledge(frame.src, 0) < 0) return false
             if (cmp > 0 && this.status === ACTIVE) {
                 startWave(this, now, out) // our wave is stale
