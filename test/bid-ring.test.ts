@@ -44,7 +44,7 @@ describe("bid-ring rules (seed 003)", () => {
     const out: Action[] = []
     n.receive(frameFrom(B, Kind.ELECTION, 2, 3, { initiator: 2, bid: 2 }), 2, out)
     expect(sent(out)).toEqual(["ACK ->2"])
-    expect((n as BidRingNode).waitingForInitiator()).toBe(4)
+    expect([(n as BidRingNode).waiting, (n as BidRingNode).waitingFor]).toEqual([true, 4])
   })
 
   test("a larger initiator's notice cancels the station's own election and is forwarded", () => {

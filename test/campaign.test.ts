@@ -58,7 +58,7 @@ describe("campaign machinery", () => {
     ] as const) {
       const plan = makePlan(seed, algorithm, family)
       const verdict = runPlan(plan)
-      const text = scenarioText(plan, plan.faults, verdict.violations, verdict.long)
+      const text = scenarioText(plan, plan.faults, verdict.violations)
       const runner = new ScenarioRunner("written", { quiet: true })
       runner.run(parseScenario(text, "written"))
       expect(runner.lastCheck).toEqual(verdict.violations)

@@ -483,9 +483,9 @@ describe("the ideal model (the default: timed detection): every state", () => {
   const doneWhen: [string, number, number, boolean][] = [
     ["bully", 347, 1657, false],
     ["improved-bully", 241, 608, false],
-    ["ring", 6137, 29829, false],
+    ["ring", 6216, 29856, false],
     ["active-list-ring", 3724, 13343, false],
-    ["bid-ring", 3397, 8291, false],
+    ["bid-ring", 3390, 8272, false],
     ["echo", 3633, 0, true],
   ]
   for (const [algorithm, three, four, slow] of doneWhen) {
@@ -625,8 +625,8 @@ describe("the ideal model with detection at any point: every state", () => {
     ["bully", 1999, false],
     ["improved-bully", 577, false],
     ["ring", 58022, true],
-    ["active-list-ring", 34360, false],
-    ["bid-ring", 15285, false],
+    ["active-list-ring", 34414, false],
+    ["bid-ring", 15274, false],
     ["echo", 28609, false],
   ]
   for (const [algorithm, states, slow] of three)
@@ -710,9 +710,9 @@ describe("the ideal model with detection at any point: every state", () => {
   const fourCrashLoss: [string, number][] = [
     ["bully", 3680],
     ["improved-bully", 830],
-    ["ring", 26313],
+    ["ring", 26351],
     ["active-list-ring", 13930],
-    ["bid-ring", 11917],
+    ["bid-ring", 11901],
     ["echo", 25193],
   ]
   for (const [algorithm, states] of fourCrashLoss)

@@ -24,7 +24,7 @@ describe("the fault layer", () => {
   test("loss, duplication, reordering and spikes at their rates, the same for the same seed", () => {
     const sample = (seed: number) => {
       const net = new FaultyNetwork(new IdealNetwork(), seed)
-      net.at({ time: 0, type: "links", faults: { loss: 0.3, duplicate: 0.2, spike: 0.1, spikeDelay: 100, reorder: 4 } })
+      net.at({ time: 0, type: "links", faults: { ...noLinkFaults(), loss: 0.3, duplicate: 0.2, spike: 0.1, spikeDelay: 100, reorder: 4 } })
       const delays: number[] = []
       let dups = 0
       for (let i = 0; i < 20000; i++) {
@@ -59,6 +59,38 @@ describe("the fault layer", () => {
     expect([net.delay(4, 3, frame, 11), net.delay(4, 1, frame, 11)]).toEqual([-1, -1])
     expect(net.delay(1, 3, frame, 20)).toBe(1)
     expect([net.delay(1, 3, frame, 30), net.delay(3, 1, frame, 30)]).toEqual([-1, 1])
+  })
+
+  test("added delay keeps each link's order; a stretch multiplies the whole delay; on= limits faults to some processes' links", () => {
+    const net = new FaultyNetwork(new IdealNetwork(), 3)
+    net.at({ time: 0, type: "links", faults: { ...noLinkFaults(), delay: 50 } })
+    // sent one time unit apart, each arrives no sooner than the one before it on its link
+    let last = 0
+    for (let t = 0; t < 200; t++) {
+      const arrival = t + net.delay(1, 2, frame, t)
+      expect(arrival).toBeGreaterThanOrEqual(last)
+      expect(arrival).toBeLessThan(Math.max(last, t + 51) + 1e-9)
+      last = arrival
+    }
+    net.at({ time: 1000, type: "links", faults: { ...noLinkFaults(), scale: 4 } })
+    const stretched = Array.from({ length: 2000 }, (_, i) => net.delay(1, 2, frame, 1000 + i))
+    expect(Math.min(...stretched)).toBeGreaterThanOrEqual(1)
+    expect(Math.max(...stretched)).toBeLessThan(4)
+    expect(Math.max(...stretched)).toBeGreaterThan(3.9)
+    // faults on the links of 3 come on top of those for every link, and only there
+    net.at({ time: 5000, type: "links", faults: { ...noLinkFaults(), on: [3], reorder: 100 } })
+    const on3 = Array.from({ length: 500 }, (_, i) => net.delay(3, 1, frame, 5000 + i)).concat(
+      Array.from({ length: 500 }, (_, i) => net.delay(2, 3, frame, 5500 + i)),
+    )
+    expect(Math.max(...on3)).toBeGreaterThan(100)
+    const off3 = Array.from({ length: 500 }, (_, i) => net.delay(1, 2, frame, 6000 + i))
+    expect(Math.max(...off3)).toBeLessThan(4)
+    // `faults none` ends them all, those on 3 too
+    net.at({ time: 7000, type: "links", faults: noLinkFaults() })
+    expect([net.delay(3, 1, frame, 7000), net.delay(1, 2, frame, 7000)]).toEqual([1, 1])
+    expect(parseLinkFaults(["on=3,4", "reorder=5"], "x", [1, 2, 3, 4])).toEqual({ ...noLinkFaults(), on: [3, 4], reorder: 5 })
+    expect(() => parseLinkFaults(["on=9", "reorder=5"], "f:2", [1, 2, 3])).toThrow("f:2: on: process 9 is not in the cluster")
+    expect(() => parseLinkFaults(["scale=0.5"], "f:2")).toThrow("scale: 0.5 is out of range")
   })
 
   test("bad fault commands name the problem", () => {

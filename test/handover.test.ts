@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest"
 import { ALGORITHMS } from "../src/core/algorithms"
 import { type TraceRecord, TraceType } from "../src/core/trace"
 import { Algorithm, BROADCAST, Kind, kindName } from "../src/core/frame"
-import { type Action, ActionType, Role, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/contract"
+import { type Action, ActionType, Role, TIMER_ALGORITHM, TIMER_HANDOVER, TIMER_WATCH } from "../src/core/contract"
 import { frameFrom, makeEngine, makeNode, sends } from "./helpers"
 import { summarize } from "../src/core/summary"
 
@@ -65,11 +65,12 @@ describe("handover rules (bully)", () => {
     return n
   }
 
-  /** Process 1 of 1..4, following 3 since time 0. */
+  /** Process 1 of 1..4, following 3 since time 0 (it found 4 down and 3 won). */
   function oneFollowingThree() {
     const n = makeNode(A, 1, [1, 2, 3, 4])
     Object.assign(n.timing, timing)
     n.start(0, [])
+    n.suspect(0, [])
     n.receive(frameFrom(A, Kind.COORDINATOR, 3, BROADCAST), 0, [])
     return n
   }
@@ -237,12 +238,39 @@ describe("handover rules (bully)", () => {
     return n
   }
 
-  test("a claim against a sitting coordinator that outranks us waits a heartbeat period and T for its answer, not T", () => {
-    // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3, which
-    // wins as in the seed and claims from 4. 4 answers with a heartbeat, which at 12 boards came
-    // later than T: 3 led beside it for 30 ms. Waiting the failure timeout was too long: those
-    // that followed 3's COORDINATOR suspected it first and elected (154 ms of two coordinators).
+  test("an ELECTION while a coordinator above sits is answered, and acted on only if that coordinator is silent T later", () => {
+    // improved-bully: 3 follows 4 (heard at 1); 1, its table calling 4 CRASHED, asks 3. The
+    // ELECTION may be seconds old: 3 answers OK and checks again T later
     const n = threeFollowingFour()
+    const out: Action[] = []
+    n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, out)
+    expect(sends(out)).toEqual(["send OK 1"])
+    const news = TIMER_ALGORITHM + 3
+    expect(out.some((a) => a.type === ActionType.SetTimer && a.timer === news && a.delay === 3)).toBe(true)
+    expect(n.role).toBe(Role.Follower)
+    // 4 heard meanwhile: nothing happens
+    n.receive(frameFrom(B, Kind.HEARTBEAT, 4, BROADCAST, { bid: 4, seq: 2 }), 7, [])
+    const quiet: Action[] = []
+    n.timer(news, 8, quiet)
+    expect(sends(quiet)).toEqual([])
+    expect([n.role, n.coordinator]).toEqual([Role.Follower, 4])
+    // asked again at 20 (4 heard at 7 sits); at 23 4 has been silent 16 > 1.5 periods: 3 wins
+    n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 20, [])
+    expect(n.role).toBe(Role.Follower)
+    const won: Action[] = []
+    n.timer(news, 23, won)
+    expect(n.role).toBe(Role.Coordinator)
+    expect(sends(won)).toEqual(["send HEARTBEAT 1,2,4 (broadcast)", "send COORDINATOR 1,2 (broadcast)"])
+  })
+
+  test("a claim against a sitting coordinator that outranks us waits a heartbeat period and T for its answer, not T", () => {
+    // improved-bully: 3 follows 4 (heard at 1) and elects (it suspected 4 just before 4's
+    // heartbeat came); 1, its table calling 4 CRASHED, asks 3, which wins as in the seed and
+    // claims from 4. 4 answers with a heartbeat, which at 12 boards came later than T: 3 led
+    // beside it for 30 ms. Waiting the failure timeout was too long: those that followed 3's
+    // COORDINATOR suspected it first and elected (154 ms of two coordinators).
+    const n = threeFollowingFour()
+    n.enterElection([])
     const out: Action[] = []
     n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, out)
     expect(sends(out)).toContain("send HANDOVER 4")
@@ -273,6 +301,7 @@ describe("handover rules (bully)", () => {
     // as above, and 4's last will reaches 3 during the claim (a kill over MQTT): 3 leads now,
     // not after the failure timeout
     const n = threeFollowingFour()
+    n.enterElection([])
     n.receive(frameFrom(B, Kind.ELECTION, 1, 3), 5, [])
     expect(n.role).toBe(Role.Electing)
     n.peerLeft(4, 6, [])

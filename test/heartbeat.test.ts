@@ -31,11 +31,12 @@ for (const algorithm of [Algorithm.Bully, Algorithm.ImprovedBully])
     })
 
     test("a follower follows a heartbeat from a process above its coordinator", () => {
+      // 3 silent since the start for longer than 1.5 heartbeat periods: 2's COORDINATOR is news
       const low = started(1)
-      low.receive(frameFrom(algorithm, Kind.COORDINATOR, 2, 1, { epoch: 1 }), 1, [])
+      low.receive(frameFrom(algorithm, Kind.COORDINATOR, 2, 1, { epoch: 1 }), 20, [])
       expect(low.coordinator).toBe(2)
       const out: Action[] = []
-      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 3, 0xffff, { epoch: 0, bid: 3 }), 5, out)
+      low.receive(frameFrom(algorithm, Kind.HEARTBEAT, 3, 0xffff, { epoch: 0, bid: 3 }), 24, out)
       expect(low.coordinator).toBe(3)
       // improved-bully: the COORDINATOR from 2 had marked 3 CRASHED; 3 alive means we were
       // cut off from it, so we say we are back (UPDATE to all), as a recovered process does

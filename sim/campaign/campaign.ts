@@ -22,8 +22,6 @@ export interface CellResult {
   /** Convergence of passing runs, ms: mean and largest. */
   convergenceMean: number
   convergenceMax: number
-  /** Passing runs that converged later than the quiet phase's stable window allows (10 failure timeouts), inside their bound. */
-  late: number
   /** Most election messages in flight at once, over n², largest of the cell. */
   inFlightMax: number
   /** Election messages per run, mean. */
@@ -46,14 +44,13 @@ interface CellAccumulator {
   passed: number
   convergenceSum: number
   convergenceMax: number
-  late: number
   inFlightMax: number
   messagesSum: number
   modes: Record<string, { count: number; examples: { seed: number; size: number }[] }>
 }
 
 function emptyCell(): CellAccumulator {
-  return { runs: 0, passed: 0, convergenceSum: 0, convergenceMax: 0, late: 0, inFlightMax: 0, messagesSum: 0, modes: {} }
+  return { runs: 0, passed: 0, convergenceSum: 0, convergenceMax: 0, inFlightMax: 0, messagesSum: 0, modes: {} }
 }
 
 export interface CampaignJob {
@@ -77,7 +74,6 @@ export function runCells(job: CampaignJob): Record<string, CellAccumulator> {
         cell.messagesSum += r.messages
         cell.inFlightMax = Math.max(cell.inFlightMax, r.inFlight / (r.nodes * r.nodes))
         if (r.pass) {
-          if (r.long) cell.late++
           cell.passed++
           cell.convergenceSum += r.convergence
           cell.convergenceMax = Math.max(cell.convergenceMax, r.convergence)
@@ -102,7 +98,6 @@ function merge(into: Record<string, CellAccumulator>, from: Record<string, CellA
     a.passed += c.passed
     a.convergenceSum += c.convergenceSum
     a.convergenceMax = Math.max(a.convergenceMax, c.convergenceMax)
-    a.late += c.late
     a.inFlightMax = Math.max(a.inFlightMax, c.inFlightMax)
     a.messagesSum += c.messagesSum
     for (const [mode, m] of Object.entries(c.modes)) {
@@ -163,7 +158,6 @@ export async function runCampaign(
         passed: c.passed,
         convergenceMean: c.passed ? Math.round(c.convergenceSum / c.passed) : 0,
         convergenceMax: Math.round(c.convergenceMax),
-        late: c.late,
         inFlightMax: Math.round(c.inFlightMax * 100) / 100,
         messagesMean: Math.round(c.messagesSum / c.runs),
         failures: Object.entries(c.modes)
@@ -204,7 +198,7 @@ export function formatCampaign(report: CampaignReport): string {
   for (const a of algorithms) lines.push(`| ${a} | ${families.map((f) => percent(cell(a, f).passed, cell(a, f).runs)).join(" | ")} |`)
   lines.push(
     "",
-    "convergence after the faults end, mean / max ms (passing runs; (k late): k runs past 10 failure timeouts, inside their bound) · election messages per run, mean · most in flight at once, over n²:",
+    "convergence after the faults end, mean / max ms (passing runs) · election messages per run, mean · most in flight at once, over n²:",
     "",
   )
   lines.push(`| algorithm | ${families.join(" | ")} |`, `|---|${families.map(() => "---|").join("")}`)
@@ -213,7 +207,7 @@ export function formatCampaign(report: CampaignReport): string {
       `| ${a} | ${families
         .map((f) => {
           const c = cell(a, f)
-          return `${c.convergenceMean} / ${c.convergenceMax}${c.late ? ` (${c.late} late)` : ""} · ${c.messagesMean} · ${c.inFlightMax}`
+          return `${c.convergenceMean} / ${c.convergenceMax} · ${c.messagesMean} · ${c.inFlightMax}`
         })
         .join(" | ")} |`,
     )

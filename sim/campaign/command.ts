@@ -43,7 +43,7 @@ export async function runCampaignCommand(flags: CampaignFlags): Promise<number> 
     if (flags.write) {
       const faults = !result.pass && flags.shrink ? shrink(plan) : plan.faults
       const verdict = runPlan(plan, faults)
-      writeFileSync(flags.write, scenarioText(plan, faults, verdict.violations, verdict.long))
+      writeFileSync(flags.write, scenarioText(plan, faults, verdict.violations))
       process.stdout.write(
         `wrote ${flags.write}: ${faults.length} of ${plan.faults.length} faults; ${verdict.pass ? "passes" : "fails with: " + verdict.violations.join("; ")}\n`,
       )

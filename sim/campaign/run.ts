@@ -20,12 +20,10 @@ export interface RunResult {
   inFlight: number
   nodes: number
   faults: number
-  /** Still changing after plan.stableSince: run on to the algorithm's bound (plan.longEnd). */
-  long: boolean
 }
 
-function execute(plan: Plan, faults: string[], runner: ScenarioRunner, long: boolean): string[] {
-  const commands = planCommands(plan, faults, long)
+function execute(plan: Plan, faults: string[], runner: ScenarioRunner): string[] {
+  const commands = planCommands(plan, faults)
   const out: string[] = []
   commands.forEach((command, i) => {
     for (const line of runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`)) out.push(line)
@@ -35,7 +33,6 @@ function execute(plan: Plan, faults: string[], runner: ScenarioRunner, long: boo
 
 export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   const runner = new ScenarioRunner("campaign", { quiet: true })
-  // up to the quiet phase's end; then on to the bound only if still changing late
   const commands = planCommands(plan, faults)
   const ran = commands.slice(0, commands.indexOf(`run until=${plan.end}`) + 1)
   // the election API's fencing tokens, played on every role change
@@ -45,9 +42,7 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
     if (i === 0) tokens.watch(runner.engine!)
   })
   const engine = runner.engine!
-  const long = lastChangeOf(engine) > plan.stableSince && plan.longEnd > plan.end
-  if (long) runner.runCommand(`run until=${plan.longEnd}`, `${describePlan(plan)} run on to the bound`)
-  runner.runCommand(`check stable-since=${long ? plan.longStableSince : plan.stableSince}`, `${describePlan(plan)} check`)
+  runner.runCommand(`check stable-since=${plan.stableSince}`, `${describePlan(plan)} check`)
   const violations = [...(runner.lastCheck ?? [])]
   if (engine.maxInFlight > plan.inFlightBudget)
     violations.push(`message storm: ${engine.maxInFlight} election messages in flight at once, budget ${plan.inFlightBudget}`)
@@ -65,7 +60,6 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
     inFlight: engine.maxInFlight,
     nodes: plan.ids.length,
     faults: faults.length,
-    long,
   }
 }
 
@@ -112,19 +106,18 @@ export function describePlan(plan: Plan): string {
 }
 
 /** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
-export function scenarioText(plan: Plan, faults: string[], violations: string[], long = false): string {
+export function scenarioText(plan: Plan, faults: string[], violations: string[]): string {
   const header = [
     `# ${describePlan(plan)}: written by electlab campaign --write`,
     `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}`,
     `# fails with: ${violations.join("; ") || "(passes)"}`,
-    `# faults end at t=${plan.faultEnd}; nothing may change after t=${long ? plan.longStableSince : plan.stableSince}`,
+    `# faults end at t=${plan.faultEnd}; nothing may change after t=${plan.stableSince}`,
   ]
-  return header.join("\n") + "\n\n" + planCommands(plan, faults, long).join("\n") + "\n"
+  return header.join("\n") + "\n\n" + planCommands(plan, faults).join("\n") + "\n"
 }
 
 /** The schedule and the full trace (message chart) of one run. */
 export function replay(plan: Plan, faults: string[] = plan.faults): string[] {
-  const long = runPlan(plan, faults).long
   const runner = new ScenarioRunner("replay")
-  return [`# ${describePlan(plan)}`, ...planCommands(plan, faults, long).map((c) => `> ${c}`), "", ...execute(plan, faults, runner, long)]
+  return [`# ${describePlan(plan)}`, ...planCommands(plan, faults).map((c) => `> ${c}`), "", ...execute(plan, faults, runner)]
 }

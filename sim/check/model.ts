@@ -208,7 +208,7 @@ const NODE_SKIPPED = fieldsOf<ElectionNode>((n) => [
  * left out; with them hashed as its age, capped at the failure timeout (older is as old:
  * the watch suspects at once, and a claim sees no sitting coordinator).
  */
-const NODE_HEARD = fieldsOf<ElectionNode>((n) => [n.lastHeardFromCoordinator])
+const NODE_HEARD = fieldsOf<ElectionNode>((n) => [n.lastHeardFromCoordinator, n.leadHeardAt])
 /** Times a timer waits until: hashed as the time left, 0 once past (past is past). */
 const NODE_UNTIL = fieldsOf<ElectionNode>((n) => [n.claimedUntil, n.claimUntil])
 /** Counters that the code only compares below a bound: hashed capped (the deadline's backoff). */

@@ -11,7 +11,9 @@
 //   crash 7                                  crash now (also: recover IDS, detect IDS|all)
 //   at 20 recover 7                          schedule for time 20 (any fault command below too)
 //   faults loss=0.1 duplicate=0.05 spike=0.02 spike-delay=50 reorder=3   link faults from now on;
-//                                            `faults none` ends them (see sim/simulator/faults.ts)
+//                                            also delay=D (added, in order), scale=F (stretched);
+//   faults on=3,4 reorder=300                on the links of 3 and 4 only, on top of those for all;
+//                                            `faults none` ends them all (see sim/simulator/faults.ts)
 //   partition 1,2|3,4,5                      groups that cannot reach each other (unnamed: one more group);
 //   partition 1,2->3                         one way only; partitions add up until `heal`
 //   heal                                     every link works again
@@ -239,7 +241,7 @@ function parseAt(args: string[], where: string, spec: ClusterSpec): ScenarioComm
 }
 
 function parseFault(verb: "faults" | "partition" | "heal" | "freeze", args: string[], where: string, spec: ClusterSpec): TimedCommand {
-  if (verb === "faults") return { verb, faults: parseLinkFaults(args, where) }
+  if (verb === "faults") return { verb, faults: parseLinkFaults(args, where, spec.ids) }
   if (verb === "partition") {
     if (args.length !== 1) throw new InputError("expected: partition 1,2|3,4 or partition 1,2->3", where)
     return { verb, cuts: parsePartition(args[0], spec.ids, where), text: args[0] }

@@ -18,7 +18,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
 import { forgetDown, RingBaseNode, ringBaseCheckHints } from "./ring-base"
-import { frameFrom, isMember } from "./node-state"
+import { frameFrom, isMember, oldNews } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
     // (state public to the module: its steps are functions after the class, which cost a
@@ -32,8 +32,8 @@ export class ActiveListRingNode extends RingBaseNode {
     inquiring: boolean
     /** The epoch of the election this process takes part in (or took part in last); -1: none. */
     electionEpoch: number
-    /** Our election was held to carry a newer epoch to a process whose elect came stale. */
-    answersStale: boolean
+    /** Our election was held to carry a newer epoch to this process, whose elect came stale; -1: none. */
+    answersStale: number
 
     constructor(config: NodeConfig) {
         super(Algorithm.ActiveListRing, config)
@@ -46,7 +46,7 @@ export class ActiveListRingNode extends RingBaseNode {
     }
 
     protected resetRing() {
-        this.answersStale = false
+        this.answersStale = -1
         this.participating = false
         this.active = []
         this.inquiring = false
@@ -58,7 +58,7 @@ export class ActiveListRingNode extends RingBaseNode {
      * elect messages passed on: a late elect of it is passed on once more, never joined.
      */
     protected override leaveRing() {
-        this.answersStale = false
+        this.answersStale = -1
         this.participating = false
         this.inquiring = false
     }
@@ -67,10 +67,25 @@ export class ActiveListRingNode extends RingBaseNode {
      * An election held to answer a stale elect must reach its sender, the only carrier of
      * the newer epoch: a coordinator's heartbeat does not end it (our extension; without
      * it the sender, a higher process, restarts behind the others for ever: campaign seed
-     * active-list-ring mixed 5953).
+     * active-list-ring mixed 5953). Unless the heartbeat's sender outranks that process: it
+     * follows it then, and an election it no longer needs died at that coordinator's
+     * followers (old news) and held this process electing for the deadline.
      */
-    override carriesOthersElection(): boolean {
-        return this.participating && this.answersStale
+    override carriesOthersElection(rank: number): boolean {
+        return this.participating && this.answersStale > rank
+    }
+
+    /**
+     * (our extension) A lower coordinator heartbeats in an epoch not older than our
+     * election's: that epoch's election ended without our elect (lost, or dead at a process
+     * of a newer epoch), and we would wait for the deadline. Elect again, in a newer epoch.
+     */
+    override lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {
+        if (!this.participating) return
+        if (epochAfter(this.electionEpoch, epoch)) return
+        if (epochAfter(epoch, this.epoch)) this.epoch = epoch
+        this.participating = false
+        this.beginElection(now, out)
     }
 
     protected isRingKind(kind: number): boolean {
@@ -85,7 +100,7 @@ export class ActiveListRingNode extends RingBaseNode {
 
     beginElection(now: number, out: Action[]) {
         if (this.participating) return
-        this.answersStale = false
+        this.answersStale = -1
         // Rule 1: a new active list holding i; elect(i) to the right.
         this.epoch = nextEpoch(this.epoch)
         this.electionEpoch = this.epoch
@@ -106,15 +121,23 @@ export class ActiveListRingNode extends RingBaseNode {
 
     protected onRingFrame(frame: Frame, now: number, out: Action[]): boolean {
         if (!isMember(this, frame.initiator)) return false
-        if (frame.kind === Kind.ELECTION) return onElect(this, frame.initiator, frame.seq, frame.epoch, now, out)
+        if (frame.kind === Kind.ELECTION) {
+            // (our extension) an election a sitting coordinator above j would win (or its
+            // own, over since it heartbeats, unless it comes from it): maybe old news, it dies
+            // here. Should the coordinator have failed, this process's own detector says so.
+            const j = frame.initiator
+            if (oldNews(this, j !== this.coordinator || frame.src === j ? j : -1)) return true
+            return onElect(this, j, frame.seq, frame.epoch, now, out)
+        }
         if (frame.kind === Kind.INQUIRY) {
             const asker = frame.initiator
             this.markUp(asker)
             if (asker === this.id) {
-                // Round the ring and nobody claims to be coordinator.
+                // Round the ring and nobody claims to be coordinator (our extension: unless a
+                // coordinator became known meanwhile, as a late INQUIRY finds it).
                 if (!this.inquiring) return true
                 this.inquiring = false
-                this.beginElection(now, out)
+                if (this.coordinator === NO_NODE) this.beginElection(now, out)
                 return true
             }
             if (this.role === Role.Coordinator) {
@@ -148,14 +171,22 @@ export class ActiveListRingNode extends RingBaseNode {
 
 function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number, now: number, out: Action[]): boolean {
     node.markUp(j)
-    // An elect of an older election than ours is stale: it dies here. If ours is over,
-    // its sender is behind and its election can never finish: hold a newer one, which
-    // its elect messages carry to the sender (our extension).
     if (node.electionEpoch >= 0) {
         if (epochAfter(node.electionEpoch, epoch)) {
             if (!node.participating) {
+                // (our extension) a sitting coordinator below j (above, it died just now):
+                // j's election may yet complete in its own epoch, and our newer one would die
+                // at the first process following that coordinator. Pass it on as it is.
+                if (oldNews(node, -1)) {
+                    const f = frameFrom(node, Kind.ELECTION, 0)
+                    f.epoch = epoch
+                    f.seq = seq
+                    f.initiator = j
+                    node.passOn(f, now, out)
+                    return true
+                }
                 node.beginElection(now, out)
-                node.answersStale = true
+                node.answersStale = j
             }
             return true
         }
@@ -187,7 +218,7 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
         node.electionEpoch = epoch
         forgetDown(node)
         node.participating = true
-        node.answersStale = false
+        node.answersStale = -1
         node.inquiring = false
         node.active = [node.id, j]
         node.enterElection(out)

@@ -19,7 +19,7 @@ import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./cont
 import { bidRingElectionBound } from "./bounds"
 import { epochAfter, mod, nextEpoch } from "./portable"
 import { RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
-import { frameFrom, isMember } from "./node-state"
+import { frameFrom, isMember, oldNews } from "./node-state"
 
 const TIMER_REINITIATE = TIMER_RING_FREE
 const TIMER_RESULT = TIMER_RING_FREE + 1
@@ -67,11 +67,6 @@ export class BidRingNode extends RingBaseNode {
         return false
     }
 
-    /** The initiator of the election this process waits for, or -1. */
-    waitingForInitiator(): number {
-        return this.waiting ? this.waitingFor : NO_NODE
-    }
-
     protected resetRing() {
         this.waiting = false
         this.waitingFor = NO_NODE
@@ -110,7 +105,7 @@ export class BidRingNode extends RingBaseNode {
      * settled without it (its notice cancelled, or the result passed it by). It initiates at
      * once rather than at the end of its 2R wait (our extension).
      */
-    override lowerLeadsWhileElecting(now: number, out: Action[]) {
+    override lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {
         if (this.waiting) {
             if (!this.initiating) initiate(this, now, out)
         }
@@ -198,6 +193,10 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         node.passOn(f, now, out)
         return
     }
+    // (our extension) an election a sitting coordinator outbids (or its own, over since it
+    // heartbeats, unless it comes from it): maybe old news, it dies here. Should the
+    // coordinator have failed, this process's own detector says so.
+    if (oldNews(node, initiator !== node.coordinator || frame.src === initiator ? frame.bid : -1)) return
     if (node.waiting) {
         if (node.waitingFor > initiator) return // the larger initiator's election goes on
         if (node.waitingFor < initiator) {
@@ -224,12 +223,14 @@ function onResult(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     const announcer = frame.initiator
     node.markUp(announcer)
     if (announcer === node.id) return // round once: removed
+    // (our extension) a result a sitting coordinator outbids: maybe old news, it dies here
+    if (oldNews(node, frame.bid)) return
     // A result older than the one accepted is stale: it dies here instead of circling.
     if (node.acceptedEpoch >= 0) {
         if (epochAfter(node.acceptedEpoch, frame.epoch)) return
     }
     if (node.waiting) {
-        if (node.waitingFor <= announcer) {
+        if (node.waitingFor <= announcer || frame.bid >= node.bid) {
             node.waiting = false
             node.initiating = false
             cancelTimer(TIMER_RESULT, out)

@@ -15,11 +15,14 @@ import { AlgorithmDescriptor } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
-import { isStaleCoordinator, multicast, send } from "./node-state"
+import { isStaleCoordinator, multicast, oldNews, send } from "./node-state"
+import { checkSitting, onSittingCheck } from "./liveness"
 import { bullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
+/** News that the coordinator is gone came while it sat: is it still heard T later? */
+const TIMER_NEWS = TIMER_ALGORITHM + 2
 
 const IDLE = 0
 /** Sent ELECTION, waiting T for an OK. */
@@ -53,13 +56,19 @@ export class BullyNode extends ElectionNode {
         if (frame.kind === Kind.ELECTION) {
             if (from > this.id) return false
             send(this, Kind.OK, from, out)
-            if (this.coordinator === this.id && this.index === this.ids.length - 1) {
+            if (this.coordinator === this.id) {
                 // The highest process is already coordinator: its "election" would be a
-                // fresh announcement to everybody; telling the asker is enough.
-                send(this, Kind.COORDINATOR, from, out)
-                return true
+                // fresh announcement to everybody; telling the asker is enough. So it is for
+                // any coordinator with heartbeats on (our extension): a higher process alive
+                // makes itself heard (its heartbeats, its claim), and the ELECTION may be
+                // seconds old.
+                if (this.index === this.ids.length - 1 || oldNews(this, from)) {
+                    send(this, Kind.COORDINATOR, from, out)
+                    return true
+                }
             }
-            if (this.phase === IDLE) holdElection(this, now, out)
+            // (our extension) while a coordinator above us sits, only if it stops
+            if (this.phase === IDLE) if (!checkSitting(this, this.id, TIMER_NEWS, out)) holdElection(this, now, out)
             return true
         }
         if (frame.kind === Kind.OK) {
@@ -71,6 +80,8 @@ export class BullyNode extends ElectionNode {
         }
         if (frame.kind === Kind.COORDINATOR) {
             if (isStaleCoordinator(this, frame)) return false
+            // (our extension) a process below the coordinator that sits leads: maybe old news
+            if (checkSitting(this, from < this.id ? this.id : from, TIMER_NEWS, out)) return false
             if (from < this.id) {
                 if (this.phase === IDLE) holdElection(this, now, out)
                 return true
@@ -84,7 +95,8 @@ export class BullyNode extends ElectionNode {
 
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
+        if (timer === TIMER_NEWS) onSittingCheck(this, now, out)
+        else if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) win(this, out)
         else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
             this.phase = IDLE
             holdElection(this, now, out)
@@ -123,7 +135,7 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     electionBound: bullyElectionBound,
     create: (config: NodeConfig) => new BullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}"],
-    timerLabels: ["no OK within T", "no COORDINATOR within T'"],
+    timerLabels: ["no OK within T", "no COORDINATOR within T'", "news of a coordinator gone"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

@@ -21,7 +21,7 @@ import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "
 import { ElectionNode } from "./node"
 import { echoElectionBound } from "./bounds"
 import { epochAfter, nextEpoch } from "./portable"
-import { frameFrom, isMember, othersIds } from "./node-state"
+import { frameFrom, isMember, oldNews, othersIds } from "./node-state"
 
 const TIMER_ACK = TIMER_ALGORITHM
 
@@ -73,7 +73,7 @@ export class EchoNode extends ElectionNode {
     }
 
     /** In another's wave and not yet echoed: its initiator waits for our subtree. */
-    override carriesOthersElection(): boolean {
+    override carriesOthersElection(rank: number): boolean {
         return this.status === ACTIVE && this.waveInitiator !== this.id
     }
 
@@ -97,7 +97,11 @@ export class EchoNode extends ElectionNode {
     }
 
     onSuspect(now: number, out: Action[]) {
-        if (this.status === ACTIVE || this.status === ECHOED) return
+        // (our extension) a wave under way goes on, but only while electing: a follower that
+        // echoed and then followed a claimer (a RESIGN or HANDOVER, which end no wave) waits
+        // for no result, and suspecting its coordinator it must start one (it stayed
+        // following a crashed process for good)
+        if (this.role === Role.Electing) if (this.status === ACTIVE || this.status === ECHOED) return
         startWave(this, now, out)
     }
 
@@ -122,6 +126,20 @@ export class EchoNode extends ElectionNode {
         const cmp = compareWave(this, frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
+                // (our extension) a wave a sitting coordinator above its initiator would win
+                // (or its own, over since it heartbeats, unless it comes from it): maybe old
+                // news, not joined. That coordinator answers for itself at once (ACK, and ECHO
+                // naming it the best); a follower stays silent (taken as down, the wave goes on
+                // without it: naming its coordinator, perhaps failed since, kept waves electing
+                // a dead one).
+                const i = frame.initiator
+                if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) {
+                    if (this.role === Role.Coordinator) {
+                        answerInWave(this, frame, Kind.ACK, out)
+                        answerInWave(this, frame, Kind.ECHO, out)
+                    }
+                    return true
+                }
                 join(this, frame, k, now, out)
                 return true
             }
@@ -177,6 +195,15 @@ function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]
     out.push({ type: ActionType.Send, to: [frame.src], frame: f })
     if (node.role === Role.Follower && frame.bid === node.coordinator) node.follow(node.coordinator, now, out)
     return true
+}
+
+/** A frame of `frame`'s wave back to its sender, naming our coordinator (ourselves) the best. */
+function answerInWave(node: EchoNode, frame: Frame, kind: Kind, out: Action[]) {
+    const f = frameFrom(node, kind, frame.src)
+    f.epoch = frame.epoch
+    f.initiator = frame.initiator
+    f.bid = node.coordinator
+    out.push({ type: ActionType.Send, to: [frame.src], frame: f })
 }
 
 function startWave(node: EchoNode, now: number, out: Action[]) {

@@ -4,7 +4,7 @@
 
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, Role, setTimer, TIMER_HANDOVER, TIMER_WATCH } from "./contract"
 import { BROADCAST, Frame, Kind } from "./frame"
-import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat } from "./node-state"
+import { frameFrom, multicast, NodeState, othersIds, send, sendHeartbeat, sitsAbove } from "./node-state"
 
 /**
  * A process about to lead while a live coordinator sits (heard within 1.5 heartbeat periods
@@ -18,18 +18,14 @@ export function claimFirst(node: NodeState, out: Action[]): boolean {
     if (t.heartbeatInterval <= 0) return false
     if (node.misconfigured) return false
     if (node.claiming) return true
-    const sitting =
-        node.coordinator !== NO_NODE &&
-        node.coordinator !== node.id &&
-        !node.coordinatorSuspected &&
-        node.clock - node.lastHeardFromCoordinator <= 1.5 * t.heartbeatInterval
+    const sitting = sitsAbove(node, -1, node.lastHeardFromCoordinator)
     if (!sitting) {
         if (!node.freshMemory) return false
     }
     // a sitting coordinator that outranks us (an election that took it for crashed made us
     // win) answers with a heartbeat, which may queue behind other traffic for longer than T
     // (and the next periodic one comes within a period)
-    const outranked = sitting && (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > node.rank()
+    const outranked = sitsAbove(node, node.rank(), node.lastHeardFromCoordinator)
     const target = sitting ? node.coordinator : NO_NODE
     node.setRole(Role.Electing, node.id, out)
     node.claiming = true

@@ -26,12 +26,15 @@ import {
     TIMER_ALGORITHM,
 } from "./contract"
 import { ElectionNode } from "./node"
+import { checkSitting, onSittingCheck } from "./liveness"
 import { allMembers, frameFrom, isMember, isStaleCoordinator, multicast, othersIds, send } from "./node-state"
 import { improvedBullyElectionBound } from "./bounds"
 
 const TIMER_ANSWER = TIMER_ALGORITHM
 const TIMER_COORDINATOR = TIMER_ALGORITHM + 1
 const TIMER_TABLE = TIMER_ALGORITHM + 2
+/** News that the coordinator is gone came while it sat: is it still heard T later? */
+const TIMER_NEWS = TIMER_ALGORITHM + 3
 
 const IDLE = 0
 /** Sent ELECTION to `candidate`, waiting T for its OK. */
@@ -150,6 +153,8 @@ export class ImprovedBullyNode extends ElectionNode {
             const wasKnownAlive = this.alive[fromIndex]
             this.alive[fromIndex] = true
             send(this, Kind.OK, from, out)
+            // (our extension) while a coordinator above us sits, only if it stops
+            if (checkSitting(this, this.id, TIMER_NEWS, out)) return true
             if (this.coordinator !== this.id || this.phase !== IDLE) {
                 markAboveCrashed(this, this.index)
                 win(this, liveLowerIds(this), now, out)
@@ -171,6 +176,8 @@ export class ImprovedBullyNode extends ElectionNode {
         if (kind === Kind.COORDINATOR) {
             if (isStaleCoordinator(this, frame)) return false
             this.alive[fromIndex] = true
+            // (our extension) a process below the coordinator that sits leads: maybe old news
+            if (checkSitting(this, from < this.id ? this.id : from, TIMER_NEWS, out)) return false
             if (from < this.id) {
                 // A live process outranks the announcer: take over (case 4.4).
                 markAboveCrashed(this, this.index)
@@ -214,7 +221,8 @@ export class ImprovedBullyNode extends ElectionNode {
 
 
     protected onTimer(timer: number, now: number, out: Action[]) {
-        if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) {
+        if (timer === TIMER_NEWS) onSittingCheck(this, now, out)
+        else if (timer === TIMER_ANSWER && this.phase === AWAITING_OK) {
             this.alive[this.candidate] = false
             askBelow(this, this.candidate, now, out)
         } else if (timer === TIMER_COORDINATOR && this.phase === AWAITING_COORDINATOR) {
@@ -313,7 +321,7 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     electionBound: improvedBullyElectionBound,
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
     frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
-    timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T"],
+    timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T", "news of a coordinator gone"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,

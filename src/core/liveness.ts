@@ -5,7 +5,7 @@
 import { Action, cancelTimer, NO_NODE, Role, setTimer, TIMER_CONTEST, TIMER_HEARTBEAT, TIMER_WATCH } from "./contract"
 import { Frame } from "./frame"
 import { askLowerCoordinator } from "./handover"
-import { NodeState, sendHeartbeat } from "./node-state"
+import { NodeState, oldNews, sendHeartbeat } from "./node-state"
 import { epochAfter } from "./portable"
 
 export function onHeartbeatTimer(node: NodeState, out: Action[]) {
@@ -40,6 +40,7 @@ function followHigher(node: NodeState, frame: Frame, now: number, out: Action[])
     if (epochAfter(frame.epoch, node.epoch)) node.epoch = frame.epoch
     node.follow(frame.src, now, out)
     node.coordinatorRank = frame.bid
+    node.leadHeardAt = now
 }
 
 /**
@@ -51,18 +52,23 @@ function followHigher(node: NodeState, frame: Frame, now: number, out: Action[])
 export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Action[]) {
     const senderRank = frame.bid
     const mine = node.rank()
+    // our coordinator leads (heard while we elect too: sitsAbove), whatever suspected it
+    if (frame.src === node.coordinator) {
+        node.leadHeardAt = now
+        node.coordinatorSuspected = false
+    }
     if (askLowerCoordinator(node, frame, out)) return
     if (node.role === Role.Electing) {
         // A live coordinator that outranks us (the one we followed before, or another):
         // whatever our election was for is settled. Drop it and follow (our extension:
         // an election stuck on a lost message ends at the next heartbeat, not at the deadline).
         if (senderRank > mine) {
-            if (!node.carriesOthersElection()) {
+            if (!node.carriesOthersElection(senderRank)) {
                 node.forgetElection(now, out)
                 followHigher(node, frame, now, out)
                 node.rejoined(now, out)
             }
-        } else if (senderRank < mine) node.lowerLeadsWhileElecting(now, out)
+        } else if (senderRank < mine) node.lowerLeadsWhileElecting(frame.epoch, now, out)
         return
     }
     if (frame.src === node.coordinator) {
@@ -99,4 +105,22 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
         if (epochAfter(frame.epoch, node.epoch)) node.epoch = frame.epoch
         node.contest(now, out)
     }
+}
+
+/**
+ * (our extension) A frame telling that our coordinator is gone (an ELECTION, a result naming
+ * a process below it) while it sits above `rank` (sitsAbove) is a hint, not a verdict: the
+ * frame may be seconds old. Check again after T on `timer` (onSittingCheck): a follower
+ * whose coordinator has been silent for longer than 1.5 heartbeat periods by then suspects
+ * it. True when the check is armed: the caller does not act on the frame.
+ */
+export function checkSitting(node: NodeState, rank: number, timer: number, out: Action[]): boolean {
+    if (!oldNews(node, rank)) return false
+    setTimer(timer, node.timing.answerTimeout, out)
+    return true
+}
+
+/** T after the hint: a follower whose coordinator no longer sits suspects it. */
+export function onSittingCheck(node: NodeState, now: number, out: Action[]) {
+    if (node.role === Role.Follower) if (!oldNews(node, -1)) node.onSuspect(now, out)
 }

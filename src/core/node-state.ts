@@ -38,6 +38,12 @@ export abstract class NodeState {
     otherAlgorithm = false
 
     lastHeardFromCoordinator = 0
+    /**
+     * When the coordinator we follow was last heard leading: its last heartbeat (any other
+     * frame of its shows it alive, not leading). Set by setRole whenever the coordinator
+     * changes, as it does at the start (no initializer: bytes on a board).
+     */
+    leadHeardAt!: number
     /** Rank of the coordinator as its heartbeats (or a bid-ring result) carry it; -1 until known. */
     coordinatorRank = -1
     /** This process's epoch before the frame being handled raised it. */
@@ -105,14 +111,15 @@ export abstract class NodeState {
 
     /**
      * True while this process is a link another process's election cannot do without, so a
-     * higher coordinator's heartbeat must not make it leave (echo: a wave waits for it).
+     * higher coordinator's heartbeat (its sender ranked `rank`) must not make it leave (echo:
+     * a wave waits for it).
      */
-    carriesOthersElection(): boolean {
+    carriesOthersElection(rank: number): boolean {
         return false
     }
 
-    /** A lower-ranked coordinator heartbeats while this process elects: by default its own election goes on. */
-    lowerLeadsWhileElecting(now: number, out: Action[]) {}
+    /** A lower-ranked coordinator heartbeats (in `epoch`) while this process elects: by default its own election goes on. */
+    lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {}
 
     /**
      * A live lower process acts as coordinator while this one is alive: by default, hold
@@ -204,6 +211,38 @@ export function sendHeartbeat(node: NodeState, out: Action[]) {
     node.heartbeatSeq = node.heartbeatSeq < MAX_SEQ ? node.heartbeatSeq + 1 : 1
     f.seq = node.heartbeatSeq
     out.push({ type: ActionType.Send, to: othersIds(node), frame: f })
+}
+
+/**
+ * True while the coordinator this process knows sits above `rank`: itself, leading with
+ * heartbeats on (it makes itself heard), or another, not suspected and heard at `heardAt`,
+ * within the last 1.5 heartbeat periods. The handover asks it with the last frame heard from
+ * that coordinator (does one sit, does it outrank us?); old news with its last heartbeat.
+ */
+export function sitsAbove(node: NodeState, rank: number, heardAt: number): boolean {
+    const h = node.timing.heartbeatInterval
+    if (h > 0) {
+        if (node.role === Role.Coordinator) return node.rank() > rank
+        if (node.coordinator !== node.id) if (!node.coordinatorSuspected) if (node.clock - heardAt <= 1.5 * h)
+            return (node.coordinatorRank >= 0 ? node.coordinatorRank : node.coordinator) > rank
+    }
+    return false
+}
+
+/**
+ * (our extension) For a process that follows or leads: true when a frame's news that a
+ * coordinator sitting above `rank` is gone is old news. Such a frame (a lower ELECTION, a
+ * result naming a process below it) is older than this process's own evidence, or from a
+ * process that has not heard it yet: links that held frames for seconds delivered a storm's
+ * elections long after it, each one an election anew. The evidence is the coordinator's
+ * heartbeats: its other frames show it alive, not leading (a recovered coordinator's own
+ * election must not pass for it). A detector that fires missed a heartbeat this process got
+ * (its delay is 2.5 periods or more), so the news of a coordinator that did fail is not held
+ * up for long. An electing process acts on frames as its election needs.
+ */
+export function oldNews(node: NodeState, rank: number): boolean {
+    if (node.role === Role.Electing) return false
+    return sitsAbove(node, rank, node.leadHeardAt)
 }
 
 /**

@@ -195,6 +195,8 @@ export abstract class ElectionNode extends NodeState {
         }
         if (coordinator !== this.coordinator) {
             this.coordinatorRank = -1
+            // heard leading only by its own heartbeats (active-list-ring follows a result nobody announced)
+            this.leadHeardAt = -1e9
             this.coordinatorSuspected = false
             if (coordinator !== this.id) {
                 this.claiming = false

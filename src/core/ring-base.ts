@@ -131,12 +131,6 @@ export abstract class RingBaseNode extends ElectionNode {
         return ringElectionBound(this.ringOrder.length, this.timing)
     }
 
-    /** True when this process believes `id` is down. */
-    isDown(id: number): boolean {
-        const i = indexOfSorted(this.ids, id)
-        return i >= 0 && this.down[i]
-    }
-
     markDown(id: number, now: number) {
         const i = indexOfSorted(this.ids, id)
         if (i >= 0) {
@@ -150,11 +144,6 @@ export abstract class RingBaseNode extends ElectionNode {
     markUp(id: number) {
         const i = indexOfSorted(this.ids, id)
         if (i >= 0) this.down[i] = false
-    }
-
-    /** Ring messages still waiting for their ACK. */
-    unacknowledged(): number {
-        return this.link.count()
     }
 
     /**

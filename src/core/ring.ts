@@ -17,7 +17,7 @@ import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { allMembers, frameFrom, isMember } from "./node-state"
+import { allMembers, frameFrom, isMember, oldNews } from "./node-state"
 import { adoptMembers, RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 
 /** A forwarder's wait for the result of the ELECTION it passed on. */
@@ -53,17 +53,19 @@ export class RingNode extends RingBaseNode {
     }
 
     /**
-     * Our extension: a forwarder that hears no result within R + T' of passing an ELECTION
-     * on holds its own. The ELECTION's trip back to its initiator and the result's trip on
-     * to the forwarder make one round (R); the initiator drops its returning ELECTION when
-     * it already follows that result from someone else's COORDINATOR, and one process's
-     * stale view may skip the forwarder: without this only the election deadline would end
-     * the wait (campaign seed ring mixed 3830).
+     * Our extension: a process that hears no result within R + T' of passing an ELECTION
+     * on, or of starting one, holds a new election. The ELECTION's trip back to its
+     * initiator and the result's trip on to the forwarder make one round (R); the initiator
+     * drops its returning ELECTION when it already follows that result from someone else's
+     * COORDINATOR, one process's stale view may skip the forwarder, and an initiator's
+     * ELECTION lost in a storm never comes back: without this only the election deadline
+     * (2.5 elections) would end the wait (campaign seeds ring mixed 3830 and 561).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_RESULT) return
         if (this.role !== Role.Electing) return
-        if (!this.electing) holdElection(this, now, out)
+        this.electing = false
+        holdElection(this, now, out)
     }
 
     beginElection(now: number, out: Action[]) {
@@ -86,6 +88,12 @@ export class RingNode extends RingBaseNode {
                 electionReturned(this, frame, now, out)
                 return true
             }
+            // (our extension) an election a sitting coordinator above its initiator would win
+            // (or its own, over since it heartbeats, unless it comes from it): maybe old news,
+            // it dies here. Should the
+            // coordinator have failed, this process's own detector says so.
+            const i = frame.initiator
+            if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) return true
             for (let k = 0; k < list.length; k++) this.markUp(list[k])
             if (this.role !== Role.Electing) this.enterElection(out)
             const f = frameFrom(this, Kind.ELECTION, 0)
@@ -105,6 +113,8 @@ export class RingNode extends RingBaseNode {
             if (frame.initiator === this.id) return true
             const c = frame.bid
             if (frame.list.indexOf(c) < 0) return false
+            // (our extension) a result below a sitting coordinator: maybe old news, it dies here
+            if (oldNews(this, c)) return true
             if (this.role !== Role.Electing) {
                 if (this.coordinator === c) {
                     if (this.acceptedEpoch === frame.epoch) return true
@@ -139,6 +149,7 @@ function holdElection(node: RingNode, now: number, out: Action[]) {
     f.bid = node.acceptedEpoch >= 0 ? node.acceptedEpoch : 0
     f.list = [node.id]
     node.passOn(f, now, out)
+    setTimer(TIMER_RESULT, node.roundTrip() + node.timing.coordinatorTimeout, out)
 }
 
 /** The ELECTION went round: announce the highest number in it, once round the ring. */
@@ -148,6 +159,8 @@ function electionReturned(node: RingNode, frame: Frame, now: number, out: Action
     if (node.role !== Role.Electing) {
         if (node.coordinator === c) return
     }
+    // (our extension) an old election of ours, naming a process below a sitting coordinator
+    if (oldNews(node, c)) return
     // The new coordinator's epoch follows every epoch the ring has accepted (ours may be stale).
     if (!epochAfter(node.epoch, frame.bid)) node.epoch = nextEpoch(frame.bid)
     adoptMembers(node, frame.list, now)
