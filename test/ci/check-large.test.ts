@@ -74,8 +74,8 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["echo", 3, 19581, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
-    ["ring", 4, 132784, true],
-    ["active-list-ring", 4, 65092, true],
+    ["ring", 4, 136840, true],
+    ["active-list-ring", 4, 67192, true],
     ["bid-ring", 4, 32064, false],
     ["echo", 4, 194349, true],
   ]
@@ -95,8 +95,8 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["active-list-ring", 3, "timed", 10749, false],
     ["bid-ring", 3, "timed", 5944, false],
     ["echo", 3, "timed", 10518, false],
-    ["ring", 3, "heartbeats", 73590, true],
-    ["active-list-ring", 3, "heartbeats", 61246, true],
+    ["ring", 3, "heartbeats", 83522, true],
+    ["active-list-ring", 3, "heartbeats", 61999, true],
     ["bid-ring", 3, "heartbeats", 24458, true],
     ["echo", 3, "heartbeats", 40391, false],
     ["bully", 4, "timed", 8835, false],
@@ -107,10 +107,10 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["echo", 4, "timed", 2307399, true],
     ["bully", 4, "heartbeats", 78376, false],
     ["improved-bully", 4, "heartbeats", 28818, false],
-    ["ring", 4, "heartbeats", 571040, true],
-    ["active-list-ring", 4, "heartbeats", 200016, true],
+    ["ring", 4, "heartbeats", 593447, true],
+    ["active-list-ring", 4, "heartbeats", 211146, true],
     ["bid-ring", 4, "heartbeats", 66247, true],
-    ["echo", 4, "heartbeats", 3981037, true],
+    ["echo", 4, "heartbeats", 1871943, true],
   ]
   for (const [algorithm, nodes, detection, states, slow] of cases)
     test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}, ${detection}: ${states} states, fenced and eventual agreement`, { timeout: 900_000 }, () => {
