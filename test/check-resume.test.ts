@@ -1,6 +1,7 @@
 // electlab check: a stopped depth-first search goes on from its checkpoint to the counts of
 // an uninterrupted one, and a long search says how far it got.
 
+import { spawn, spawnSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,7 +10,7 @@ import { parseAlgorithm } from "../src/core/algorithms"
 import type { ModelConfig } from "../sim/check/model"
 import { defaultOptions, type Progress, promisedProperties, search, type SearchOptions } from "../sim/check/search"
 import { progressLine } from "../sim/check/command"
-import { MEMORY_LIMIT } from "../sim/check/explore"
+import { INTERRUPTED, MEMORY_LIMIT } from "../sim/check/explore"
 import { SEGMENTS } from "../sim/check/key"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
 import { mediumTest, test } from "./tiers"
@@ -57,6 +58,23 @@ test("a checkpoint taken while the search runs (what Ctrl-C leaves) resumes to t
   expect(resumed.resumedFrom).toBeGreaterThan(0)
   expect(resumed.resumedFrom).toBeLessThan(ECHO_3)
   expect(resumed).toMatchObject({ complete: true, states: ECHO_3, violations: [] })
+})
+
+test("a search interrupted (Ctrl-C's flag) stops as at a limit, with a checkpoint that resumes to the same states", () => {
+  const file = join(dir(), "echo.ckpt")
+  const interrupt = new Int32Array(new SharedArrayBuffer(4))
+  let looks = 0
+  const o = { ...options("echo", 3), checkpoint: { file, every: 1e9 }, progressEvery: 0, interrupt }
+  // set from the search's own thread here; Ctrl-C sets it from the CLI's main thread
+  o.progress = () => {
+    if (++looks === 2) Atomics.store(interrupt, 0, 1)
+  }
+  const first = search(o)
+  expect(first.limits).toEqual([INTERRUPTED])
+  expect(first).toMatchObject({ complete: false, checkpoint: file })
+  expect(first.states).toBeLessThan(ECHO_3)
+  const last = search({ ...options("echo", 3), checkpoint: { file, every: 1e9, resume: true } })
+  expect(last).toMatchObject({ complete: true, states: ECHO_3, resumedFrom: first.states, violations: [] })
 })
 
 test("a search whose table fills its memory budget stops, and goes on with more", () => {
@@ -109,3 +127,30 @@ mediumTest("two threads stopped, checkpointed with both paths and resumed: the s
   const last = two({ ...options("ring", 4), checkpoint: { file, every: 0, resume: true } })
   expect(last).toMatchObject({ complete: true, states: whole.states, resumedFrom: 15000, violations: [] })
 })
+
+/** Echo at N = 4, as above (docs/algorithms.md): a search long enough to be stopped halfway. */
+const ECHO_4 = 139072
+const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
+
+mediumTest("Ctrl-C stops `electlab check` with a checkpoint (exit 130); --resume ends at the uninterrupted states", async () => {
+  const file = join(dir(), "echo4.ckpt")
+  const args = ["check", "--algorithm", "echo", "--nodes", "4", "--threads", "1", "--checkpoint", file]
+  const child = spawn(process.execPath, [bin, ...args, "--progress", "1"], { stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  let err = ""
+  child.stdout.on("data", (d) => (out += d))
+  // Ctrl-C at the first progress line: the search is under way
+  child.stderr.on("data", (d) => {
+    if (!err.includes("states")) if ((err + d).includes("states")) child.kill("SIGINT")
+    err += d
+  })
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+  expect(err).toContain("stopping: writing a checkpoint")
+  expect(out).toContain("not complete: interrupted (Ctrl-C)")
+  expect(out).toContain(`checkpoint: ${file}`)
+  expect(code).toBe(130)
+  const resumed = spawnSync(process.execPath, [bin, ...args, "--progress", "0", "--resume"], { encoding: "utf8" })
+  expect(resumed.status).toBe(0)
+  expect(resumed.stdout).toMatch(new RegExp(`^${ECHO_4} states, .*; complete$`, "m"))
+  expect(resumed.stdout).toMatch(/^resumed from a checkpoint of \d+ states$/m)
+}, 120_000)

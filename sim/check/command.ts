@@ -10,7 +10,9 @@ import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODE
 import { counterexampleScenario } from "./replay"
 import { defaultMemory, defaultThreads } from "./parallel"
 import { FULL_AT } from "./key"
-import { defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, search, type SearchResult } from "./search"
+import { defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, type SearchResult } from "./search"
+import { searchInterruptibly } from "./search-host"
+import { INTERRUPTED } from "./explore"
 
 export interface CheckFlags {
   algorithm: string
@@ -78,8 +80,8 @@ export function registerCheckCommand(program: Command) {
     .option("--all", "keep searching after the first violation (one per property)")
     .option("--write <file>", "where to write the first violation's scenario (default .electlab/check/ALGORITHM-PROPERTY.txt)")
     .option("--json", "print the result as JSON")
-    .action((flags: CheckFlags) => {
-      process.exitCode = runCheckCommand(flags)
+    .action(async (flags: CheckFlags) => {
+      process.exitCode = await runCheckCommand(flags)
     })
 }
 
@@ -110,20 +112,20 @@ export function parseProperties(text: string, where: string): Property[] {
 }
 
 /** `--algorithm` takes one name, a comma list, or `all`: one search each, in turn. */
-export function runCheckCommand(flags: CheckFlags): number {
+export async function runCheckCommand(flags: CheckFlags): Promise<number> {
   const names = flags.algorithm === "all" ? ALGORITHMS.map((d) => d.name) : flags.algorithm.split(",").map((n) => n.trim())
   for (const name of names) parseAlgorithmName(name, "--algorithm")
   const jsons: unknown[] = []
   let code = 0
   for (const name of names) {
-    const c = checkOne({ ...flags, algorithm: name }, jsons)
+    const c = await checkOne({ ...flags, algorithm: name }, jsons)
     if (c !== 0) code = c
   }
   if (flags.json) process.stdout.write(JSON.stringify(jsons.length === 1 ? jsons[0] : jsons, null, 2) + "\n")
   return code
 }
 
-function checkOne(flags: CheckFlags, jsons: unknown[]): number {
+async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
   const config: ModelConfig = {
     algorithm: parseAlgorithmName(flags.algorithm, "--algorithm"),
     nodes: parseInteger(flags.nodes, "--nodes", 2, 6),
@@ -152,8 +154,7 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
   options.checkpoint = { file: checkpointFile, every: parseInteger(flags.checkpointEvery, "--checkpoint-every", 1, 1e9), resume: !!flags.resume }
   if (flags.resume && !existsSync(checkpointFile)) throw new InputError(`no checkpoint at ${checkpointFile}`, "--resume")
   options.progressEvery = parseInteger(flags.progress, "--progress", 0, 1e6)
-  if (options.progressEvery > 0) options.progress = (p) => process.stderr.write(progressLine(algorithmName(config.algorithm), p) + "\n")
-  const result = search(options)
+  const result = await searchInterruptibly(options, options.progressEvery > 0 ? algorithmName(config.algorithm) : null)
   const written: string[] = []
   result.violations.forEach((v, i) => {
     if (i > 0 && flags.write) return
@@ -177,7 +178,9 @@ function checkOne(flags: CheckFlags, jsons: unknown[]): number {
     }
     jsons.push(json)
   } else process.stdout.write(formatResult(result, written) + "\n\n")
-  return result.violations.length > 0 ? 3 : 0
+  if (result.violations.length > 0) return 3
+  // as a shell reports a program stopped by Ctrl-C
+  return result.limits.includes(INTERRUPTED) ? 130 : 0
 }
 
 /** One progress line: states, rate, depth, memory, and the guess of what is left. */

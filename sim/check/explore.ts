@@ -29,6 +29,8 @@ import {
 } from "./model"
 
 /** The limit a search meets when its table is full within the memory budget. */
+/** The limit a search stopped by Ctrl-C reports. */
+export const INTERRUPTED = "interrupted (Ctrl-C)"
 export const MEMORY_LIMIT = "the key table full within its memory budget (--memory)"
 
 /** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
@@ -247,7 +249,7 @@ function judgeLoss(s: State, e: Event, options: ExploreOptions, hooks: ExploreHo
 
 /** The limits that stop a search before it is complete (others, like the epoch cap, only prune). */
 export function stopsSearch(limit: string): boolean {
-  return limit.startsWith("state limit") || limit.startsWith("time limit") || limit === MEMORY_LIMIT
+  return limit.startsWith("state limit") || limit.startsWith("time limit") || limit === MEMORY_LIMIT || limit === INTERRUPTED
 }
 
 /** The events from the root along a path. */

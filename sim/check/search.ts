@@ -60,6 +60,7 @@ import {
   pathShare,
   type PathStep,
   replayPath,
+  INTERRUPTED,
   stopsSearch,
   type Property,
   visitRoot,
@@ -100,6 +101,8 @@ export interface SearchOptions extends ExploreOptions {
   progressEvery?: number
   /** Depth first: stop after this many seconds, over every run of a resumed search. */
   maxSeconds?: number
+  /** Depth first: a shared flag; once another thread sets it, the search stops as at a limit (Ctrl-C). */
+  interrupt?: Int32Array
   /** Depth first: write a checkpoint every `every` seconds and when a limit stops the search; `resume`: go on from the one in `file`. */
   checkpoint?: { file: string; every: number; resume?: boolean }
 }
@@ -291,8 +294,9 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   // the seen-buffer check's count on this thread so far (explore reports it when it returns)
   const inexactStart = inexactTexts + inexactRuns
   const timeUp = () => {
-    if (options.maxSeconds === undefined || before.seconds + clock() < options.maxSeconds) return false
-    limits.add(`time limit ${options.maxSeconds} s`)
+    if (options.interrupt && Atomics.load(options.interrupt, 0) !== 0) limits.add(INTERRUPTED)
+    else if (options.maxSeconds === undefined || before.seconds + clock() < options.maxSeconds) return false
+    else limits.add(`time limit ${options.maxSeconds} s`)
     visited.stopAll()
     return true
   }
@@ -332,7 +336,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     if (own.depth > depth) depth = own.depth
     for (const l of own.limits) limits.add(l)
     if (own.violated) violated = true
-    if (own.violated || [...own.limits].some(stopsSearch) || limits.has(`time limit ${options.maxSeconds} s`) || visited.stopped()) {
+    if (own.violated || [...limits].some(stopsSearch) || visited.stopped()) {
       stoppedEarly = true
       break
     }
