@@ -154,7 +154,8 @@ async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
   options.checkpoint = { file: checkpointFile, every: parseInteger(flags.checkpointEvery, "--checkpoint-every", 1, 1e9), resume: !!flags.resume }
   if (flags.resume && !existsSync(checkpointFile)) throw new InputError(`no checkpoint at ${checkpointFile}`, "--resume")
   options.progressEvery = parseInteger(flags.progress, "--progress", 0, 1e6)
-  const result = await searchInterruptibly(options, options.progressEvery > 0 ? algorithmName(config.algorithm) : null)
+  if (options.progressEvery > 0) options.progress = (p) => process.stderr.write(progressLine(algorithmName(config.algorithm), p) + "\n")
+  const result = await searchInterruptibly(options)
   const written: string[] = []
   result.violations.forEach((v, i) => {
     if (i > 0 && flags.write) return

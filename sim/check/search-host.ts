@@ -3,25 +3,28 @@
 
 import { parentPort, Worker, workerData } from "node:worker_threads"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import type { SearchOptions, SearchResult } from "./search"
+import type { Progress, SearchOptions, SearchResult } from "./search"
 
 interface HostData {
   options: SearchOptions
   interrupt: SharedArrayBuffer
-  progressName: string | null
+  /** Post progress reports to the calling thread. */
+  progress: boolean
 }
+
+/** What the search's thread posts: a progress report, then its result. */
+type HostMessage = { progress: Progress } | { result: SearchResult }
 
 /**
  * `options` searched on another thread; the first Ctrl-C stops the search as a limit would
  * (a depth-first search writes its checkpoint and reports), a second quits at once.
- * `progressName`: print progress lines on stderr under this name.
+ * `options.progress` is called on this thread.
  */
-export function searchInterruptibly(options: SearchOptions, progressName: string | null): Promise<SearchResult> {
+export function searchInterruptibly(options: SearchOptions): Promise<SearchResult> {
   const interrupt = new SharedArrayBuffer(4)
   const { progress, visit, judged, ...plain } = options
   if (visit || judged) throw new Error("a search with callbacks runs on the calling thread")
-  void progress
-  const data: HostData = { options: plain, interrupt, progressName }
+  const data: HostData = { options: plain, interrupt, progress: !!progress }
   const entry = pathToFileURL(fileURLToPath(new URL("./search-host.ts", import.meta.url))).href
   const tsx = typeof import.meta.resolve === "function" ? import.meta.resolve("tsx/esm/api") : "tsx/esm/api"
   const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
@@ -36,9 +39,12 @@ export function searchInterruptibly(options: SearchOptions, progressName: string
     }
     process.on("SIGINT", onSignal)
     const done = () => process.off("SIGINT", onSignal)
-    worker.once("message", (result: SearchResult) => {
-      done()
-      resolve(result)
+    worker.on("message", (m: HostMessage) => {
+      if ("progress" in m) progress?.(m.progress)
+      else {
+        done()
+        resolve(m.result)
+      }
     })
     worker.once("error", (e) => {
       done()
@@ -51,16 +57,13 @@ export function searchInterruptibly(options: SearchOptions, progressName: string
   })
 }
 
-/** On the search's thread: the search, its result posted back. */
+/** On the search's thread: the search, its progress and its result posted back. */
 async function hostSearch(data: HostData) {
   const { search } = await import("./search")
-  const { progressLine } = await import("./command")
+  const port = parentPort!
   const options: SearchOptions = { ...data.options, interrupt: new Int32Array(data.interrupt) }
-  if (data.progressName !== null) {
-    const name = data.progressName
-    options.progress = (p) => process.stderr.write(progressLine(name, p) + "\n")
-  }
-  parentPort!.postMessage(search(options))
+  if (data.progress) options.progress = (p) => port.postMessage({ progress: p } satisfies HostMessage)
+  port.postMessage({ result: search(options) } satisfies HostMessage)
 }
 
 if (parentPort && workerData && (workerData as HostData).interrupt instanceof SharedArrayBuffer) void hostSearch(workerData as HostData)
