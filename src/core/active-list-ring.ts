@@ -101,11 +101,16 @@ export class ActiveListRingNode extends RingBaseNode {
      * sending it: it died on the way (lost in a storm, with a process that crashed holding
      * it, or at a follower of a stale coordinator), and only the election deadline (2.5
      * elections) would end the wait. Elect again, in a newer epoch (campaign seeds
-     * active-list-ring mixed 4938 and 2160). The only timer of ours (TIMER_RING_FREE).
+     * active-list-ring mixed 4938 and 2160), unless it leads or follows by then (seed 7148,
+     * coordinator-crash 8338).
+     * The only timer of ours (TIMER_RING_FREE).
      */
     protected onRingTimer(timer: number, now: number, out: Action[]) {
         if (!this.participating) return
         this.participating = false
+        // leading or following by now (its elect died as old news at a coordinator's
+        // followers, or at the coordinator): no election
+        if (this.role !== Role.Electing) return
         this.beginElection(now, out)
     }
 
