@@ -146,7 +146,7 @@ describe("the model with heartbeats", () => {
     ["bully", 1465],
     ["improved-bully", 1279],
     ["ring", 2157],
-    ["active-list-ring", 2017],
+    ["active-list-ring", 2074],
     ["bid-ring", 1519],
     ["echo", 1722],
   ] as [string, number][])("%s, N = 3, one crash, one recovery: never two coordinators (%i states)", (algorithm, states) => {
@@ -253,7 +253,7 @@ describe("the fenced property: the election API's tokens on every state", () => 
   })
 
   mediumTest.each([
-    ["active-list-ring", 10749],
+    ["active-list-ring", 10805],
     ["echo", 10518],
   ] as [string, number][])("%s, raw tokens: every follower still takes its coordinator's orders (%i states)", (algorithm, states) => {
     const r = check({ ...heartbeats(algorithm, 1, 1, 1), detection: "timed" }, ["fenced"], "raw")

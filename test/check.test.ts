@@ -484,7 +484,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     ["bully", 347, 1657, false],
     ["improved-bully", 241, 608, false],
     ["ring", 6216, 29856, false],
-    ["active-list-ring", 3724, 13343, false],
+    ["active-list-ring", 3760, 13461, false],
     ["bid-ring", 3390, 8272, false],
     ["echo", 3633, 0, true],
   ]
@@ -561,7 +561,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
     ["bully", 101, 200],
     ["improved-bully", 49, 98],
     ["ring", 424, 845],
-    ["active-list-ring", 305, 620],
+    ["active-list-ring", 307, 623],
     ["bid-ring", 318, 510],
     ["echo", 344, 6940],
   ]
@@ -625,7 +625,7 @@ describe("the ideal model with detection at any point: every state", () => {
     ["bully", 1999, false],
     ["improved-bully", 577, false],
     ["ring", 58161, true],
-    ["active-list-ring", 34414, false],
+    ["active-list-ring", 34591, false],
     ["bid-ring", 15274, false],
     ["echo", 28609, false],
   ]
@@ -695,7 +695,7 @@ describe("the ideal model with detection at any point: every state", () => {
   const four: [string, number, boolean][] = [
     ["bully", 68110, true],
     ["improved-bully", 4903, false],
-    ["active-list-ring", 598556, true],
+    ["active-list-ring", 599471, true],
     ["bid-ring", 144242, true],
   ]
   for (const [algorithm, states, slow] of four)
@@ -711,7 +711,7 @@ describe("the ideal model with detection at any point: every state", () => {
     ["bully", 3680],
     ["improved-bully", 830],
     ["ring", 26351],
-    ["active-list-ring", 13930],
+    ["active-list-ring", 13932],
     ["bid-ring", 11901],
     ["echo", 25193],
   ]
@@ -728,7 +728,7 @@ describe("the ideal model with detection at any point: every state", () => {
   const five: [string, number, boolean][] = [
     ["bully", 71451, true],
     ["improved-bully", 7543, false],
-    ["active-list-ring", 219685, true],
+    ["active-list-ring", 219688, true],
     ["bid-ring", 102198, true],
   ]
   for (const [algorithm, states, slow] of five)

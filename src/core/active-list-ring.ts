@@ -14,10 +14,10 @@
 
 import { AlgorithmDescriptor, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
-import { Action, ActionType, NO_NODE, NodeConfig, Role } from "./contract"
+import { Action, ActionType, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
 import { epochAfter, maxOf, nextEpoch } from "./portable"
-import { forgetDown, RingBaseNode, ringBaseCheckHints } from "./ring-base"
+import { forgetDown, RingBaseNode, ringBaseCheckHints, TIMER_RING_FREE } from "./ring-base"
 import { frameFrom, isMember, oldNews } from "./node-state"
 
 export class ActiveListRingNode extends RingBaseNode {
@@ -96,7 +96,23 @@ export class ActiveListRingNode extends RingBaseNode {
         return frame.initiator === id
     }
 
-    protected onRingTimer(timer: number, now: number, out: Action[]) {}
+    /**
+     * (our extension, as the ring's initiator) Our elect is not back within R + T' of
+     * sending it: it died on the way (lost in a storm, with a process that crashed holding
+     * it, or at a follower of a stale coordinator), and only the election deadline (2.5
+     * elections) would end the wait. Elect again, in a newer epoch (campaign seeds
+     * active-list-ring mixed 4938 and 2160), unless it leads or follows by then (seed 7148,
+     * coordinator-crash 8338).
+     * The only timer of ours (TIMER_RING_FREE).
+     */
+    protected onRingTimer(timer: number, now: number, out: Action[]) {
+        if (!this.participating) return
+        this.participating = false
+        // leading or following by now (its elect died as old news at a coordinator's
+        // followers, or at the coordinator): no election
+        if (this.role !== Role.Electing) return
+        this.beginElection(now, out)
+    }
 
     beginElection(now: number, out: Action[]) {
         if (this.participating) return
@@ -196,6 +212,7 @@ function onElect(node: ActiveListRingNode, j: number, seq: number, epoch: number
         if (!node.participating) return true
         if (epoch !== node.electionEpoch) return true
         node.participating = false
+        cancelTimer(TIMER_RING_FREE, out)
         const c = maxOf(node.active)
         if (c === node.id) node.assumeCoordinatorRole(out)
         else node.follow(c, now, out)
@@ -240,6 +257,8 @@ function sendElect(node: ActiveListRingNode, j: number, seq: number, now: number
     f.seq = seq
     f.initiator = j
     node.passOn(f, now, out)
+    // our own elect: it should be back within a round trip (onRingTimer)
+    if (j === node.id) setTimer(TIMER_RING_FREE, node.roundTrip() + node.timing.coordinatorTimeout, out)
 }
 
 export const activeListRingDescriptor: AlgorithmDescriptor = {
@@ -248,7 +267,7 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     electionBound: ringElectionBound,
     create: (config: NodeConfig) => new ActiveListRingNode(config),
     frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
-    timerLabels: ["no ACK within T"],
+    timerLabels: ["no ACK within T", "own elect not back within R + T'"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
