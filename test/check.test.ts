@@ -816,7 +816,7 @@ describe("the search on several threads, and what it leaves unjudged", () => {
       return search(options)
     }
     const one = run(1)
-    expect(one).toMatchObject({ threads: 1, complete: true, states: 13343, violations: [] })
+    expect(one).toMatchObject({ threads: 1, complete: true, states: 13461, violations: [] })
     for (const threads of [2, 3]) {
       const r = run(threads)
       expect(r).toMatchObject({ threads, complete: true, states: one.states, order: "depth", violations: [] })
