@@ -29,9 +29,9 @@ import {
 } from "./model"
 
 /** The limit a search meets when its table is full within the memory budget. */
+export const MEMORY_LIMIT = "the key table full within its memory budget (--memory)"
 /** The limit a search stopped by Ctrl-C reports. */
 export const INTERRUPTED = "interrupted (Ctrl-C)"
-export const MEMORY_LIMIT = "the key table full within its memory budget (--memory)"
 
 /** Heartbeat rounds the fault-free continuation may use to reconcile two coordinators. */
 export const HEARTBEAT_ROUNDS = 3
