@@ -60,7 +60,7 @@ describe("each algorithm's hints to the check", () => {
     expect(hinted(Algorithm.ImprovedBully)).toEqual({ instants: ["wonAt"] })
     expect(hinted(Algorithm.Ring)).toEqual(ring)
     expect(hinted(Algorithm.ActiveListRing)).toEqual(ring)
-    expect(hinted(Algorithm.BidRing)).toEqual({ ...ring, skipped: ["ringPos", "suitability", "bid"] })
+    expect(hinted(Algorithm.BidRing)).toEqual({ ...ring, skipped: ["ringPos", "suitability", "bid", "waitingSince"] })
     expect(hinted(Algorithm.Echo)).toEqual({ skipped: ["neighbors"], shared: ["neighbors"] })
   })
 

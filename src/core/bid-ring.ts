@@ -5,10 +5,10 @@
 // sends ELECTION with itself in `initiator` and its bid; each receiver forwards the better
 // of the message's bid and its own. Back at the initiator the bid names the winner, and
 // COORDINATOR (the winner's bid, the initiator) goes round once. A station waiting for a
-// result (`waitingFor`) discards a notice from a smaller initiator and cancels its
-// election for a larger one's. The initiator re-initiates after R = n(T + 1)
-// (TIMER_REINITIATE); a voter that hears no result within 2R starts an election of its
-// own (TIMER_RESULT).
+// result (`waitingFor`) discards a notice from a smaller initiator (a voter only for R: past
+// it the larger notice was lost) and cancels its election for a larger one's. The
+// initiator re-initiates after R = n(T + 1) (TIMER_REINITIATE); a voter that hears no
+// result within 2R starts an election of its own (TIMER_RESULT).
 //
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`bid-ring`" and "The ring family".
@@ -40,6 +40,8 @@ export class BidRingNode extends RingBaseNode {
     /** Waiting for the result of the election initiated by `waitingFor`. */
     waiting: boolean
     waitingFor: number
+    /** When a voter last passed on `waitingFor`'s notice. */
+    waitingSince: number
     /** This process's own election is on (not cancelled, not completed). */
     initiating: boolean
     /** Epoch of the result accepted last; -1 before any. */
@@ -70,6 +72,7 @@ export class BidRingNode extends RingBaseNode {
     protected resetRing() {
         this.waiting = false
         this.waitingFor = NO_NODE
+        this.waitingSince = 0
         this.initiating = false
         this.acceptedEpoch = -1
         this.suspectedWhileWaiting = false
@@ -198,7 +201,13 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     // coordinator have failed, this process's own detector says so.
     if (oldNews(node, initiator !== node.coordinator || frame.src === initiator ? frame.bid : -1)) return
     if (node.waiting) {
-        if (node.waitingFor > initiator) return // the larger initiator's election goes on
+        // The larger initiator's election goes on: it had R to come back to its initiator.
+        // Past R it was lost (its initiator crashed), and this notice carries the
+        // election instead of dying until the 2R wait ends (our extension).
+        if (node.waitingFor > initiator) {
+            if (node.initiating) return
+            if (now - node.waitingSince < node.roundTrip()) return
+        }
         if (node.waitingFor < initiator) {
             if (node.initiating) {
                 // Cancel our own election for the larger initiator's.
@@ -209,6 +218,7 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
     }
     node.waiting = true
     node.waitingFor = initiator
+    node.waitingSince = now
     node.enterElection(out)
     const f = frameFrom(node, Kind.ELECTION, 0)
     // the same ring message, forwarded
@@ -270,10 +280,12 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     needsFifoLinks: false,
 }
 
-/** The exhaustive check's hints (descriptor.ts): the ring's, and the bid, fixed at construction. */
+/** The exhaustive check's hints (descriptor.ts): the ring's, the bid, fixed at construction, and the wait's start. */
 export function bidRingCheckHints(): CheckHints {
     const hints = ringBaseCheckHints()
-    hints.skipped = (n: BidRingNode) => [n.ringPos, n.suitability, n.bid]
+    // waitingSince is read only while a voter waits, when TIMER_RESULT, set with it, ends 2R
+    // after it: the timer's deadline in the state says as much
+    hints.skipped = (n: BidRingNode) => [n.ringPos, n.suitability, n.bid, n.waitingSince]
     return hints
 }
 
