@@ -559,6 +559,11 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // a reader that stops early (`| head`, a pager quit) closes the pipe: stop quietly, as Unix tools do
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e
+    process.exit(process.exitCode ?? 0)
+  })
   const program = buildProgram()
   try {
     await program.parseAsync(argv)

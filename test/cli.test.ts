@@ -156,3 +156,19 @@ describe("electlab bench", () => {
     expect(out.throughput.messagesPerSecond).toBeGreaterThan(0)
   })
 })
+
+describe("electlab's output into a pipe its reader closes", () => {
+  mediumTest("stops quietly with exit 0 when the reader has gone (`| head`, a pager quit)", async () => {
+    const { spawn } = await import("node:child_process")
+    for (const args of [["--help"], ["sim", "--algorithm", "bully", "--nodes", "12", "--crash", "12", "--detect", "1"]]) {
+      const child = spawn(process.execPath, [bin, ...args])
+      // the reader closes before the first byte: every write meets a closed pipe
+      child.stdout.destroy()
+      let stderr = ""
+      child.stderr.on("data", (d) => (stderr += d))
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+      expect(stderr, args.join(" ")).toBe("")
+      expect(code, args.join(" ")).toBe(0)
+    }
+  })
+})
