@@ -40,7 +40,7 @@ export class BidRingNode extends RingBaseNode {
     /** Waiting for the result of the election initiated by `waitingFor`. */
     waiting: boolean
     waitingFor: number
-    /** When a voter last passed on `waitingFor`'s notice. */
+    /** When a voter last passed on `waitingFor`'s notice (set before it is read: onNotice). */
     waitingSince: number
     /** This process's own election is on (not cancelled, not completed). */
     initiating: boolean
@@ -72,7 +72,6 @@ export class BidRingNode extends RingBaseNode {
     protected resetRing() {
         this.waiting = false
         this.waitingFor = NO_NODE
-        this.waitingSince = 0
         this.initiating = false
         this.acceptedEpoch = -1
         this.suspectedWhileWaiting = false
@@ -204,8 +203,11 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         // The larger initiator's election goes on: it had R to come back to its initiator.
         // Past R it was lost (its initiator crashed), and this notice carries the
         // election instead of dying until the 2R wait ends (our extension).
+        // A voter that has accepted a result meanwhile (a smaller initiator's) still discards:
+        // a late notice must not open an election once it follows.
         if (node.waitingFor > initiator) {
             if (node.initiating) return
+            if (node.role !== Role.Electing) return
             if (now - node.waitingSince < node.roundTrip()) return
         }
         if (node.waitingFor < initiator) {
