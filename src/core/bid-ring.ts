@@ -5,8 +5,9 @@
 // sends ELECTION with itself in `initiator` and its bid; each receiver forwards the better
 // of the message's bid and its own. Back at the initiator the bid names the winner, and
 // COORDINATOR (the winner's bid, the initiator) goes round once. A station waiting for a
-// result (`waitingFor`) discards a notice from a smaller initiator (a voter still electing, for R: past
-// it the larger notice was lost) and cancels its election for a larger one's. The
+// result (`waitingFor`) discards a notice from a smaller initiator (a voter still
+// electing, for R: past it the larger notice was lost) and cancels its election for a
+// larger one's. The
 // initiator re-initiates after R = n(T + 1) (TIMER_REINITIATE); a voter that hears no
 // result within 2R starts an election of its own (TIMER_RESULT).
 //
