@@ -41,7 +41,7 @@ describe("adaptive detector: the suspicion delay", () => {
 
   test("the period and the jitter come from the last WINDOW gaps", () => {
     const d = fed([...CLEAN, ...repeat(60, 100), ...repeat(50, WINDOW)])
-    expect(d.samples()).toBe(WINDOW)
+    expect(d.count).toBe(WINDOW)
     expect(d.period()).toBe(50)
   })
 
@@ -93,22 +93,22 @@ describe("adaptive detector: the suspicion delay", () => {
   test("a silence beyond the ceiling is not a sample; another coordinator starts a new series, clear forgets", () => {
     const d = fed(repeat(50, 10))
     d.heartbeat(1000 + 500 + 5000)
-    expect(d.samples()).toBe(10)
+    expect(d.count).toBe(10)
     d.watch(3)
     d.heartbeat(9000)
-    expect(d.samples()).toBe(10)
+    expect(d.count).toBe(10)
     d.heartbeat(9050)
-    expect(d.samples()).toBe(11)
+    expect(d.count).toBe(11)
     // the same coordinator again (after a false alarm): the silence counts
     d.watch(3)
     d.heartbeat(9250)
-    expect(d.samples()).toBe(12)
+    expect(d.count).toBe(12)
     expect(d.longestGap()).toBe(200)
     d.watch(4)
     d.heartbeat(9300)
-    expect(d.samples()).toBe(12)
+    expect(d.count).toBe(12)
     d.clear()
-    expect(d.samples()).toBe(0)
+    expect(d.count).toBe(0)
     expect(d.delay()).toBe(250)
   })
 })
@@ -263,7 +263,7 @@ describe("adaptive detector: its fixed slots hold what plain lists would", () =>
           const all = [...blocks, open]
           const received = all.reduce((n, b) => n + b.received, 0)
           const periods = all.reduce((n, b) => n + b.periods, 0)
-          expect(d.samples()).toBe(gaps.length)
+          expect(d.count).toBe(gaps.length)
           expect(d.period()).toBe(median())
           expect(d.longestGap()).toBe(Math.max(...all.map((b) => b.longest)))
           expect(d.lossRate()).toBeCloseTo((periods - received + 0.5) / (periods + 1), 12)

@@ -52,7 +52,7 @@ describe("numbered heartbeats", () => {
     // the series continues from the new number: the next one 95 ms late is late, not lost
     d.heartbeat(t + 190, seq + 11)
     expect(d.lossRate()).toBe(1.5 / 604)
-    expect(d.samples()).toBe(64)
+    expect(d.count).toBe(64)
     expect(Number.isFinite(d.delay())).toBe(true)
   })
 

@@ -106,7 +106,8 @@ export class AdaptiveDetector implements FailureDetector {
     private gapSent: number[] = zeroBytes(WINDOW)
     /** The same `count` gaps in ascending order, kept so on each arrival (the VM's sort is quadratic). */
     private sortedGaps: number[] = zeroBytes(WINDOW)
-    private count: number
+    /** Gaps learnt, at most WINDOW (a field, not a method: a method costs every image bytes). */
+    count: number
     private lastSeq: number
     /** Where the next gap goes once the window is full. */
     private nextSlot: number
@@ -206,10 +207,6 @@ export class AdaptiveDetector implements FailureDetector {
         // restarted sender numbering afresh: follow it, or its numbers stay unbelieved for long
         if (seq > 0 && (this.lastSeq === 0 || seqAhead(this.lastSeq, seq) > 0 || seqAhead(seq, this.lastSeq) > MAX_REORDER))
             this.lastSeq = seq
-    }
-
-    samples(): number {
-        return this.count
     }
 
     learns(): boolean {
