@@ -777,6 +777,20 @@ describe("how long a hint's check waits for the proof", () => {
     expect(proofWait(a, 3, T)).toBe(14)
   })
 
+  test("election frames never bring a round-trip challenge: on the bus it would go out ahead of the answers", () => {
+    const a = auth(1)
+    const b = auth(3)
+    met(a, b, 0)
+    for (let at = RTT_SAMPLE_MS; at <= 3 * RTT_SAMPLE_MS; at += 250) {
+      const opened = a.open(sealCopy(b, frame(Kind.ELECTION, 3), at)!, at + 2)
+      expect(opened.frames.length).toBe(1)
+      expect(opened.reply).toBeNull()
+    }
+    // the next heartbeat does
+    const beat = a.open(sealCopy(b, frame(Kind.HEARTBEAT, 3), 3 * RTT_SAMPLE_MS + 250)!, 3 * RTT_SAMPLE_MS + 252)
+    expect(beat.replyTo).toBe(3)
+  })
+
   test("steady round trips: the wait comes down to about two of them", () => {
     const a = auth(1)
     const b = auth(3)

@@ -46,7 +46,7 @@
 //   which waits proofWait(): a few round trips of our challenges to that node's proofs.
 
 import { ByteSource, getU16, getU32, parseHex, setUint, zeroBytes } from "./codec"
-import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, MAX_FRAME_BYTES } from "./frame"
+import { BROADCAST, FRAME_HEADER_BYTES, FRAME_LIST_LENGTH_OFFSET, Kind, MAX_FRAME_BYTES } from "./frame"
 import { nameIn, sum } from "./portable"
 
 /** Truncated tag: 64 bits, as Bluetooth Mesh's large NetMIC; a forgery succeeds once in 2^64 tries. */
@@ -123,10 +123,12 @@ export const KEY_MISMATCH_MS = 3000
  */
 export const PROOF_WAIT_FLOOR_MS = 10
 /**
- * A sender's fresh frame gets a challenge when the last one we sent it is this old: its proof
- * measures a round trip of the path as it is now, for the next hint's check. A coordinator's
- * heartbeats bring one challenge and one proof per follower in this time; a follower that
- * sends nothing is measured only by the checks themselves.
+ * A sender's fresh heartbeat gets a challenge when the last one we sent it is this old: its
+ * proof measures a round trip of the path as it is now, for the next hint's check. A
+ * coordinator's heartbeats bring one challenge and one proof per follower in this time; other
+ * nodes are measured only by the checks themselves. Not on election frames: there the
+ * challenge and its proof went ahead of the answers in the bus's send pacing (5 packets, then
+ * one per 20 ms), and a bully's answers to 11 elections reached the last past T.
  */
 export const RTT_SAMPLE_MS = 5000
 /** Senders tracked at most (only holders of the key create entries). */
@@ -375,10 +377,11 @@ export class FrameAuth {
             if (why === AuthRefusal.None) {
                 r.frames.push(bytes)
                 // now and then a round trip of this sender's (a challenge; its proof is measured)
-                if (now - p[Peer.ChallengeAt] >= RTT_SAMPLE_MS) {
-                    r.reply = challengeTo(this, p, now, nonce, true)
-                    r.replyTo = r.src
-                }
+                if (bytes[1] === Kind.HEARTBEAT)
+                    if (now - p[Peer.ChallengeAt] >= RTT_SAMPLE_MS) {
+                        r.reply = challengeTo(this, p, now, nonce, true)
+                        r.replyTo = r.src
+                    }
                 return r
             }
             if (why !== AuthRefusal.Stale) return refuse(this, r, why, now)
