@@ -305,7 +305,7 @@ function depthFirst(options: SearchOptions): SearchResult | null {
     if (ckpt && t >= nextCheckpoint) checkpointNow(own)
     if (progress) {
       const [forward, backward] = visited.helperShares()
-      progress.tick(visited.size(), own.length, depth, t, visited.table.bytes(), Math.min(1, Math.max(pathShare(own), forward) + backward))
+      progress.tick(visited.size(), own.length, Math.max(depth, own.length), t, visited.table.bytes(), Math.min(1, Math.max(pathShare(own), forward) + backward))
     }
   }
   const hooks = {
