@@ -180,13 +180,16 @@ export class EchoNode extends ElectionNode {
 
 /**
  * Our extension: an ECHO for a wave this process started and has left (it followed a
- * higher coordinator's heartbeat) gets the coordinator it follows now, as that wave's
- * COORDINATOR: the echoer would otherwise wait for a result nobody will send. An ECHO
- * whose best is the coordinator we follow says it is alive and in the wave (where it
- * does not heartbeat): watch it afresh rather than suspect it and start another wave.
+ * higher coordinator's heartbeat) or finished (it took the echoer as down when its ACK was
+ * late) gets the coordinator it follows now, as that wave's COORDINATOR: the echoer would
+ * otherwise wait for a result nobody will send, until its election's deadline. An echoer
+ * that outranks that coordinator contests it. An ECHO whose best is the coordinator we
+ * follow says it is alive and in the wave (where it does not heartbeat): watch it afresh
+ * rather than suspect it and start another wave.
  */
 function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]): boolean {
-    if (frame.initiator !== node.id || node.status !== IDLE || node.coordinator === NO_NODE) return false
+    if (node.status === ACTIVE) return false
+    if (frame.initiator !== node.id || node.status === ECHOED || node.coordinator === NO_NODE) return false
     if (node.role !== Role.Follower && node.role !== Role.Coordinator) return false
     const f = frameFrom(node, Kind.COORDINATOR, frame.src)
     f.epoch = frame.epoch
