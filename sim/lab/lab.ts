@@ -265,7 +265,9 @@ export class Lab {
       b.epoch = r.epoch
       b.framesSent = r.framesSent
       b.framesReceived = r.framesReceived
-      b.drops = r.framesDropped
+      // the register counts frames that did not decode; the log's drop lines count those too,
+      // and the frames the inbox or the outbox had no room for
+      b.drops = Math.max(b.drops, r.framesDropped)
       b.nonce = r.nonce
       b.registerRole = r.role
     }
