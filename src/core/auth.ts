@@ -128,7 +128,7 @@ export const PROOF_WAIT_FLOOR_MS = 10
  * coordinator's heartbeats bring one challenge and one proof per follower in this time; other
  * nodes are measured only by the checks themselves. Not on election frames: there the
  * challenge and its proof went ahead of the answers in the bus's send pacing (5 packets, then
- * one per 20 ms), and a bully's answers to 11 elections reached the last past T.
+ * one per 20 ms), and the last of a bully's OKs to 11 elections left after T.
  */
 export const RTT_SAMPLE_MS = 5000
 /** Senders tracked at most (only holders of the key create entries). */
