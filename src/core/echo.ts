@@ -9,7 +9,7 @@
 // ELECTION is acknowledged at once (ACK, naming the sender's wave); a neighbour that does
 // not acknowledge within T is taken as down. A wave is (epoch, initiator): a higher wave
 // is joined, a lower one acknowledged and ignored. Frames: the wave in `epoch` and
-// `initiator`, the best id or the winner in `bid`.
+// `initiator`, the best id or the winner in `bid` (in an ELECTION: the sender's parent).
 //
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`echo`" and, for a wave stalled by a crash, "Converging under faults".
@@ -123,6 +123,9 @@ export class EchoNode extends ElectionNode {
         if (k < 0) return false // not a neighbour: the graph says we cannot hear it
         if (!isMember(this, frame.initiator)) return false
         if ((frame.kind === Kind.ECHO || frame.kind === Kind.COORDINATOR) && !isMember(this, frame.bid)) return false
+        // an ELECTION names its sender's parent (bid), which it is not for: one frame to
+        // several goes to all on a bus or a broker, and the parent took it for a reply
+        if (frame.kind === Kind.ELECTION) if (frame.bid === this.id) return false
         const cmp = compareWave(this, frame.epoch, frame.initiator)
         if (frame.kind === Kind.ELECTION) {
             if (cmp > 0) {
@@ -237,7 +240,8 @@ function enterWave(node: EchoNode, now: number, out: Action[]) {
         else to.push(node.neighbors[k])
     }
     if (to.length > 0) {
-        sendWaveFrame(node, Kind.ELECTION, to, 0, out)
+        // the initiator names itself: no other process takes the frame for its child's
+        sendWaveFrame(node, Kind.ELECTION, to, node.parent === NO_NODE ? node.id : node.parent, out)
         // the first one arms the link's timer (T)
         for (let j = 0; j < to.length; j++) node.link.expect(to[j], 0, null, now, out)
     } else node.link.cancel(out)

@@ -7,7 +7,7 @@
 //
 // Events due at the same time run in the order they were scheduled.
 
-import { copyFrame, Frame, Kind } from "./frame"
+import { BROADCAST, copyFrame, Frame, Kind } from "./frame"
 import {
     Action,
     ActionType,
@@ -67,6 +67,11 @@ export const DEFAULT_MAX_EVENTS_PER_INSTANT = 10000000
 
 export interface EngineOptions extends ClusterOptions {
     network: NetworkModel
+    /**
+     * Deliver a frame addressed to all to every other process, whoever it was sent to, as
+     * the firmware's bus and broker do with one frame for several; absent: only to those.
+     */
+    sharedMedium?: boolean
 }
 
 export class Engine {
@@ -435,6 +440,7 @@ export class Engine {
         const frame = copyFrame(sent)
         this.traffic.countSend(frame, to.length, this.network.frames(to, frame))
         if (this.tracing()) this.emit({ type: TraceType.Send, time: now, node: src, to: to, frame: frame })
+        if (this.options.sharedMedium) if (frame.dst === BROADCAST) to = this.ids.filter((id) => id !== src)
         // Destinations that share one delay go in one queue entry, in the order sent:
         // the same order individual entries would run in.
         let batch: number[] = null
