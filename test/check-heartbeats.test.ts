@@ -148,7 +148,7 @@ describe("the model with heartbeats", () => {
     ["ring", 2157],
     ["active-list-ring", 2074],
     ["bid-ring", 1519],
-    ["echo", 1722],
+    ["echo", 1710],
   ] as [string, number][])("%s, N = 3, one crash, one recovery: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 0), ["unique-coordinator", "eventual-agreement", "valid-coordinator"])
     expect(r.violations.map((v) => `${v.property}: ${v.detail}`)).toEqual([])
@@ -187,7 +187,7 @@ describe("the model with heartbeats", () => {
     ["improved-bully", 7982],
     ["ring", 41994],
     ["bid-ring", 16098],
-    ["echo", 21225],
+    ["echo", 19711],
   ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])
     expect(r).toMatchObject({ complete: true, violations: [], states })
@@ -254,7 +254,7 @@ describe("the fenced property: the election API's tokens on every state", () => 
 
   mediumTest.each([
     ["active-list-ring", 10805],
-    ["echo", 10478],
+    ["echo", 7554],
   ] as [string, number][])("%s, raw tokens: every follower still takes its coordinator's orders (%i states)", (algorithm, states) => {
     const r = check({ ...heartbeats(algorithm, 1, 1, 1), detection: "timed" }, ["fenced"], "raw")
     expect(r).toMatchObject({ complete: true, violations: [], states })

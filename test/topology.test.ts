@@ -114,7 +114,7 @@ describe("sim flags and cluster keys", () => {
     expect(out).toMatchObject({
       algorithm: "echo",
       coordinator: 8,
-      messages: { total: 42, byKind: { ELECTION: 15, ECHO: 7, COORDINATOR: 7, ACK: 13 } },
+      messages: { total: 36, byKind: { ELECTION: 15, ECHO: 7, COORDINATOR: 7, ACK: 7 } },
       violations: [],
     })
   })

@@ -5,11 +5,12 @@
 // from a neighbour when its ECHO or its own ELECTION arrives; having heard from all but
 // its parent it sends ECHO with its subtree's best id to the parent (ECHOED). The
 // initiator, having heard from all, sends COORDINATOR down the tree; a process that
-// knows the result is DONE. Every
-// ELECTION is acknowledged at once (ACK, naming the sender's wave); a neighbour that does
-// not acknowledge within T is taken as down. A wave is (epoch, initiator): a higher wave
-// is joined, a lower one acknowledged and ignored. Frames: the wave in `epoch` and
-// `initiator`, the best id or the winner in `bid` (in an ELECTION: the sender's parent).
+// knows the result is DONE. An ELECTION is acknowledged at once (ACK, naming the
+// receiver's wave), unless the receiver's own ELECTION of the same wave went the other
+// way, which answers it; a neighbour that does not answer within T is taken as down. A
+// wave is (epoch, initiator): a higher wave is joined, a lower one acknowledged and
+// ignored. Frames: the wave in `epoch` and `initiator`, the best id or the winner in
+// `bid` (in an ELECTION: the sender's parent).
 //
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`echo`" and, for a wave stalled by a crash, "Converging under faults".
@@ -146,12 +147,20 @@ export class EchoNode extends ElectionNode {
                 join(this, frame, k, now, out)
                 return true
             }
-            sendWaveFrame(this, Kind.ACK, [frame.src], 0, out)
-            if (cmp === 0 && this.status === ACTIVE) {
-                // The neighbour's own ELECTION: it is not our child, and it has answered.
+            if (cmp < 0 || frame.src === this.parent) {
+                // a lower wave's (its sender learns of ours), or our parent's again
+                sendWaveFrame(this, Kind.ACK, [frame.src], 0, out)
+                return true
+            }
+            // The neighbour's own ELECTION of our wave: it is not our child, and it has
+            // answered. It crossed ours to it, which answers it in turn (no ACK either way).
+            const answered = this.link.acknowledge(frame.src, 0) >= 0
+            if (this.status === ACTIVE) {
                 this.heard[k] = true
                 checkDone(this, now, out)
             }
+            // still waiting for ECHOs, but for no ACK: no timer
+            if (answered) if (this.status === ACTIVE) if (this.link.count() === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ACK) {

@@ -66,8 +66,12 @@ export function formatLog(event: string, t: number, fields: string): string {
 export const INBOX_HANDLERS = 1
 /** Frames handled in one turn of the VM, at most. */
 export const INBOX_BATCH = 4
-/** Frames waiting at most: a burst from every peer of a 12-board cluster fits. */
-export const INBOX_LIMIT = 16
+/**
+ * Frames waiting at most: the bursts of several elections at once from every peer of a
+ * 12-board cluster fit (echo's waves through a broker overran 16, and a lost frame stalls
+ * a wave until its deadline). A waiting frame holds some 60 bytes of heap.
+ */
+export const INBOX_LIMIT = 48
 /**
  * Sealed frames waiting for the wire at most. One fiber sends them, in the order the node
  * sent them (the links stay first in, first out); a send waits while the bus is busy, and for
