@@ -22,7 +22,6 @@ const sample = (): Frame => ({
 })
 
 const frameArb: fc.Arbitrary<Frame> = fc.record({
-  version: fc.constant(2),
   kind: fc.integer({ min: 1, max: 10 }),
   algorithm: fc.integer({ min: 1, max: 6 }),
   group: fc.integer({ min: 0, max: 255 }),
@@ -111,7 +110,6 @@ describe("frame codec", () => {
 
   describe("encoding refuses a frame that could not be decoded", () => {
     const cases: [string, Partial<Frame>, CodecError][] = [
-      ["version 1", { version: 1 }, CodecError.Version],
       ["seq past u16", { seq: 0x10000 }, CodecError.Field],
       ["kind 0", { kind: 0 as Kind }, CodecError.Kind],
       ["kind past the last", { kind: (MAX_KIND + 1) as Kind }, CodecError.Kind],

@@ -137,7 +137,7 @@ describe("engine", () => {
 
 describe("bus model", () => {
   test("a frame's air time follows 1 Mbit/s, 10 bits a byte, 16 header bytes and a 0.1 ms gap", () => {
-    const frame = { version: 2, kind: Kind.ELECTION, algorithm: 1, group: 1, epoch: 0, src: 1, dst: 2, initiator: 0, bid: 0, seq: 0, list: [] as number[] }
+    const frame = { kind: Kind.ELECTION, algorithm: 1, group: 1, epoch: 0, src: 1, dst: 2, initiator: 0, bid: 0, seq: 0, list: [] as number[] }
     // 21-byte frame → 24 bytes payload (padded to 4) + 16 header = 40 bytes = 400 µs, + 100 µs gap
     expect(BusNetwork.frameMs(frame)).toBeCloseTo(0.5, 6)
   })

@@ -34,7 +34,6 @@ const aBid = fc.oneof(anId, fc.tuple(fc.integer({ min: 0, max: 65535 }), anId).m
 
 function frameArb(algorithm: Algorithm): fc.Arbitrary<Frame> {
   return fc.record({
-    version: fc.constant(2),
     kind: fc.integer({ min: 1, max: MAX_KIND }),
     algorithm: fc.oneof({ weight: 9, arbitrary: fc.constant(algorithm) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: MAX_ALGORITHM }) }),
     group: fc.oneof({ weight: 9, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }),

@@ -145,7 +145,6 @@ export function encodedSize(frame: Frame): number {
 
 /** Checks every field, so that a bad frame is refused before it reaches a wire. */
 export function validateFrame(frame: Frame): CodecError {
-    if (frame.version !== FRAME_VERSION) return CodecError.Version
     // one check a line: a board's compiler spends bytes on each || it evaluates
     if (!isUint(frame.kind, MAX_KIND)) return CodecError.Kind
     if (frame.kind < 1) return CodecError.Kind
@@ -222,7 +221,7 @@ export function encodeFrame(frame: Frame): EncodeResult {
 
 /** Writes a valid frame's encodedSize(frame) bytes at the start of `out` (a board: a Buffer of the sealed size). */
 export function writeFrame(frame: Frame, out: ByteSource) {
-    out[0] = frame.version
+    out[0] = FRAME_VERSION
     out[1] = frame.kind
     out[2] = frame.algorithm
     out[3] = frame.group
@@ -261,7 +260,6 @@ export function decodeFrame(bytes: ByteSource, length?: number): DecodeResult {
     for (let i = 0; i < count; i++) list.push(getU16(bytes, FRAME_HEADER_BYTES + 2 * i))
     return {
         frame: {
-            version: bytes[0],
             kind: kind,
             algorithm: algorithm,
             group: bytes[3],

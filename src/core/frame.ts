@@ -91,7 +91,6 @@ export const MAX_ALGORITHM = 6
  * can drop a copy it has already handled; an ACK carries the seq it acknowledges.
  */
 export interface Frame {
-    version: number
     kind: Kind
     algorithm: Algorithm
     group: number
@@ -135,7 +134,6 @@ export function makeFrame(
     dst: number
 ): Frame {
     return {
-        version: FRAME_VERSION,
         kind: kind,
         algorithm: algorithm,
         group: group,
@@ -156,7 +154,6 @@ export function makeFrame(
  */
 export function copyFrame(f: Frame): Frame {
     const c = makeFrame(f.kind, f.algorithm, f.group, f.epoch, f.src, f.dst)
-    c.version = f.version
     c.initiator = f.initiator
     c.bid = f.bid
     c.seq = f.seq

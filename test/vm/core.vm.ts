@@ -11,7 +11,6 @@ import { NO_NODE, Role } from "../../src/core/contract"
 describe("codec in the VM", () => {
     test("u32 fields survive a round trip (the VM's % is wrong past int32)", () => {
         const enc = encodeFrame({
-            version: 2,
             kind: Kind.TABLE,
             algorithm: 2,
             group: 7,
@@ -33,14 +32,14 @@ describe("codec in the VM", () => {
         expect(dec.frame.seq).toBe(65535)
     })
     test("a Buffer decodes like a number array", () => {
-        const enc = encodeFrame({ version: 2, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
+        const enc = encodeFrame({ kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
         const dec = decodeFrame(Buffer.from(enc.bytes))
         expect(dec.error).toBe(CodecError.None)
         expect(dec.frame.kind).toBe(Kind.OK)
     })
     test("bad frames are rejected with a reason", () => {
         expect(decodeFrame([1, 2, 3]).error).toBe(CodecError.Short)
-        const enc = encodeFrame({ version: 2, kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
+        const enc = encodeFrame({ kind: Kind.OK, algorithm: 1, group: 1, epoch: 3, src: 2, dst: 1, initiator: 0, bid: 0, seq: 0, list: [] })
         const bad = enc.bytes.slice(0)
         bad[1] = 99
         expect(decodeFrame(bad).error).toBe(CodecError.Kind)
