@@ -15,8 +15,9 @@ import { ROOT } from "../sim/config/root"
 
 const require = createRequire(import.meta.url)
 const { vmFactory } = require("../sim/lab/vm-runner.cjs") as { vmFactory: (cli: string) => () => Promise<Vm> }
-const { HeapMeter, heapFigures, HEAP_BYTES } = require("../sim/lab/vm-heap.cjs") as {
+const { HeapMeter, heapFigures, HEAP_BYTES, reportOutOfHeap } = require("../sim/lab/vm-heap.cjs") as {
   HeapMeter: new (vm: Vm) => { sample(): { used: number; free: number; live: number } | null; live: number; peak: number; at: number }
+  reportOutOfHeap: (vm: Vm, meter: { at: number }, write: (line: string) => void) => void
   heapFigures: (words: Uint32Array, at: number) => { used: number; free: number } | null
   HEAP_BYTES: number
 }
@@ -94,6 +95,43 @@ describe("the heap meter", () => {
     // the whole chunk is accounted for: every block in use or free
     const whole = heapFigures(vm.HEAPU32, meter.at)!
     expect(whole.used + whole.free).toBe(HEAP_BYTES - 12)
+  }, 60_000)
+
+  test("out of heap with most of it free in pieces: the report gives the free bytes and the largest block, smaller than the one asked for", async () => {
+    const image = await build(join(ROOT, "test", "vm", "heap-split.vm.ts"))
+    const vm = await vmFactory(DEVS_CLI)()
+    const meter = new HeapMeter(vm)
+    const lines: string[] = []
+    let panicked = false
+    vm.dmesg = (line) => {
+      if (line.includes("PANIC") || line.includes("OutOfMemory")) panicked = true
+    }
+    reportOutOfHeap(vm, meter, (line) => lines.push(line))
+    vm.sendPacket = () => undefined
+    vm.devsSetDeviceId("12abdd2289421235")
+    const step = vm._jd_em_process
+    vm._jd_em_process = function () {
+      const next = step.call(this)
+      meter.sample()
+      return next
+    }
+    vm.devsStart()
+    expect(vm.devsDeploy(image)).toBe(0)
+    try {
+      const deadline = Date.now() + 20_000
+      while (!panicked && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    } finally {
+      vm.devsStop()
+    }
+    expect(lines.length, "no report of the panic").toBeGreaterThan(0)
+    const e = toBoardEvent(parseLogLine(lines[0], 3, 100)!)
+    expect(e).toMatchObject({ node: 3, event: "oom" })
+    if (e.event !== "oom") return
+    // 150 Buffers of 100 bytes let go between held ones: about 16 KB free, none of it in one
+    // piece that holds a Buffer of 1,000 bytes
+    expect(e.free, lines[0]).toBeGreaterThan(150 * bufferBlock(100) - 1024)
+    expect(e.largest, lines[0]).toBeLessThan(bufferBlock(1000))
+    expect(e.largest, lines[0]).toBeGreaterThanOrEqual(bufferBlock(100))
   }, 60_000)
 
   test("the runner's heap line is a typed event", () => {

@@ -44,6 +44,8 @@ export type BoardEvent = Common &
     | { event: "heap"; live: number; peak: number }
     /** What was live at the collection that left the most, by the runtime's kind of block. */
     | { event: "heapkinds"; peak: number; kinds: HeapKinds }
+    /** Out of heap: the bytes that were free and the largest free block (sim/lab/vm-runner.cjs). */
+    | { event: "oom"; free: number; largest: number }
     /** The board's process did not run for `ms` until the line was written (sim/lab/stall-probe.cjs). */
     | { event: "stall"; ms: number }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
@@ -83,6 +85,8 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
       return { ...common, event: "stall", ms: num(f.ms, 0) }
     case "heap":
       return { ...common, event: "heap", live: num(f.live, 0), peak: num(f.peak, 0) }
+    case "oom":
+      return { ...common, event: "oom", free: num(f.free, 0), largest: num(f.largest, 0) }
     case "heapkinds": {
       // "array=12/480": blocks/bytes of each kind
       const kinds: HeapKinds = {}

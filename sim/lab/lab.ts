@@ -160,6 +160,8 @@ export class Lab {
   panics = 0
   /** The event log's line for each of the first PANIC_NOTES panics, with its time. */
   readonly panicNotes: string[] = []
+  /** What each board's heap looked like when it last ran out, until its panic's note says it. */
+  private readonly outOfHeap = new Map<number, string>()
   firmwareBytes = 0
   /** The run's group key (64 hex digits), or null without authentication. */
   readonly authKey: string | null
@@ -656,13 +658,18 @@ export class Lab {
       case "heapkinds":
         if (e.peak >= (b.heapPeak ?? 0)) b.heapKinds = e.kinds
         break
+      case "oom":
+        this.outOfHeap.set(e.node, `; ${e.free} bytes were free, the largest block ${e.largest}`)
+        break
       case "panic": {
         // the program is gone until the VM restarts it: it holds no role meanwhile
         b.booted = false
         b.panics++
         this.panics++
         this.reigns.end(e.node, at)
-        const text = `${e.node} panicked (${e.code}${panicWhy(this.members.get(e.node)?.rawTail ?? [])}); the VM restarts it`
+        const heap = this.outOfHeap.get(e.node) ?? ""
+        this.outOfHeap.delete(e.node)
+        const text = `${e.node} panicked (${e.code}${panicWhy(this.members.get(e.node)?.rawTail ?? [])}${heap}); the VM restarts it`
         this.note(text)
         if (this.panicNotes.length < PANIC_NOTES) this.panicNotes.push(`${Math.round(performance.now() - this.startedAt)} ms ${text}`)
         break

@@ -128,6 +128,29 @@ function reportHeap(vm, write, everyMs = 250) {
   return meter
 }
 
+/**
+ * The free space as an allocation sees it: the bytes free in all and the largest free block.
+ * Out of heap with kilobytes free means the free space lies in pieces smaller than the block
+ * asked for. Null when the walk meets a block it cannot read.
+ */
+function freeSpace(words, at) {
+  const chunk = at + RECORD_WORDS * 4
+  const end = words[(chunk >> 2) + 1]
+  let free = 0
+  let largest = 0
+  for (let block = chunk + 8; block < end; ) {
+    const header = words[block >> 2]
+    const bytes = (header & 0xffffff) * 4
+    if (bytes === 0 || block + bytes > end) return null
+    if ((header >>> 24 & TAG_MASK) === TAG_FREE) {
+      free += bytes
+      if (bytes > largest) largest = bytes
+    }
+    block += bytes
+  }
+  return { free, largest }
+}
+
 /** The runtime's names of the block tags (gc_alloc.c), by tag number. */
 const TAG_NAMES = ["null", "free", "bytes", "array", "map", "buffer", "string", "function", "activation", "half_static_map", "short_map", "packet", "string_jmp", "image"]
 
@@ -152,4 +175,20 @@ function heapCensus(words, at) {
   return census
 }
 
-module.exports = { HEAP_BYTES, findCollector, heapFigures, heapCensus, HeapMeter, reportHeap }
+/**
+ * Writes "EL oom free=N largest=N" when the VM `vm` says it ran out of heap: the VM prints the
+ * exception before it unwinds, so the heap is still as the failed allocation found it.
+ * `meter` (a HeapMeter of that VM) knows where the heap is.
+ */
+function reportOutOfHeap(vm, meter, write) {
+  const print = vm.dmesg
+  vm.dmesg = function (line) {
+    if (line.includes("OutOfMemory") && meter.at >= 0) {
+      const space = freeSpace(vm.HEAPU32, meter.at)
+      if (space) write(`EL oom free=${space.free} largest=${space.largest}`)
+    }
+    return print.call(this, line)
+  }
+}
+
+module.exports = { HEAP_BYTES, findCollector, heapFigures, heapCensus, freeSpace, HeapMeter, reportHeap, reportOutOfHeap }

@@ -10,7 +10,7 @@
 const { readFileSync, writeFileSync, mkdirSync } = require("node:fs")
 const { dirname, join } = require("node:path")
 const { runInThisContext } = require("node:vm")
-const { reportHeap } = require("./vm-heap.cjs")
+const { reportHeap, reportOutOfHeap } = require("./vm-heap.cjs")
 
 const [cli, image, deviceId] = process.argv.slice(2)
 
@@ -97,7 +97,9 @@ async function main() {
   inst.flashSave = (buf) => writeFileSync(flash, buf)
   inst.devsSetDeviceId(deviceId)
   // the program's heap after each collection, for the lab's figures (sim/lab/vm-heap.cjs)
-  reportHeap(inst, (line) => console.log(line))
+  const meter = reportHeap(inst, (line) => console.log(line))
+  // out of heap: whether the space ran out or lay in pieces too small (the panic's note says)
+  reportOutOfHeap(inst, meter, (line) => console.log(line))
   inst.devsStart()
   const r = inst.devsDeploy(readFileSync(image))
   if (r) throw new Error("deploy error: " + r)
