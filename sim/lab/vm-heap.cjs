@@ -178,13 +178,16 @@ function heapCensus(words, at) {
 /**
  * Writes "EL oom free=N largest=N" when the VM `vm` says it ran out of heap: the VM prints the
  * exception before it unwinds, so the heap is still as the failed allocation found it.
- * `meter` (a HeapMeter of that VM) knows where the heap is.
+ * `meter` (a HeapMeter of that VM) knows where the heap is, once it has found it.
  */
 function reportOutOfHeap(vm, meter, write) {
   const print = vm.dmesg
   vm.dmesg = function (line) {
-    if (line.includes("OutOfMemory") && meter.at >= 0) {
-      const space = freeSpace(vm.HEAPU32, meter.at)
+    if (line.includes("OutOfMemory")) {
+      // (at boot the meter may not have found the heap yet)
+      const words = vm.HEAPU32
+      const at = meter.at >= 0 && isCollectorAt(words, meter.at) ? meter.at : findCollector(words)
+      const space = at >= 0 ? freeSpace(words, at) : null
       if (space) write(`EL oom free=${space.free} largest=${space.largest}`)
     }
     return print.call(this, line)
