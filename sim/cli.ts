@@ -509,6 +509,7 @@ export function buildProgram(): Command {
     .option("--write <file>", "write the run of --replay SEED as a scenario file (shrunk while it still fails)")
     .option("--no-shrink", "with --write: keep every fault")
     .option("--failure-detector <name>", "fixed (the failure timeout, default) or adaptive")
+    .option("--delivery <d>", "destinations (a frame for several reaches those it names, default) or shared (a broadcast reaches every process, as the boards' bus and broker deliver it)")
     .action(async (flags: CampaignFlags) => {
       const { runCampaignCommand } = await import("./campaign/command")
       process.exitCode = await runCampaignCommand(flags)

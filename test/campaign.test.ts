@@ -40,6 +40,20 @@ describe("campaign machinery", () => {
     expect(runPlan(a)).toEqual(runPlan(makePlan(42, Algorithm.Ring, "mixed")))
   })
 
+  test("the firmware's delivery: a plan with delivery shared says so in its cluster line, and its engine hands a broadcast to every process", () => {
+    const plan = makePlan(42, Algorithm.Echo, "link-faults", "fixed", "shared")
+    const text = scenarioText(plan, plan.faults, [])
+    expect(text).toMatch(/^cluster .* delivery=shared/m)
+    expect(text).toContain("--family link-faults --delivery shared\n")
+    expect(scenarioText(makePlan(42, Algorithm.Echo, "link-faults"), plan.faults, [])).not.toContain("delivery=")
+    const runner = new ScenarioRunner("s.txt", { quiet: true })
+    runner.run(parseScenario("cluster algorithm=echo ids=1,2,3 delivery=shared\n", "s.txt"))
+    expect(runner.engine!.options.sharedMedium).toBe(true)
+    expect(() => new ScenarioRunner("s.txt", { quiet: true }).run(parseScenario("cluster algorithm=echo ids=1,2,3 delivery=all\n", "s.txt"))).toThrow(
+      "unknown delivery 'all'; known: destinations, shared",
+    )
+  })
+
   mediumTest("the table does not depend on the number of workers", async () => {
     const algorithms = [Algorithm.Ring, Algorithm.BidRing]
     const families = ["link-faults", "partitions"] as const

@@ -3,6 +3,7 @@
 // over worker processes (one per core by default); every run is decided by its seed alone,
 // so the table is the same whatever the number of workers.
 
+import type { Delivery } from "../config/input"
 import { spawn } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
@@ -60,6 +61,8 @@ export interface CampaignJob {
   count: number
   /** The failure detector: "fixed" (the failure timeout) or "adaptive". */
   detector?: string
+  /** How a frame for several processes travels (sim/config/input.ts). */
+  delivery?: Delivery
 }
 
 /** Runs seeds first..first+count-1 of every cell in this process. */
@@ -69,7 +72,7 @@ export function runCells(job: CampaignJob): Record<string, CellAccumulator> {
     for (const family of job.families) {
       const cell = emptyCell()
       for (let seed = job.first; seed < job.first + job.count; seed++) {
-        const r = runSeed(seed, algorithm, family, job.detector)
+        const r = runSeed(seed, algorithm, family, job.detector, job.delivery)
         cell.runs++
         cell.messagesSum += r.messages
         cell.inFlightMax = Math.max(cell.inFlightMax, r.inFlight / (r.nodes * r.nodes))
@@ -134,16 +137,17 @@ export async function runCampaign(
   count: number,
   workers = availableParallelism(),
   detector = "fixed",
+  delivery: Delivery = "destinations",
 ): Promise<CampaignReport> {
   const t0 = performance.now()
   const all: Record<string, CellAccumulator> = {}
   const jobs = Math.max(1, Math.min(workers, count))
-  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count, detector }))
+  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count, detector, delivery }))
   else {
     const parts: Promise<Record<string, CellAccumulator>>[] = []
     const per = Math.ceil(count / jobs)
     for (let s = first; s < first + count; s += per)
-      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s), detector }))
+      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s), detector, delivery }))
     for (const part of await Promise.all(parts)) merge(all, part)
   }
   const seconds = (performance.now() - t0) / 1000

@@ -2,7 +2,7 @@
 
 import { writeFileSync } from "node:fs"
 import { ALGORITHMS } from "../../src/core/algorithms"
-import { InputError, parseAlgorithmName, parseDetectorName, parseInteger } from "../config/input"
+import { InputError, parseAlgorithmName, parseDelivery, parseDetectorName, parseInteger } from "../config/input"
 import { formatCampaign, runCampaign } from "./campaign"
 import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
 import { replay, runPlan, scenarioText, shrink } from "./run"
@@ -20,6 +20,7 @@ export interface CampaignFlags {
   write?: string
   shrink: boolean
   failureDetector?: string
+  delivery?: string
 }
 
 export function parseCampaignFamilies(text: string, where: string): Family[] {
@@ -33,12 +34,13 @@ export function parseCampaignFamilies(text: string, where: string): Family[] {
 
 export async function runCampaignCommand(flags: CampaignFlags): Promise<number> {
   const detector = flags.failureDetector !== undefined ? parseDetectorName(flags.failureDetector, "--failure-detector") : "fixed"
+  const delivery = flags.delivery !== undefined ? parseDelivery(flags.delivery, "--delivery") : "destinations"
   if (flags.replay !== undefined || flags.write !== undefined) {
     if (flags.replay === undefined) throw new InputError("--write needs --replay SEED (the run to write)", "--write")
     if (!flags.algorithm || !flags.family)
       throw new InputError("--replay needs --algorithm NAME and --family NAME", "--replay")
     const seed = parseInteger(flags.replay, "--replay", 0, 2 ** 32 - 1)
-    const plan = makePlan(seed, parseAlgorithmName(flags.algorithm, "--algorithm"), parseCampaignFamilies(flags.family, "--family")[0], detector)
+    const plan = makePlan(seed, parseAlgorithmName(flags.algorithm, "--algorithm"), parseCampaignFamilies(flags.family, "--family")[0], detector, delivery)
     const result = runPlan(plan)
     if (flags.write) {
       const faults = !result.pass && flags.shrink ? shrink(plan) : plan.faults
@@ -59,7 +61,7 @@ export async function runCampaignCommand(flags: CampaignFlags): Promise<number> 
   const count = parseInteger(flags.seeds, "--seeds", 1, 1e9)
   const first = parseInteger(flags.seed, "--seed", 0, 2 ** 32 - 1 - count)
   const workers = flags.workers !== undefined ? parseInteger(flags.workers, "--workers", 1, 64) : undefined
-  const report = await runCampaign(algorithms, families, first, count, workers, detector)
+  const report = await runCampaign(algorithms, families, first, count, workers, detector, delivery)
   process.stdout.write((flags.json ? JSON.stringify(report, null, 2) : formatCampaign(report)) + "\n")
   return report.cells.every((c) => c.passed === c.runs) ? 0 : 3
 }

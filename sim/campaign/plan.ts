@@ -8,6 +8,7 @@ import { makeBid } from "../../src/core/bid-ring"
 import { convergenceAfterFaults } from "../../src/core/bounds"
 import { MAX_NODES } from "../../src/core/limits"
 import { Rng } from "../simulator/rng"
+import type { Delivery } from "../config/input"
 
 export const CAMPAIGN_FAMILIES = [
   "coordinator-crash",
@@ -106,7 +107,7 @@ function gridsFor(n: number): string[] {
   return grids
 }
 
-export function makePlan(seed: number, algorithm: number, family: Family, detector = "fixed"): Plan {
+export function makePlan(seed: number, algorithm: number, family: Family, detector = "fixed", delivery: Delivery = "destinations"): Plan {
   const d = new Draw(new Rng(streamSeed(seed, family)))
   const n = d.int(3, MAX_NODES)
   // distinct ids from 1..3n, in a random ring order
@@ -133,6 +134,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)
+  if (delivery !== "destinations") args.push(`delivery=${delivery}`)
   const descriptor = descriptorOf(algorithm)
   if (descriptor.usesSuitability) args.push(`suitability=${suitability.join(",")}`)
   if (descriptor.usesGraph && topology !== "complete") args.push(`topology=${topology}`)

@@ -2,6 +2,7 @@
 // of the quiet phase, and no change during its last part. Also the shrinker: drop faults
 // one at a time while the run still fails.
 
+import type { Delivery } from "../config/input"
 import { algorithmName } from "../../src/core/algorithms"
 import { ScenarioRunner } from "../simulator/scenario"
 import { makePlan, type Family, type Plan, planCommands } from "./plan"
@@ -63,8 +64,8 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   }
 }
 
-export function runSeed(seed: number, algorithm: number, family: Family, detector = "fixed"): RunResult {
-  return runPlan(makePlan(seed, algorithm, family, detector))
+export function runSeed(seed: number, algorithm: number, family: Family, detector = "fixed", delivery: Delivery = "destinations"): RunResult {
+  return runPlan(makePlan(seed, algorithm, family, detector, delivery))
 }
 
 /** The failure's shape without its numbers, to group failures by mode. */
@@ -106,10 +107,20 @@ export function describePlan(plan: Plan): string {
 }
 
 /** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
+/** The campaign's flags a run's cluster line carries (detector, delivery), as `--replay` takes them. */
+function replayFlags(cluster: string): string {
+  const flags: string[] = []
+  for (const key of ["failure-detector", "delivery"]) {
+    const m = new RegExp(`\\b${key}=(\\S+)`).exec(cluster)
+    if (m) flags.push(` --${key} ${m[1]}`)
+  }
+  return flags.join("")
+}
+
 export function scenarioText(plan: Plan, faults: string[], violations: string[]): string {
   const header = [
     `# ${describePlan(plan)}: written by electlab campaign --write`,
-    `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}`,
+    `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}${replayFlags(plan.cluster)}`,
     `# fails with: ${violations.join("; ") || "(passes)"}`,
     `# faults end at t=${plan.faultEnd}; nothing may change after t=${plan.stableSince}`,
   ]

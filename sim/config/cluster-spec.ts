@@ -23,6 +23,8 @@ export interface ClusterSpec {
   messageBudget: number
   /** More events than this at one instant stops the run (0: the engine's default). */
   instantEvents: number
+  /** A broadcast frame reaches every process, not only those it was sent for (the bus, a broker). */
+  sharedMedium?: boolean
 }
 
 export function defaultSpec(): ClusterSpec {

@@ -50,6 +50,15 @@ export function parseDetectorName(text: string, where: string): DetectorName {
   throw new InputError(`unknown failure detector '${text}'; known: ${DETECTOR_NAMES.join(", ")}`, where)
 }
 
+/** How a frame for several processes travels in the simulator (EngineOptions.sharedMedium). */
+export const DELIVERIES = ["destinations", "shared"] as const
+export type Delivery = (typeof DELIVERIES)[number]
+
+export function parseDelivery(text: string, where: string): Delivery {
+  if ((DELIVERIES as readonly string[]).includes(text)) return text as Delivery
+  throw new InputError(`unknown delivery '${text}'; known: ${DELIVERIES.join(", ")}`, where)
+}
+
 export function parseNumber(text: string, where: string, min: number, max: number): number {
   if (!/^-?\d+(\.\d+)?$/.test(text.trim()))
     throw new InputError(`'${text}' is not a number`, where)

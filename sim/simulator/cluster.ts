@@ -15,6 +15,7 @@ export function buildEngine(spec: ClusterSpec): Engine {
     neighbors: spec.neighbors,
     suitability: spec.suitability,
     seed: spec.seed,
+    sharedMedium: spec.sharedMedium,
     network: new FaultyNetwork(makeNetwork(spec.network, spec.seed, { loss: spec.loss }, spec.ids.length), spec.seed),
   }
   const engine = new Engine(options, createCluster(options))
