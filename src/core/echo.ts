@@ -73,9 +73,13 @@ export class EchoNode extends ElectionNode {
         return echoElectionBound(this.ids.length, this.timing)
     }
 
-    /** In another's wave and not yet echoed: its initiator waits for our subtree. */
+    /**
+     * In another's wave and not yet echoed: its initiator waits for our subtree. Unless the
+     * heartbeat is that initiator's: it leads, so its wave is over (a late ELECTION drew us
+     * into it after its end, and no result would ever come down our branch).
+     */
     override carriesOthersElection(rank: number): boolean {
-        return this.status === ACTIVE && this.waveInitiator !== this.id
+        return this.status === ACTIVE && this.waveInitiator !== this.id && this.waveInitiator !== rank
     }
 
     /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */
