@@ -32,7 +32,7 @@ function isCollectorAt(words, at) {
 
 /**
  * The heap's blocks at this moment: bytes in use (live objects, and garbage not yet
- * collected), free, and `live`: what was in use just after the last
+ * collected), free (and the largest free block), and `live`: what was in use just after the last
  * collection (in use now, less what was allocated since). Null when the walk meets a block
  * it cannot read (the program restarting).
  */
@@ -41,16 +41,19 @@ function heapFigures(words, at) {
   const end = words[(chunk >> 2) + 1]
   let used = 0
   let free = 0
+  let largestFree = 0
   for (let block = chunk + 8; block < end; ) {
     const header = words[block >> 2]
     const bytes = (header & 0xffffff) * 4
     if (bytes === 0 || block + bytes > end) return null
-    if ((header >>> 24 & TAG_MASK) === TAG_FREE) free += bytes
-    else used += bytes
+    if ((header >>> 24 & TAG_MASK) === TAG_FREE) {
+      free += bytes
+      if (bytes > largestFree) largestFree = bytes
+    } else used += bytes
     block += bytes
   }
   const sinceCollection = words[(at >> 2) + 4] * 4
-  return { used, free, live: Math.max(0, used - sinceCollection) }
+  return { used, free, largestFree, live: Math.max(0, used - sinceCollection) }
 }
 
 /**
@@ -128,29 +131,6 @@ function reportHeap(vm, write, everyMs = 250) {
   return meter
 }
 
-/**
- * The free space as an allocation sees it: the bytes free in all and the largest free block.
- * Out of heap with kilobytes free means the free space lies in pieces smaller than the block
- * asked for. Null when the walk meets a block it cannot read.
- */
-function freeSpace(words, at) {
-  const chunk = at + RECORD_WORDS * 4
-  const end = words[(chunk >> 2) + 1]
-  let free = 0
-  let largest = 0
-  for (let block = chunk + 8; block < end; ) {
-    const header = words[block >> 2]
-    const bytes = (header & 0xffffff) * 4
-    if (bytes === 0 || block + bytes > end) return null
-    if ((header >>> 24 & TAG_MASK) === TAG_FREE) {
-      free += bytes
-      if (bytes > largest) largest = bytes
-    }
-    block += bytes
-  }
-  return { free, largest }
-}
-
 /** The runtime's names of the block tags (gc_alloc.c), by tag number. */
 const TAG_NAMES = ["null", "free", "bytes", "array", "map", "buffer", "string", "function", "activation", "half_static_map", "short_map", "packet", "string_jmp", "image"]
 
@@ -187,11 +167,12 @@ function reportOutOfHeap(vm, meter, write) {
       // (at boot the meter may not have found the heap yet)
       const words = vm.HEAPU32
       const at = meter.at >= 0 && isCollectorAt(words, meter.at) ? meter.at : findCollector(words)
-      const space = at >= 0 ? freeSpace(words, at) : null
-      if (space) write(`EL oom free=${space.free} largest=${space.largest}`)
+      // kilobytes free and no block as large as the one asked for: a heap in pieces
+      const space = at >= 0 ? heapFigures(words, at) : null
+      if (space) write(`EL oom free=${space.free} largest=${space.largestFree}`)
     }
     return print.call(this, line)
   }
 }
 
-module.exports = { HEAP_BYTES, findCollector, heapFigures, heapCensus, freeSpace, HeapMeter, reportHeap, reportOutOfHeap }
+module.exports = { HEAP_BYTES, findCollector, heapFigures, heapCensus, HeapMeter, reportHeap, reportOutOfHeap }
