@@ -208,8 +208,12 @@ function onNotice(node: BidRingNode, frame: Frame, now: number, out: Action[]) {
         // a late notice must not open an election once it follows.
         if (node.waitingFor > initiator) {
             if (node.initiating) return
-            if (node.role !== Role.Electing) return
-            if (now - node.waitingSince < node.roundTrip()) return
+            // (our extension) unless its bid outranks the coordinator accepted: a higher
+            // process is up and electing, and its election must go on (campaign seed bid-ring
+            // mixed 104, delivered as the boards do; and 5087, 5047, 9019, 8002, 3679)
+            if (node.role !== Role.Electing) {
+                if (frame.bid <= (node.role === Role.Coordinator ? node.bid : node.coordinatorRank)) return
+            } else if (now - node.waitingSince < node.roundTrip()) return
         }
         if (node.waitingFor < initiator) {
             if (node.initiating) {
