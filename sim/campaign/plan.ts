@@ -50,6 +50,9 @@ export interface Plan {
   seed: number
   algorithm: number
   family: Family
+  /** The failure detector and the delivery the run was made with (its cluster line says them too). */
+  detector: string
+  delivery: Delivery
   ids: number[]
   /** Scenario commands: cluster, then the fault schedule (`at T ...`) in time order. */
   cluster: string
@@ -280,6 +283,8 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     seed,
     algorithm,
     family,
+    detector,
+    delivery,
     ids,
     cluster: `cluster ${args.join(" ")}`,
     faults: lines,

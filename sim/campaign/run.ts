@@ -106,21 +106,16 @@ export function describePlan(plan: Plan): string {
   return `seed ${plan.seed} ${algorithmName(plan.algorithm)} ${plan.family}`
 }
 
-/** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
-/** The campaign's flags a run's cluster line carries (detector, delivery), as `--replay` takes them. */
-function replayFlags(cluster: string): string {
-  const flags: string[] = []
-  for (const key of ["failure-detector", "delivery"]) {
-    const m = new RegExp(`\\b${key}=(\\S+)`).exec(cluster)
-    if (m) flags.push(` --${key} ${m[1]}`)
-  }
-  return flags.join("")
+/** The flags `--replay` needs besides the seed, the algorithm and the family (none for the defaults). */
+function replayFlags(plan: Plan): string {
+  return (plan.detector !== "fixed" ? ` --failure-detector ${plan.detector}` : "") + (plan.delivery !== "destinations" ? ` --delivery ${plan.delivery}` : "")
 }
 
+/** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
 export function scenarioText(plan: Plan, faults: string[], violations: string[]): string {
   const header = [
     `# ${describePlan(plan)}: written by electlab campaign --write`,
-    `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}${replayFlags(plan.cluster)}`,
+    `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}${replayFlags(plan)}`,
     `# fails with: ${violations.join("; ") || "(passes)"}`,
     `# faults end at t=${plan.faultEnd}; nothing may change after t=${plan.stableSince}`,
   ]
