@@ -36,7 +36,7 @@ describe("each algorithm's hints to the check", () => {
   test.each(ALGORITHMS.map((d) => [d.name, d] as const))("%s: every hinted field is a key its node holds", (_, d) => {
     const node = createNode(d.algorithm, config)
     const h = hintsOf(d.algorithm)
-    const hinted = [...h.skipped, ...h.shared, ...h.instants, ...Object.keys(h.capped), ...h.downSince, ...h.seqs]
+    const hinted = [...h.skipped, ...h.shared, ...h.instants, ...Object.keys(h.capped), ...h.downSince, ...h.aged, ...h.seqs]
     for (const name of hinted) expect(Object.keys(node), name).toContain(name)
     // the hints the check calls on a node read what it expects
     if (h.seqsOf) {
@@ -48,6 +48,7 @@ describe("each algorithm's hints to the check", () => {
       expect([since.length, down.length]).toEqual([config.ids.length, config.ids.length])
       expect(h.downCap!(node)).toBeGreaterThan(0)
     }
+    if (h.aged.length > 0) expect(h.ageCap!(node)).toBeGreaterThan(0)
   })
 
   test("what each algorithm hints (the counts of the check rest on them)", () => {
@@ -61,7 +62,7 @@ describe("each algorithm's hints to the check", () => {
     expect(hinted(Algorithm.Ring)).toEqual(ring)
     expect(hinted(Algorithm.ActiveListRing)).toEqual(ring)
     expect(hinted(Algorithm.BidRing)).toEqual({ ...ring, skipped: ["ringPos", "suitability", "bid", "waitingSince"] })
-    expect(hinted(Algorithm.Echo)).toEqual({ skipped: ["neighbors"], shared: ["neighbors"] })
+    expect(hinted(Algorithm.Echo)).toEqual({ skipped: ["neighbors"], shared: ["neighbors"], aged: ["waveEnteredAt"] })
   })
 
   test("every algorithm module's hints are the ones the registry gives", async () => {

@@ -21,6 +21,10 @@ export interface FieldHints {
   downSinceOf: ((n: ElectionNode) => [number[], boolean[]]) | null
   /** The oldest age a down mark is hashed with; null when none. */
   downCap: ((n: ElectionNode) => number) | null
+  /** Times read only with heartbeats, hashed as their age capped at ageCap; empty when none. */
+  aged: string[]
+  /** The age those times are capped at; null when none. */
+  ageCap: ((n: ElectionNode) => number) | null
   /** The ring's seq fields (last seq, link, seen tags); empty when none. */
   seqs: string[]
   /** Those three fields' values on a real node; null when none. */
@@ -57,10 +61,13 @@ export function fieldHints(h: CheckHints): FieldHints {
     downSince: names(h.downSince),
     downSinceOf: h.downSince ?? null,
     downCap: h.downCap ?? null,
+    aged: names(h.aged),
+    ageCap: h.ageCap ?? null,
     seqs: names(h.seqs),
     seqsOf: h.seqs ?? null,
   }
   if (hints.downSince.length !== 0 && (hints.downSince.length !== 2 || !hints.downCap)) throw new Error("downSince names the times and the marks, and needs downCap")
+  if (hints.aged.length !== 0 && !hints.ageCap) throw new Error("aged needs ageCap")
   if (hints.seqs.length !== 0 && hints.seqs.length !== 3) throw new Error("seqs names the last seq, the link and the seen tags")
   return hints
 }

@@ -234,6 +234,8 @@ interface FieldSets {
    * a down mark, capped (the ring: at R; older is as old), nothing for a process not marked.
    */
   downSince: Set<string>
+  /** Times hashed as their age capped, with heartbeats only (CheckHints.aged). */
+  aged: Set<string>
   /** Fields the ring abstraction writes (abstraction.ts). */
   rewritten: Set<string>
 }
@@ -249,6 +251,7 @@ function fieldSetsOf(node: ElectionNode): FieldSets {
     instants: new Set<string>(h.instants),
     capped: { ...NODE_CAPPED, ...h.capped },
     downSince: new Set<string>(h.downSince.slice(0, 1)),
+    aged: new Set<string>(h.aged),
     rewritten: new Set<string>(h.seqs),
   }
   fieldSetsByAlgorithm[node.algorithm] = f
@@ -263,6 +266,15 @@ function downAges(node: ElectionNode, clock: number): number[] | null {
   const cap = h.downCap(node)
   return down.map((d, i) => (d ? Math.min(timeValue(clock - since[i]), cap) : -1))
 }
+/** A hinted time's age as hashed (FieldSets.aged): -1 for none; null: left out (heartbeats off). */
+function agedAge(node: ElectionNode, v: number, clock: number): number | null {
+  if (node.timing.heartbeatInterval <= 0) return null
+  if (v < 0) return -1
+  const cap = hintsOf(node.algorithm).ageCap!(node)
+  const age = timeValue(clock - v)
+  return age < cap ? age : cap
+}
+
 /** Time fields of the classes a node holds, by prototype (the ring's link has its own key, abstraction.ts). */
 const NESTED_TIMES = new Map<object, Set<string>>([[AckLink.prototype, new Set<string>(ACK_LINK_TIMES)]])
 
@@ -461,6 +473,11 @@ function computeNodeText(node: ElectionNode, clock: number, ctx: TextContext | n
       if (ages !== null) s += "d" + ages.join(",") + "|"
       continue
     }
+    if (f.aged.has(k)) {
+      const age = agedAge(node, v as number, clock)
+      if (age !== null) s += "a" + age + "|"
+      continue
+    }
     if (UNTIL_FIELDS.has(k)) {
       s += "u" + timeLeft(v as number, clock) + "|"
       continue
@@ -588,7 +605,7 @@ function planFor(node: ElectionNode): FieldPlan {
     if (f.skipped.has(k)) continue
     plan.names.push(k)
     plan.kinds.push(
-      f.downSince.has(k) ? 6 : f.instants.has(k) ? 1 : f.capped[k] !== undefined ? 2 : f.rewritten.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : 0,
+      f.downSince.has(k) ? 6 : f.instants.has(k) ? 1 : f.capped[k] !== undefined ? 2 : f.rewritten.has(k) ? 3 : HEARD_FIELDS.has(k) ? 4 : UNTIL_FIELDS.has(k) ? 5 : f.aged.has(k) ? 7 : 0,
     )
     plan.caps.push(f.capped[k] ?? 0)
   }
@@ -630,6 +647,8 @@ function writerFor(node: ElectionNode): KeyWriter {
         return `keyNumber(timeLeft(${v}, clock)); keyWord(TAG_END)`
       case 6:
         return `{ const ages = downAges(node, clock); if (ages !== null) for (const a of ages) keyNumber(a); keyWord(TAG_END) }`
+      case 7:
+        return `{ const age = agedAge(node, ${v}, clock); if (age !== null) keyNumber(age); keyWord(TAG_END) }`
     }
     const first = o[k]
     if (Array.isArray(first))
@@ -637,7 +656,7 @@ function writerFor(node: ElectionNode): KeyWriter {
     if (typeof first === "number" || typeof first === "boolean") return `{ const v = ${v}; ${plain("v")}; keyWord(TAG_END) }`
     return `keyValue(${v}, clock, false); keyWord(TAG_END)`
   })
-  const helpers = { keyWord, keyNumber, keyValue, keyRingField, heardAge, timeLeft, instantKey, downAges, TAG_END, TAG_TRUE, TAG_FALSE, TAG_ARRAY, TAG_FLOAT }
+  const helpers = { keyWord, keyNumber, keyValue, keyRingField, heardAge, timeLeft, instantKey, downAges, agedAge, TAG_END, TAG_TRUE, TAG_FALSE, TAG_ARRAY, TAG_FLOAT }
   const names = Object.keys(helpers)
   writer = new Function(...names, `return (node, clock, ctx) => { ${lines.join("\n")} }`)(...Object.values(helpers)) as KeyWriter
   writers.set(proto, writer)

@@ -80,8 +80,9 @@ export class ActiveListRingNode extends RingBaseNode {
      * election's: that epoch's election ended without our elect (lost, or dead at a process
      * of a newer epoch), and we would wait for the deadline. Elect again, in a newer epoch.
      */
-    override lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {
+    override lowerLeadsWhileElecting(heartbeat: Frame, now: number, out: Action[]) {
         if (!this.participating) return
+        const epoch = heartbeat.epoch
         if (epochAfter(this.electionEpoch, epoch)) return
         if (epochAfter(epoch, this.epoch)) this.epoch = epoch
         this.participating = false

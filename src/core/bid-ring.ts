@@ -108,7 +108,7 @@ export class BidRingNode extends RingBaseNode {
      * settled without it (its notice cancelled, or the result passed it by). It initiates at
      * once rather than at the end of its 2R wait (our extension).
      */
-    override lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {
+    override lowerLeadsWhileElecting(heartbeat: Frame, now: number, out: Action[]) {
         if (this.waiting) {
             if (!this.initiating) initiate(this, now, out)
         }

@@ -11,7 +11,7 @@ import { ElectionNode } from "./node"
  * What the exhaustive check (`electlab check`) must know of an algorithm's own node fields,
  * beyond those every node has. Accessors: the check learns which fields each one reads by
  * calling it on a recorder, so renaming a field renames its hint or breaks the build; it
- * calls downSince, downCap and seqs on real nodes too. Each algorithm module declares its
+ * calls downSince, downCap, ageCap and seqs on real nodes too. Each algorithm module declares its
  * hints beside its descriptor, in a function the registry's checkHintsOf calls; not in the
  * descriptor itself: the boards carry every descriptor, and their code space is full,
  * while a function that nothing on a board calls is left out of its image. Methods, not
@@ -32,6 +32,12 @@ export interface CheckHints {
      */
     downSince?(n: ElectionNode): [number[], boolean[]]
     downCap?(n: ElectionNode): number
+    /**
+     * Times read only with heartbeats, negative for none: hashed as their age capped at
+     * `ageCap` (older is as old), else left out.
+     */
+    aged?(n: ElectionNode): unknown[]
+    ageCap?(n: ElectionNode): number
     /** A ring's seqs, renamed by who gave them: the last seq given, the acknowledged link, the seen tags. */
     seqs?(n: ElectionNode): [number, AckLink, number[]]
 }

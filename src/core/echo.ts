@@ -43,6 +43,8 @@ export class EchoNode extends ElectionNode {
     waveEpoch: number
     waveInitiator: number
     status: number
+    /** When this process entered its current wave; -1 when in none. */
+    waveEnteredAt: number
     parent: number
     best: number
     /** Per neighbour: heard from it (or gave it up) in the current wave. */
@@ -82,6 +84,21 @@ export class EchoNode extends ElectionNode {
         return this.status === ACTIVE && this.waveInitiator !== this.id && this.waveInitiator !== rank
     }
 
+    /**
+     * (our extension) In a wave, we hear a lower coordinator. Once we echoed, a neighbour
+     * leading in an epoch not older than our wave's says the wave ended without bringing us
+     * its result; and a wave older than its bound is stuck on a lost frame (a child that
+     * moved on to a newer wave whose ELECTION to us was lost). Start our own wave (it
+     * reaches that coordinator, which joins it) rather than wait for the deadline. A
+     * heartbeat's epoch alone proves nothing: a coordinator our waves cannot reach overhears
+     * theirs, and restarting on it kept every wave from ending.
+     */
+    override lowerLeadsWhileElecting(heartbeat: Frame, now: number, out: Action[]) {
+        if (this.status !== ACTIVE) if (this.status !== ECHOED) return
+        if (now - this.waveEnteredAt > this.electionBound()) startWave(this, now, out)
+        else if (this.status === ECHOED) if (!epochAfter(this.waveEpoch, heartbeat.epoch)) if (this.neighbors.indexOf(heartbeat.src) >= 0) startWave(this, now, out)
+    }
+
     /** The spanning-tree parent in the current wave, or -1 (initiator, or no wave). */
     treeParent(): number {
         return this.parent
@@ -96,6 +113,7 @@ export class EchoNode extends ElectionNode {
         this.waveEpoch = 0
         this.waveInitiator = 0
         this.status = IDLE
+        this.waveEnteredAt = -1
         this.parent = NO_NODE
         this.best = NO_NODE
         clearWaveState(this)
@@ -244,6 +262,7 @@ function join(node: EchoNode, frame: Frame, k: number, now: number, out: Action[
 
 function enterWave(node: EchoNode, now: number, out: Action[]) {
     node.status = ACTIVE
+    node.waveEnteredAt = now
     node.best = node.id
     clearWaveState(node)
     node.enterElection(out)
@@ -276,6 +295,7 @@ function checkDone(node: EchoNode, now: number, out: Action[]) {
 /** The wave's winner is known: take it and pass it down the tree. */
 function finish(node: EchoNode, winner: number, now: number, out: Action[]) {
     node.status = DONE
+    node.waveEnteredAt = -1
     if (epochAfter(node.waveEpoch, node.epoch)) node.epoch = node.waveEpoch
     if (winner === node.id) node.assumeCoordinatorRole(out)
     else node.follow(winner, now, out)
@@ -327,7 +347,13 @@ export const echoDescriptor: AlgorithmDescriptor = {
 
 /** The exhaustive check's hints (descriptor.ts): a node's neighbours are fixed at construction. */
 export function echoCheckHints(): CheckHints {
-    return { skipped: (n: EchoNode) => [n.neighbors], shared: (n: EchoNode) => [n.neighbors] }
+    return {
+        skipped: (n: EchoNode) => [n.neighbors],
+        shared: (n: EchoNode) => [n.neighbors],
+        // read only against the bound, and only on a heartbeat
+        aged: (n: EchoNode) => [n.waveEnteredAt],
+        ageCap: (n: EchoNode) => n.electionBound() + 1,
+    }
 }
 
 /**

@@ -68,7 +68,7 @@ export function onHeartbeat(node: NodeState, frame: Frame, now: number, out: Act
                 followHigher(node, frame, now, out)
                 node.rejoined(now, out)
             }
-        } else if (senderRank < mine) node.lowerLeadsWhileElecting(frame.epoch, now, out)
+        } else if (senderRank < mine) node.lowerLeadsWhileElecting(frame, now, out)
         return
     }
     if (frame.src === node.coordinator) {

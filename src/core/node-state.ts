@@ -118,8 +118,8 @@ export abstract class NodeState {
         return false
     }
 
-    /** A lower-ranked coordinator heartbeats (in `epoch`) while this process elects: by default its own election goes on. */
-    lowerLeadsWhileElecting(epoch: number, now: number, out: Action[]) {}
+    /** A lower-ranked coordinator heartbeats (`heartbeat`) while this process elects: by default its own election goes on. */
+    lowerLeadsWhileElecting(heartbeat: Frame, now: number, out: Action[]) {}
 
     /**
      * A live lower process acts as coordinator while this one is alive: by default, hold

@@ -71,13 +71,13 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["ring", 3, 29478, false],
     ["active-list-ring", 3, 26367, false],
     ["bid-ring", 3, 13314, false],
-    ["echo", 3, 18168, false],
+    ["echo", 3, 18184, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
     ["ring", 4, 136840, true],
     ["active-list-ring", 4, 70019, true],
     ["bid-ring", 4, 32064, false],
-    ["echo", 4, 120114, true],
+    ["echo", 4, 120157, true],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
     test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}: ${states} states, eventual agreement and valid coordinators`, { timeout: 900_000 }, () => {
@@ -98,7 +98,7 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["ring", 3, "heartbeats", 83522, true],
     ["active-list-ring", 3, "heartbeats", 63850, true],
     ["bid-ring", 3, "heartbeats", 24458, true],
-    ["echo", 3, "heartbeats", 34837, false],
+    ["echo", 3, "heartbeats", 34857, false],
     ["bully", 4, "timed", 8835, false],
     ["improved-bully", 4, "timed", 1179, false],
     ["ring", 4, "timed", 114143, false],
@@ -110,7 +110,7 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["ring", 4, "heartbeats", 593447, true],
     ["active-list-ring", 4, "heartbeats", 220100, true],
     ["bid-ring", 4, "heartbeats", 66247, true],
-    ["echo", 4, "heartbeats", 988738, true],
+    ["echo", 4, "heartbeats", 988804, true],
   ]
   for (const [algorithm, nodes, detection, states, slow] of cases)
     test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}, ${detection}: ${states} states, fenced and eventual agreement`, { timeout: 900_000 }, () => {
