@@ -1,5 +1,5 @@
 // electlab check at the sizes that take seconds to a minute on this 2-core machine: N = 4
-// and 5 with one crash, one recovery and one loss (the ideal model), each search complete
+// to 6 with one crash, one recovery and one loss (the ideal model), each search complete
 // and without a violation: of what the algorithm promises with timed detection, with the
 // nodes' own heartbeats (`--detection heartbeats`), and of the fencing tokens (`--property
 // fenced`). Each prints its speed and memory. The longest searches here (the rings and echo
@@ -27,7 +27,7 @@ function searchAll(algorithm: string, nodes: number, detection: Detection = "tim
   return r
 }
 
-describe("the exhaustive check at N = 4 and 5 (one crash, one recovery, one loss)", () => {
+describe("the exhaustive check at N = 4 to 6 (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
     ["echo", 4, 80118, false],
     ["bully", 5, 16137, false],
@@ -35,6 +35,8 @@ describe("the exhaustive check at N = 4 and 5 (one crash, one recovery, one loss
     ["ring", 5, 80467, false],
     ["active-list-ring", 5, 58285, false],
     ["bid-ring", 5, 17788, false],
+    ["bully", 6, 306087, true],
+    ["improved-bully", 6, 3498, false],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
     test.skipIf(slow && !full)(`${algorithm}, N = ${nodes}: ${states} states, eventual agreement and valid coordinators`, { timeout: 3_600_000 }, () => {
