@@ -1,7 +1,7 @@
 // Shared by the 12-board lab tests: one headless run of a script, as `electlab lab --headless`
 // runs it, with the figures printed for the docs.
 import { expect } from "vitest"
-import { labOptions, type LabFlags, type LabSummary, runHeadless } from "../../sim/lab/command"
+import { labOptions, type LabFlags, LabRunStopped, type LabSummary, runHeadless } from "../../sim/lab/command"
 import { readLabScript } from "../../sim/lab/script"
 import { heapBudgetOf, parseAlgorithm } from "../../src/core/algorithms"
 import { ballastBytes } from "../../sim/lab/heap-size"
@@ -12,7 +12,18 @@ export const APPLICATION = "examples/sensor-summary/src/main.ts"
 
 export async function runTwelve(flags: Partial<LabFlags>): Promise<LabSummary> {
   const options = labOptions({ boards: "12", loss: "0", delay: "0", seed: "1", transport: "bus", ...flags })
-  const summary = await runHeadless(options, readLabScript(FAILOVER_10), FAILOVER_10, false)
+  let summary: LabSummary
+  try {
+    summary = await runHeadless(options, readLabScript(FAILOVER_10), FAILOVER_10, false)
+  } catch (e) {
+    // a run stopped by the script (no agreement in time, no coordinator to act on): the lab's
+    // last events say why, and the log is all CI keeps
+    if (e instanceof LabRunStopped) {
+      const stalls = e.summary.transitions.filter((t) => t.stallMs > 0).map((t) => `${t.trigger}: ${t.stallMs} ms`)
+      process.stdout.write(`12 boards, ${e.summary.algorithm} over ${e.summary.transport}, stopped: ${e.message}\n  longest stall per transition: ${stalls.join(", ") || "none"}\n  ${(e.summary.failed?.lastEvents ?? []).join("\n  ")}\n`)
+    }
+    throw e
+  }
   const overlaps = summary.transitions.filter((t) => t.overlapMs > 0).map((t) => `${t.trigger}: ${t.overlapMs} ms (${t.reigns}; stalled: ${t.stalls || "none"})`)
   // a restart's own board stalls while it loads: not counted
   const longestStallMs = Math.max(0, ...summary.transitions.filter((t) => !t.trigger.startsWith("restart")).map((t) => t.stallMs))

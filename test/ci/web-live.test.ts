@@ -112,12 +112,20 @@ describe("live view: a failover band opens into its election by causal order", (
     expect(coordinator.map((a) => a.dst).sort()).toEqual([1, 2, 3, 5])
     expect(fours.some((a) => a.kind === "ELECTION" && a.dst === 5 && a.step < coordinator[0].step)).toBe(true)
     // 4's last word; a lower board may still answer an ELECTION sent before 4's COORDINATOR
-    // reached it (a busy machine: seen once in CI), and such an answer comes after it
-    expect(Math.max(...fours.map((a) => a.step))).toBe(coordinator[0].step)
+    // reached it (a busy machine: seen once in CI), and such an answer comes after it. A lower
+    // board that got 4's OK later than T declares itself (Bully's own rule): the host's
+    // doing only when a process of the lab stalled for T/2 or more (test/overlaps.ts), and
+    // then 4 answers it
     const after = arrows.filter((a) => a.step > coordinator[0].step)
-    for (const a of after) {
-      expect(a.kind, `after 4's COORDINATOR: ${after.map(key).join(", ")}`).toMatch(/^(OK|ELECTION)$/)
-      expect(a.src, `after 4's COORDINATOR: ${after.map(key).join(", ")}`).toBeLessThan(4)
+    const said = `after 4's COORDINATOR: ${after.map(key).join(", ")}; longest stall ${failover.stallMs} ms (${failover.stalls || "none"})`
+    const lowerDeclared = after.some((a) => a.kind === "COORDINATOR" && a.src < 4)
+    if (lowerDeclared) {
+      expect(failover.stallMs, said).toBeGreaterThanOrEqual(timing.answerTimeout / 2)
+      process.stdout.write(`a lower board declared itself after 4, put down to the host (T ${timing.answerTimeout} ms): ${said}\n`)
+    } else expect(Math.max(...fours.map((a) => a.step))).toBe(coordinator[0].step)
+    for (const a of after.filter((x) => x.src !== 4)) {
+      if (!(lowerDeclared && a.kind === "COORDINATOR")) expect(a.kind, said).toMatch(/^(OK|ELECTION)$/)
+      expect(a.src, said).toBeLessThan(4)
     }
 
     // the legend of the zoom names exactly the kinds it shows, and the heading the failover
