@@ -88,8 +88,8 @@ export class EchoNode extends ElectionNode {
      * (our extension) In a wave, we hear a lower coordinator. Once we echoed, a neighbour
      * leading in an epoch not older than our wave's says the wave ended without bringing us
      * its result; and a wave older than its bound is stuck on a lost frame (a child that
-     * moved on to a newer wave whose ELECTION to us was lost). Start our own wave (it
-     * reaches that coordinator, which joins it) rather than wait for the deadline. A
+     * moved on to a newer wave whose ELECTION to us was lost). Start our own wave rather
+     * than wait for the deadline (a neighbouring coordinator joins it). A
      * heartbeat's epoch alone proves nothing: a coordinator our waves cannot reach overhears
      * theirs, and restarting on it kept every wave from ending.
      */
