@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from "vitest"
 import { DEVS_CLI, prepareBuildFolder } from "../sim/lab/firmware-image"
 import { parseLogLine } from "../sim/lab/board-vm"
 import { toBoardEvent } from "../sim/lab/board-event"
+import { heapKindsText } from "../sim/lab/lab"
 import { ROOT } from "../sim/config/root"
 
 const require = createRequire(import.meta.url)
@@ -132,7 +133,18 @@ describe("the heap meter", () => {
     expect(e.free, lines[0]).toBeGreaterThan(150 * bufferBlock(100) - 1024)
     expect(e.largest, lines[0]).toBeLessThan(bufferBlock(1000))
     expect(e.largest, lines[0]).toBeGreaterThanOrEqual(bufferBlock(100))
+    // the block asked for (the runtime's own figure) is the Buffer's, and larger than any free one
+    expect(e.asked, lines[0]).toBeGreaterThanOrEqual(1000)
+    expect(e.asked, lines[0]).toBeLessThanOrEqual(bufferBlock(1000))
+    expect(e.asked, lines[0]).toBeGreaterThan(e.largest)
+    // what held the rest: the held Buffers, by the runtime's kind of block
+    expect(e.kinds.buffer?.bytes, lines[0]).toBeGreaterThan(150 * bufferBlock(100))
   }, 60_000)
+
+  test("a panic's note names the block asked for and what held the heap, largest first", () => {
+    expect(heapKindsText({ array: { blocks: 3, bytes: 120 }, buffer: { blocks: 2, bytes: 2048 } })).toBe("; in use: buffer 2,048 bytes in 2 blocks, array 120 bytes in 3 blocks")
+    expect(heapKindsText({})).toBe("")
+  })
 
   test("the runner's heap line is a typed event", () => {
     const e = toBoardEvent(parseLogLine("EL heap live=21480 peak=30112", 4, 100)!)

@@ -45,7 +45,7 @@ export type BoardEvent = Common &
     /** What was live at the collection that left the most, by the runtime's kind of block. */
     | { event: "heapkinds"; peak: number; kinds: HeapKinds }
     /** Out of heap: the bytes that were free and the largest free block (sim/lab/vm-runner.cjs). */
-    | { event: "oom"; free: number; largest: number }
+    | { event: "oom"; free: number; largest: number; asked: number; kinds: HeapKinds }
     /** The board's process did not run for `ms` until the line was written (sim/lab/stall-probe.cjs). */
     | { event: "stall"; ms: number }
     /** any other line (ready, peer, lost, mqtt, auth, left, action, ...) */
@@ -86,17 +86,20 @@ export function toBoardEvent(e: LogEvent): BoardEvent {
     case "heap":
       return { ...common, event: "heap", live: num(f.live, 0), peak: num(f.peak, 0) }
     case "oom":
-      return { ...common, event: "oom", free: num(f.free, 0), largest: num(f.largest, 0) }
-    case "heapkinds": {
-      // "array=12/480": blocks/bytes of each kind
-      const kinds: HeapKinds = {}
-      for (const [name, value] of Object.entries(f)) {
-        const m = /^(\d+)\/(\d+)$/.exec(value)
-        if (m && name !== "peak") kinds[name] = { blocks: Number(m[1]), bytes: Number(m[2]) }
-      }
-      return { ...common, event: "heapkinds", peak: num(f.peak, 0), kinds }
-    }
+      return { ...common, event: "oom", free: num(f.free, 0), largest: num(f.largest, 0), asked: num(f.asked, 0), kinds: heapKinds(f) }
+    case "heapkinds":
+      return { ...common, event: "heapkinds", peak: num(f.peak, 0), kinds: heapKinds(f) }
     default:
       return { ...common, event: "other", name: e.event }
   }
+}
+
+/** The fields "array=12/480": blocks/bytes of each kind of heap block. */
+function heapKinds(f: Record<string, string>): HeapKinds {
+  const kinds: HeapKinds = {}
+  for (const [name, value] of Object.entries(f)) {
+    const m = /^(\d+)\/(\d+)$/.exec(value)
+    if (m) kinds[name] = { blocks: Number(m[1]), bytes: Number(m[2]) }
+  }
+  return kinds
 }

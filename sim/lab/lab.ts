@@ -659,7 +659,7 @@ export class Lab {
         if (e.peak >= (b.heapPeak ?? 0)) b.heapKinds = e.kinds
         break
       case "oom":
-        this.outOfHeap.set(e.node, `; ${e.free} bytes were free, the largest block ${e.largest}`)
+        this.outOfHeap.set(e.node, `; ${e.asked ? `${e.asked} bytes asked, ` : ""}${e.free} bytes were free, the largest block ${e.largest}${heapKindsText(e.kinds)}`)
         break
       case "panic": {
         // the program is gone until the VM restarts it: it holds no role meanwhile
@@ -746,4 +746,11 @@ export function panicWhy(rawTail: string[]): string {
     if (frames.length < 4) frames.push(m[1])
   }
   return ": " + lines[at] + (frames.length ? ", in " + frames.join(" < ") : "")
+}
+
+/** A heap census as a panic note shows it: "; in use: buffer 31,276 bytes in 54 blocks, ...", largest first. */
+export function heapKindsText(kinds: Record<string, { blocks: number; bytes: number }>): string {
+  const rows = Object.entries(kinds).sort((a, b) => b[1].bytes - a[1].bytes)
+  if (rows.length === 0) return ""
+  return "; in use: " + rows.map(([name, r]) => `${name} ${r.bytes.toLocaleString("en-US")} bytes in ${r.blocks} blocks`).join(", ")
 }

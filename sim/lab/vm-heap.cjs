@@ -162,14 +162,23 @@ function heapCensus(words, at) {
  */
 function reportOutOfHeap(vm, meter, write) {
   const print = vm.dmesg
+  // the runtime logs "devs: OOM (N bytes)" just before the exception: the block asked for
+  let asked = 0
   vm.dmesg = function (line) {
+    const oom = /OOM \((\d+) bytes\)/.exec(line)
+    if (oom) asked = Number(oom[1])
     if (line.includes("OutOfMemory")) {
       // (at boot the meter may not have found the heap yet)
       const words = vm.HEAPU32
       const at = meter.at >= 0 && isCollectorAt(words, meter.at) ? meter.at : findCollector(words)
       // kilobytes free and no block as large as the one asked for: a heap in pieces
       const space = at >= 0 ? heapFigures(words, at) : null
-      if (space) write(`EL oom free=${space.free} largest=${space.largestFree}`)
+      if (space) {
+        const census = heapCensus(words, at) ?? {}
+        const kinds = Object.entries(census).map(([name, row]) => `${name}=${row.blocks}/${row.bytes}`)
+        write(`EL oom free=${space.free} largest=${space.largestFree} asked=${asked} ${kinds.join(" ")}`)
+      }
+      asked = 0
     }
     return print.call(this, line)
   }
