@@ -17,7 +17,7 @@ import { DEFAULT_PROGRAM, programImport } from "./program"
 
 /** What the compiler's bytecode-dbg.json holds that the census reads. */
 export interface DebugInfo {
-  functions: { name: string; size: number; location: [number, number] }[]
+  functions: { name: string; size: number; location: [number, number]; slots?: unknown[] }[]
   sources: { path: string; length: number; index: number }[]
 }
 
@@ -48,6 +48,17 @@ export interface ImageCensus {
   functions: Row[]
   /** String data: total bytes (tables and text), and per kind. */
   strings: { bytes: number; count: number; kinds: Row[]; largest: Row[] }
+  /** The largest call frames: heap bytes one call of the function asks for in one block; `count` is its slots. */
+  callFrames: Row[]
+}
+
+/**
+ * The heap block a call asks for (DeviceScript 2.16.4's fibers.c): the activation's 24-byte
+ * record and 8 bytes a slot (arguments, locals, temporaries); a try block adds 4. In a heap
+ * in pieces, a call whose frame finds no free block that large runs the board out of heap.
+ */
+export function callFrameBytes(slots: number): number {
+  return 24 + 8 * slots
 }
 
 // the compiler's two functions of the whole image, placed at the entry file's start
@@ -130,11 +141,14 @@ export function censusOf(dbg: DebugInfo, bytecode: Buffer, top = 20, secrets = n
   const files = new Map<string, Row>()
   const packages = new Map<string, Row>()
   const functions: Row[] = []
+  const callFrames: Row[] = []
   for (const f of dbg.functions) {
     const file = IMAGE_FUNCTIONS[f.name] ?? fileAt(f.location[0])
     add(files, file, f.size)
     add(packages, packageOf(file), f.size)
     functions.push({ name: IMAGE_FUNCTIONS[f.name] ? file : `${file}: ${f.name}`, bytes: f.size, count: 1 })
+    const slots = f.slots?.length ?? 0
+    callFrames.push({ name: IMAGE_FUNCTIONS[f.name] ? file : `${file}: ${f.name}`, bytes: callFrameBytes(slots), count: slots })
   }
   const codeEnd = functionCodeEnd(bytecode)
   const functionCode = dbg.functions.reduce((sum, f) => sum + f.size, 0)
@@ -160,6 +174,7 @@ export function censusOf(dbg: DebugInfo, bytecode: Buffer, top = 20, secrets = n
       kinds: sortRows(kinds),
       largest: sortRows(strings.map((s) => ({ name: secrets.get(s.text) ?? JSON.stringify(s.text), bytes: s.bytes, count: 1 }))).slice(0, top),
     },
+    callFrames: sortRows(callFrames).slice(0, top),
   }
 }
 
@@ -282,6 +297,10 @@ export function formatCensus(o: SizeOptions, c: ImageCensus, top: number): strin
     ...table(`strings (${c.strings.count}, ${c.strings.bytes} bytes with their tables; not function code)`, c.strings.kinds, "count", c.strings.bytes),
     "",
     ...table(`the ${c.strings.largest.length} largest strings`, c.strings.largest, "", c.strings.bytes),
+    "",
+    `the ${c.callFrames.length} largest call frames (heap bytes one call asks for in one block):`,
+    `  ${"bytes".padStart(6)}  ${"slots".padStart(5)}  name`,
+    ...c.callFrames.map((r) => `  ${String(r.bytes).padStart(6)}  ${String(r.count).padStart(5)}  ${r.name}`),
   ]
   return lines.join("\n") + "\n"
 }

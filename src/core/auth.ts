@@ -688,9 +688,8 @@ function takeProofToken(q: number[], now: number, keep: number): boolean {
 }
 
 function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
-    const n = bytes.length
-    const r = newResult(n >= 6 ? getU16(bytes, 4) : -1)
-    if (n !== AUTH_CONTROL_BYTES) return refuse(auth, r, AuthRefusal.Unsigned, now)
+    const r = newResult(bytes.length >= 6 ? getU16(bytes, 4) : -1)
+    if (bytes.length !== AUTH_CONTROL_BYTES) return refuse(auth, r, AuthRefusal.Unsigned, now)
     const dst = getU16(bytes, 6)
     const nonce = getU32(bytes, 12)
     // our own control frame heard back; another nonce under our id is a duplicate board.
@@ -704,9 +703,8 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         r.ignored = true
         return r
     }
-    if (!tagMatches(auth, bytes, n - AUTH_TAG_BYTES)) return refuse(auth, r, AuthRefusal.BadTag, now)
+    if (!tagMatches(auth, bytes, AUTH_CONTROL_BYTES - AUTH_TAG_BYTES)) return refuse(auth, r, AuthRefusal.BadTag, now)
     auth.verified = auth.verified + 1
-    const type = bytes[1]
     const challenge = getU32(bytes, 8)
     // a challenge's clock and target; a proof's clock and floor
     const clock = getU32(bytes, 16)
@@ -716,7 +714,7 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     const at = peerIndex(auth, r.src)
     const p = auth.peers[at]
     const table = auth.tables[at]
-    if (type === CONTROL_CHALLENGE) {
+    if (bytes[1] === CONTROL_CHALLENGE) {
         // a recorded challenge replayed, or more than the challenger's rate: no proof, no token.
         // One naming another boot of ours was recorded before we booted; one of a challenger's
         // boot we proved and saw replaced, before it rebooted. A proven boot's challenges are
@@ -750,35 +748,43 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         }
         return r
     }
-    // (an unset challenge or hello is -1, which no u32 equals)
-    const answersHello = challenge === auth.helloValue
-    const answersCurrent = challenge === p[Peer.Challenge]
-    const answersPrevious = challenge === p[Peer.PreviousChallenge]
-    // when what it answers was asked; a proof of nothing we asked is a replay (one guard per
-    // condition: each && or || costs a board's image bytes)
-    let asked = answersHello
-    let askedAt = auth.helloAt
-    if (answersPrevious) {
+    // when what it answers was asked; a proof of nothing we asked is a replay (an unset
+    // challenge or hello is -1, which no u32 equals)
+    let asked = false
+    let askedAt = 0
+    if (challenge === auth.helloValue) {
+        asked = true
+        askedAt = auth.helloAt
+        // one proof per node for the hello: a second copy is a replay
+        if (p[Peer.HelloAnswered] === 1) why = AuthRefusal.Replay
+    }
+    if (challenge === p[Peer.PreviousChallenge]) {
         asked = true
         askedAt = p[Peer.PreviousChallengeAt]
+        why = AuthRefusal.None
     }
-    if (answersCurrent) {
+    if (challenge === p[Peer.Challenge]) {
         asked = true
         askedAt = p[Peer.ChallengeAt]
+        why = AuthRefusal.None
     }
-    if (type !== CONTROL_PROOF) asked = false
-    // one proof per node for the hello: a second copy is a replay
-    if (answersHello) {
-        if (!answersCurrent) {
-            if (!answersPrevious) {
-                if (p[Peer.HelloAnswered] === 1) why = AuthRefusal.Replay
-            }
-        }
-    }
+    if (bytes[1] !== CONTROL_PROOF) asked = false
     if (now - askedAt > PROOF_WINDOW_MS) why = AuthRefusal.Late
     if (!asked) why = AuthRefusal.Replay
     if (why !== AuthRefusal.None) return refuse(auth, r, why, now)
-    if (answersHello) p[Peer.HelloAnswered] = 1
+    if (challenge === auth.helloValue) p[Peer.HelloAnswered] = 1
+    // (the rest in a function of its own: each call's locals are one block of the heap, and a
+    // board whose heap is in pieces has no room for a large one: docs/image-size.md)
+    return acceptProof(auth, r, p, table, bytes, askedAt, now)
+}
+
+/** A proof that answers what we asked, in time: the sender's boot, its clock, a round trip, its held frames. */
+function acceptProof(auth: FrameAuth, r: Opened, p: number[], table: ByteSource, bytes: ByteSource, askedAt: number, now: number): Opened {
+    const challenge = getU32(bytes, 8)
+    const nonce = getU32(bytes, 12)
+    // the prover's clock and floor
+    const clock = getU32(bytes, 16)
+    const word20 = getU32(bytes, 20)
     if (p[Peer.Nonce] !== nonce) {
         // (none before the first proof)
         if (p[Peer.Nonce] >= 0) remember(p, Peer.RetiredCount, table, RETIRED_AT, RETIRED_NONCES, p[Peer.Nonce])
@@ -815,17 +821,31 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
     } else learnOffset(p, now - clock, now) // a second proof of a boot already proven: the window stands
     p[Peer.Reproving] = 0
     p[Peer.ProvenAt] = now
-    if (answersCurrent) p[Peer.Challenge] = -1
-    if (answersPrevious) p[Peer.PreviousChallenge] = -1
-    // release the held frames of this boot, oldest first, each once
+    if (challenge === p[Peer.Challenge]) p[Peer.Challenge] = -1
+    if (challenge === p[Peer.PreviousChallenge]) p[Peer.PreviousChallenge] = -1
+    releaseHeld(auth, r, p, table, now)
+    return r
+}
+
+/** Releases `r.src`'s held frames of its proven boot into `r`, oldest first, each once. */
+function releaseHeld(auth: FrameAuth, r: Opened, p: number[], table: ByteSource, now: number) {
+    // this sender's in counter order (an insertion: a handful at most), the others' as they were
     const held: Held[] = []
     const others: Held[] = []
     for (let i = 0; i < auth.held.length; i++) {
-        if (auth.held[i].from === r.src) held.push(auth.held[i])
-        else others.push(auth.held[i])
+        const h = auth.held[i]
+        if (h.from !== r.src) others.push(h)
+        else {
+            let k = held.length
+            held.push(h)
+            while (k > 0 && held[k - 1].counter > h.counter) {
+                held[k] = held[k - 1]
+                k--
+            }
+            held[k] = h
+        }
     }
     auth.held = others
-    held.sort((a, b) => a.counter - b.counter)
     for (let i = 0; i < held.length; i++) {
         const h = held[i]
         const why =
@@ -837,6 +857,5 @@ function openControl(auth: FrameAuth, bytes: ByteSource, now: number): Opened {
         if (why === AuthRefusal.None) r.frames.push(h.frame)
         else auth.refused[why] = auth.refused[why] + 1
     }
-    return r
 }
 

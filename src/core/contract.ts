@@ -142,9 +142,18 @@ export function indexOfSorted(ids: number[], id: number): number {
     return -1
 }
 
+/** The ids in increasing order (an insertion sort: a dozen ids, and no sort in a board's image). */
 export function sortedIds(ids: number[]): number[] {
-    const copy = ids.slice(0)
-    copy.sort((a, b) => a - b)
+    const copy: number[] = []
+    for (let i = 0; i < ids.length; i++) {
+        let k = copy.length
+        copy.push(ids[i])
+        while (k > 0 && copy[k - 1] > ids[i]) {
+            copy[k] = copy[k - 1]
+            k--
+        }
+        copy[k] = ids[i]
+    }
     return copy
 }
 

@@ -246,14 +246,19 @@ function onAckTimeout(node: RingBaseNode, now: number, out: Action[]) {
 }
 
 function clearRing(node: RingBaseNode) {
-    node.down = []
-    node.downAt = []
+    // Emptied in place once made: a board keeps their blocks, where a list grown again after
+    // each recovery asks for new ones (seen's last, 268 bytes, in a heap that may be in pieces).
+    if (!node.seen) {
+        node.down = []
+        node.downAt = []
+        node.seen = []
+    }
     for (let i = 0; i < node.ids.length; i++) {
-        node.down.push(false)
-        node.downAt.push(0)
+        node.down[i] = false
+        node.downAt[i] = 0
     }
     node.link.clear()
-    node.seen = []
+    while (node.seen.length > 0) node.seen.pop()
     node.seenNext = 0
     node.loopback = 0
 }
