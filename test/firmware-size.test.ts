@@ -30,7 +30,7 @@ const programs = [
   ["the example application with a 16 KB ballast", { program: "examples/sensor-summary/src/main.ts", ballastKb: 16 }],
 ] as const
 
-describe(`the largest images leave ${USER_ROOM} bytes of function code to the user`, () => {
+describe(`the largest images leave ${USER_ROOM} bytes of function code to the user, and no call of the election asks for more than ${MAX_CALL_FRAME} bytes of heap`, () => {
   test.each(ALGORITHMS.map((d) => [d.name, d.algorithm] as const))(`${MAX_NODES} boards over WiFi with logins and a key: %s`, async (name, algorithm) => {
     for (const [what, extra] of programs) {
       const image = await buildFirmwareImage({ algorithm, ids, group: 1, timing, mqtt, authKey, ...extra }, `size-${process.pid}`)
