@@ -270,7 +270,7 @@ export class FrameAuth {
     nonce: number
     counter = 0
     /** Refused frames by AuthRefusal. */
-    refused: number[] = []
+    refused: number[] = zeroBytes(AUTH_REFUSAL_COUNT)
     /** Frames whose tag verified. */
     verified = 0
     challengesSent = 0
@@ -300,7 +300,6 @@ export class FrameAuth {
         readonly alloc: (n: number) => ByteSource
     ) {
         this.nonce = random32()
-        for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) this.refused.push(0)
     }
 
     refusedTotal(): number {

@@ -4,7 +4,7 @@
 // driver runs in the DeviceScript VM, on an ESP32 and in Node (`electlab node`).
 
 import { AUTH_CONTROL_MARKER, AUTH_REFUSAL_COUNT, AUTH_TRAILER_BYTES, AuthRefusal, CONTROL_CHALLENGE, authRefusalName, FrameAuth, MacFunction, parseKeyHex, proofWait } from "../core/auth"
-import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, validateFrame, writeFrame } from "../core/codec"
+import { appFrameError, ByteSource, CodecError, codecErrorName, CODEC_ERROR_COUNT, decodeFrame, validateFrame, writeFrame, zeroBytes } from "../core/codec"
 import { Action, ActionType, MAX_TIMERS, NO_NODE, Role, roleName, TIMER_WATCH } from "../core/contract"
 import { AlgorithmDescriptor } from "../core/descriptor"
 import { BROADCAST, Frame, FRAME_HEADER_BYTES, Kind, kindName } from "../core/frame"
@@ -98,7 +98,7 @@ export class NodeDriver {
     framesSent = 0
     framesReceived = 0
     /** Frames dropped because they did not decode, by CodecError. */
-    dropped: number[] = []
+    dropped: number[] = zeroBytes(CODEC_ERROR_COUNT)
     /** Exceptions caught at a callback boundary. */
     errors = 0
     /** Frames dropped because the inbox was full (a burst beyond INBOX_LIMIT). */
@@ -109,20 +109,20 @@ export class NodeDriver {
     auth: FrameAuth = null
     // (internal from here on: the module's functions after the class use these fields; as
     // functions rather than methods they cost a board no class-table entry each)
-    timers: any[] = []
+    timers: any[] = zeroBytes(MAX_TIMERS)
     /**
      * Per timer, the count of its armings and cancellings: a timeout that fires with an older
      * count was cancelled or set again (the engine's TimerGenerations, as a plain array: a
      * class costs a board more)
      */
-    generations: number[] = []
+    generations: number[] = zeroBytes(MAX_TIMERS)
     problems: string[]
     started = false
     crashAtStart = false
     /** The auth layer's refusals already logged, by AuthRefusal; the last sender of each. */
-    refusalsLogged: number[] = []
+    refusalsLogged: number[] = zeroBytes(AUTH_REFUSAL_COUNT)
     refusalsSeen = 0
-    refusalFrom: number[] = []
+    refusalFrom: number[] = zeroBytes(AUTH_REFUSAL_COUNT)
     refusalLoggedAt = -REFUSAL_LOG_MS
     refusalFlush: any = 0
     /** Hints (a leave, a duplicate id) under check: the node ids challenged, and each check's end. */
@@ -130,7 +130,7 @@ export class NodeDriver {
     checkEnds: (() => Promise<void>)[] = []
     duplicateHintPending = false
     /** Frames waiting their turn (see receive), and leave hints (a node id) in their order among them. */
-    inbox: (Buffer | number)[] = []
+    inbox: (Buffer | number)[] = withRoom(INBOX_LIMIT)
     /** Fibers handling the inbox now, at most INBOX_HANDLERS. */
     handlers = 0
     /**
@@ -139,10 +139,10 @@ export class NodeDriver {
      * authentication layer's challenges and proofs in a queue of their own that goes first (a
      * proof counts only within PROOF_WINDOW_MS of its challenge).
      */
-    outbox: (Buffer | number[])[] = []
-    outboxTo: number[] = []
-    controlOut: Buffer[] = []
-    controlTo: number[] = []
+    outbox: (Buffer | number[])[] = withRoom(OUTBOX_LIMIT)
+    outboxTo: number[] = withRoom(OUTBOX_LIMIT)
+    controlOut: Buffer[] = withRoom(OUTBOX_LIMIT)
+    controlTo: number[] = withRoom(OUTBOX_LIMIT)
     sending = false
     /**
      * Told each time the watch on the coordinator is armed (its timer's generation, its delay):
@@ -173,20 +173,11 @@ export class NodeDriver {
                 // the re-election jitter differs per board and per boot
                 seed: platform.random32 ? platform.random32() : config.nodeId,
             })
-        for (let i = 0; i < CODEC_ERROR_COUNT; i++) this.dropped.push(0)
-        for (let i = 0; i < AUTH_REFUSAL_COUNT; i++) {
-            this.refusalsLogged.push(0)
-            this.refusalFrom.push(-1)
-        }
         if (config.authKey) {
             const key = parseKeyHex(config.authKey)
             if (!key) problems.push("AUTH_KEY is not 64 hex digits")
             else if (!platform.makeMac || !platform.random32) problems.push("no HMAC on this platform")
             else this.auth = new FrameAuth(config.nodeId, config.group, platform.makeMac(frameKey(platform.makeMac(key), config.group, config.algorithm)), platform.random32, bytesOf)
-        }
-        for (let t = 0; t < MAX_TIMERS; t++) {
-            this.timers.push(0)
-            this.generations.push(0)
         }
     }
 
@@ -471,7 +462,8 @@ async function deliver(driver: NodeDriver, bytes: ByteSource, n: number) {
  */
 function noteRefusal(driver: NodeDriver, why: AuthRefusal, src: number) {
     driver.refusalsSeen = driver.auth.refusedTotal()
-    driver.refusalFrom[why] = src
+    // (plus one: a 0 says no sender known)
+    driver.refusalFrom[why] = src + 1
     const wait = driver.refusalLoggedAt + REFUSAL_LOG_MS - driver.platform.now()
     if (wait <= 0) {
         flushRefusals(driver)
@@ -496,7 +488,7 @@ function flushRefusals(driver: NodeDriver) {
         driver.refusalsLogged[r] = driver.auth.refused[r]
         driver.log(
             "refused",
-            "why=" + authRefusalName(r) + " from=" + driver.refusalFrom[r] + " count=" + count
+            "why=" + authRefusalName(r) + " from=" + (driver.refusalFrom[r] - 1) + " count=" + count
         )
     }
 }
@@ -652,6 +644,17 @@ function post(driver: NodeDriver, bytes: Buffer, to: number): boolean {
         spawn(driver, sender)
     }
     return true
+}
+
+/**
+ * An empty queue with room for `n`, made at boot: one grown in a burst asks the heap for a
+ * larger block at each step, when the heap is most in pieces (docs/image-size.md).
+ * DeviceScript's `new Array(n)` takes exactly n, and its pop keeps the room.
+ */
+function withRoom(n: number): any[] {
+    const list = new Array(n)
+    while (list.length > 0) list.pop()
+    return list
 }
 
 /** Runs `fiber` on its own once the caller has returned. */
