@@ -119,7 +119,7 @@ export class NodeDriver {
     problems: string[]
     started = false
     crashAtStart = false
-    /** The auth layer's refusals already logged, by AuthRefusal; the last sender of each. */
+    /** The auth layer's refusals already logged, by AuthRefusal; the last sender of each, plus one (0: none known). */
     refusalsLogged: number[] = zeroBytes(AUTH_REFUSAL_COUNT)
     refusalsSeen = 0
     refusalFrom: number[] = zeroBytes(AUTH_REFUSAL_COUNT)
