@@ -3,7 +3,7 @@
 // dist/library.d.ts with the declarations tsc emits beside it, so that no TypeScript loader is
 // needed at run time.
 import { execFileSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -11,11 +11,14 @@ import { build } from "esbuild"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
-rmSync(dist, { recursive: true, force: true })
+// Built beside dist and swapped in at the end: a program importing the package while it is
+// rebuilt sees the old entry or the new one, never a folder half-written.
+const staging = join(root, `dist.building-${process.pid}`)
+rmSync(staging, { recursive: true, force: true })
 
 await build({
   entryPoints: [join(root, "sim", "node", "library.ts")],
-  outfile: join(dist, "library.js"),
+  outfile: join(staging, "library.js"),
   bundle: true,
   platform: "node",
   format: "esm",
@@ -25,7 +28,7 @@ await build({
 })
 
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc")
-execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.library.json")], { stdio: "inherit" })
+execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.library.json"), "--outDir", join(staging, "types")], { stdio: "inherit" })
 
 // The sources import without extensions (as DeviceScript wants); a Node program's TypeScript
 // (module resolution node16 or bundler) wants "./x.js" in declarations of an ES module package.
@@ -45,5 +48,18 @@ function addExtensions(folder) {
       )
   }
 }
-addExtensions(join(dist, "types"))
-writeFileSync(join(dist, "library.d.ts"), 'export * from "./types/sim/node/library.js"\n')
+addExtensions(join(staging, "types"))
+writeFileSync(join(staging, "library.d.ts"), 'export * from "./types/sim/node/library.js"\n')
+// Another build may swap its own in between the two renames: then set that one aside too.
+const old = join(root, `dist.old-${process.pid}`)
+for (let tries = 0; ; tries++) {
+  rmSync(old, { recursive: true, force: true })
+  if (existsSync(dist)) renameSync(dist, old)
+  try {
+    renameSync(staging, dist)
+    break
+  } catch (e) {
+    if (tries === 5 || !["ENOTEMPTY", "EEXIST"].includes(e.code)) throw e
+  }
+}
+rmSync(old, { recursive: true, force: true })

@@ -66,6 +66,8 @@ describe("live view: a failover band opens into its election by causal order", (
   test("crash 5, click the band: 4's election step by step, as the tap recorded it and as the boards counted it", async () => {
     await page.selectOption("#window", "12000")
     await page.click('.board[data-node="5"] button.crash')
+    // the click reaches the lab through the page and the server: until 5 is down, 5 still leads
+    await expect.poll(() => lab.liveBoards().some((b) => b.node === 5), { timeout: 30_000 }).toBe(false)
     await lab.waitForAgreement(30_000)
     expect(lab.coordinator()).toBe(4)
     await lab.waitForQuiet(500)
