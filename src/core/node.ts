@@ -244,10 +244,12 @@ export abstract class ElectionNode extends NodeState {
         if (this.timing.heartbeatInterval > 0) {
             // A new coordinator says so at once: processes that already follow it (a ring
             // result reaches them before it reaches the winner) must not wait a period.
+            // One that already leads keeps its cadence: a timer restarted at each new epoch
+            // left a gap past 1.5 periods, and followers holding a hint suspected it.
             if (!already) {
                 if (this.role === Role.Coordinator) sendHeartbeat(this, out)
+                setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
             }
-            setTimer(TIMER_HEARTBEAT, this.timing.heartbeatInterval, out)
         }
     }
 
