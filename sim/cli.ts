@@ -510,6 +510,7 @@ export function buildProgram(): Command {
     .option("--no-shrink", "with --write: keep every fault")
     .option("--failure-detector <name>", "fixed (the failure timeout, default) or adaptive")
     .option("--delivery <d>", "destinations (a frame for several reaches those it names, default) or shared (a broadcast reaches every process, as the boards' bus and broker deliver it)")
+    .option("--timing <name>", "wifi (heartbeat 250 ms, failure timeout 800 ms, T 300, T' 600; default) or bus (50, 250, 40, 100)")
     .action(async (flags: CampaignFlags) => {
       const { runCampaignCommand } = await import("./campaign/command")
       process.exitCode = await runCampaignCommand(flags)

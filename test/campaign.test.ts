@@ -12,7 +12,7 @@ import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
 import { MAX_NODES } from "../src/core/limits"
 import { MAX_BOARDS } from "../src/firmware/bus-limits"
 import { CAMPAIGN_FAMILIES, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
-import { failureMode, runPlan, scenarioText, shrink } from "../sim/campaign/run"
+import { failureMode, playPlan, runPlan, scenarioText, shrink } from "../sim/campaign/run"
 import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { mediumTest, slowTest, test } from "./tiers"
 
@@ -64,13 +64,48 @@ describe("campaign machinery", () => {
     expect(one.runs).toBe(120)
   }, 60_000)
 
+  test("the bus timing: a plan says it on its cluster line and in its replay flags; its faults scale with its failure timeout", () => {
+    const wifi = makePlan(42, Algorithm.Bully, "crashes")
+    const bus = makePlan(42, Algorithm.Bully, "crashes", "fixed", "destinations", "bus")
+    expect(bus.cluster).toContain("answer-timeout=40 coordinator-timeout=100 heartbeat=50 failure-timeout=250")
+    expect(wifi.cluster).toContain("answer-timeout=300 coordinator-timeout=600 heartbeat=250 failure-timeout=800")
+    expect(bus.ids).toEqual(wifi.ids)
+    expect([bus.faultEnd, bus.stableSince, bus.end]).toEqual([2500, 5000, 7500])
+    const times = (p: typeof bus) => p.faults.map((f) => Number(/^at ([\d.]+)/.exec(f)![1]))
+    expect(Math.max(...times(bus))).toBeLessThanOrEqual(2500)
+    expect(Math.max(...times(wifi))).toBeGreaterThan(2500)
+    expect(scenarioText(bus, bus.faults, [])).toContain("--family crashes --timing bus\n")
+    expect(scenarioText(wifi, wifi.faults, [])).not.toContain("--timing")
+  })
+
+  test("the quiet phase starts once the last frame the faults delayed has landed", () => {
+    // the first bus link-faults plans whose frames land well after the faults
+    let found = 0
+    for (let seed = 1; found < 3; seed++) {
+      const plan = makePlan(seed, Algorithm.Bully, "link-faults", "fixed", "destinations", "bus")
+      const r = runPlan(plan)
+      if (r.heldAfterFaults < 2 * plan.failureTimeout) continue
+      found++
+      const quietAt = plan.faultEnd + r.heldAfterFaults
+      // the network layer's figure: no frame is delivered after it, one lands at it
+      const runner = new ScenarioRunner("held", { quiet: true })
+      const lines = playPlan(plan, plan.faults, runner).commands
+      expect(lines).toContain(`check stable-since=${quietAt + 10 * plan.failureTimeout}`)
+      expect(lines).toContain(`run until=${quietAt + 20 * plan.failureTimeout}`)
+      expect(Math.ceil(runner.faultLayer.heldUntil)).toBe(quietAt)
+      const text = scenarioText(plan, plan.faults, r.violations)
+      expect(text).toContain(`their last frame lands at t=${quietAt}`)
+    }
+  })
+
   test("a run written as a scenario file replays to the same verdict", () => {
-    for (const [seed, algorithm, family] of [
-      [56, Algorithm.ActiveListRing, "coordinator-crash"],
-      [27, Algorithm.BidRing, "link-faults"],
-      [3, Algorithm.Bully, "mixed"],
+    for (const [seed, algorithm, family, timing] of [
+      [56, Algorithm.ActiveListRing, "coordinator-crash", "wifi"],
+      [27, Algorithm.BidRing, "link-faults", "wifi"],
+      [3, Algorithm.Bully, "mixed", "wifi"],
+      [120, Algorithm.Bully, "link-faults", "bus"],
     ] as const) {
-      const plan = makePlan(seed, algorithm, family)
+      const plan = makePlan(seed, algorithm, family, "fixed", "destinations", timing)
       const verdict = runPlan(plan)
       const text = scenarioText(plan, plan.faults, verdict.violations)
       const runner = new ScenarioRunner("written", { quiet: true })
@@ -106,6 +141,9 @@ describe("electlab campaign: the command", () => {
     expect(r.status).toBe(2)
     expect(r.stderr).toContain("--families: unknown family 'floods'; known: coordinator-crash, false-suspicion")
     expect(electlab(["campaign", "--replay", "5"]).stderr).toContain("--replay needs --algorithm NAME and --family NAME")
+    const timing = electlab(["campaign", "--timing", "lora"])
+    expect(timing.status).toBe(2)
+    expect(timing.stderr).toContain("--timing: unknown timing 'lora'; known: wifi, bus")
   })
 
   mediumTest("--replay prints the schedule and the chart; --write makes a file sim replays to the same verdict", () => {

@@ -12,21 +12,19 @@
 // `npx tsx sim/bench/token-order.ts [seeds]`
 
 import { algorithmName } from "../../src/core/algorithms"
-import { CAMPAIGN_FAMILIES, type Family, makePlan, planCommands } from "../campaign/plan"
+import { CAMPAIGN_FAMILIES, type Family, makePlan } from "../campaign/plan"
+import { playPlan } from "../campaign/run"
 import { addTokenFigures, noTokenFigures, type TokenFigures, TokenTally } from "../campaign/tokens"
 import { ScenarioRunner } from "../simulator/scenario"
 
 export function measureRun(seed: number, algorithm: number, family: Family): TokenFigures {
   const plan = makePlan(seed, algorithm, family)
   const runner = new ScenarioRunner("tokens", { quiet: true })
-  const commands = planCommands(plan)
-  const judged = commands.slice(0, commands.indexOf(`check stable-since=${plan.stableSince}`))
   const tally = new TokenTally()
-  judged.forEach((command, i) => {
-    runner.runCommand(command, `seed ${seed} command ${i + 1}`)
+  playPlan(plan, plan.faults, runner, (command, i) => {
     if (i === 0) tally.watch(runner.engine!)
-  })
-  tally.judgeEnd(runner.engine!)
+    if (command.startsWith("check ")) tally.judgeEnd(runner.engine!)
+  }, { toTheCheck: true })
   return tally.figures
 }
 

@@ -9,7 +9,7 @@ import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { algorithmName } from "../../src/core/algorithms"
-import { CAMPAIGN_FAMILIES, type Family, makePlan } from "./plan"
+import { CAMPAIGN_FAMILIES, type Family, makePlan, type TimingName } from "./plan"
 import { failureMode, runSeed } from "./run"
 
 /** Failing seeds kept per cell and failure mode (the smallest clusters and fewest faults first). */
@@ -25,6 +25,8 @@ export interface CellResult {
   convergenceMax: number
   /** Most election messages in flight at once, over n², largest of the cell. */
   inFlightMax: number
+  /** Longest a frame the faults delayed landed after them, ms (the quiet phase starts then). */
+  heldMax: number
   /** Election messages per run, mean. */
   messagesMean: number
   /** Failure modes, most frequent first, with example seeds. */
@@ -33,6 +35,9 @@ export interface CellResult {
 
 export interface CampaignReport {
   seeds: { first: number; count: number }
+  /** The failure detector and the boards' timing every run used. */
+  detector: string
+  timing: TimingName
   runs: number
   seconds: number
   runsPerSecond: number
@@ -46,12 +51,13 @@ interface CellAccumulator {
   convergenceSum: number
   convergenceMax: number
   inFlightMax: number
+  heldMax: number
   messagesSum: number
   modes: Record<string, { count: number; examples: { seed: number; size: number }[] }>
 }
 
 function emptyCell(): CellAccumulator {
-  return { runs: 0, passed: 0, convergenceSum: 0, convergenceMax: 0, inFlightMax: 0, messagesSum: 0, modes: {} }
+  return { runs: 0, passed: 0, convergenceSum: 0, convergenceMax: 0, inFlightMax: 0, heldMax: 0, messagesSum: 0, modes: {} }
 }
 
 export interface CampaignJob {
@@ -63,6 +69,8 @@ export interface CampaignJob {
   detector?: string
   /** How a frame for several processes travels (sim/config/input.ts). */
   delivery?: Delivery
+  /** The boards' timing (sim/campaign/plan.ts). */
+  timing?: TimingName
 }
 
 /** Runs seeds first..first+count-1 of every cell in this process. */
@@ -72,10 +80,11 @@ export function runCells(job: CampaignJob): Record<string, CellAccumulator> {
     for (const family of job.families) {
       const cell = emptyCell()
       for (let seed = job.first; seed < job.first + job.count; seed++) {
-        const r = runSeed(seed, algorithm, family, job.detector, job.delivery)
+        const r = runSeed(seed, algorithm, family, job.detector, job.delivery, job.timing)
         cell.runs++
         cell.messagesSum += r.messages
         cell.inFlightMax = Math.max(cell.inFlightMax, r.inFlight / (r.nodes * r.nodes))
+        cell.heldMax = Math.max(cell.heldMax, r.heldAfterFaults)
         if (r.pass) {
           cell.passed++
           cell.convergenceSum += r.convergence
@@ -102,6 +111,7 @@ function merge(into: Record<string, CellAccumulator>, from: Record<string, CellA
     a.convergenceSum += c.convergenceSum
     a.convergenceMax = Math.max(a.convergenceMax, c.convergenceMax)
     a.inFlightMax = Math.max(a.inFlightMax, c.inFlightMax)
+    a.heldMax = Math.max(a.heldMax, c.heldMax)
     a.messagesSum += c.messagesSum
     for (const [mode, m] of Object.entries(c.modes)) {
       const am = (a.modes[mode] ??= { count: 0, examples: [] })
@@ -138,16 +148,17 @@ export async function runCampaign(
   workers = availableParallelism(),
   detector = "fixed",
   delivery: Delivery = "destinations",
+  timing: TimingName = "wifi",
 ): Promise<CampaignReport> {
   const t0 = performance.now()
   const all: Record<string, CellAccumulator> = {}
   const jobs = Math.max(1, Math.min(workers, count))
-  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count, detector, delivery }))
+  if (jobs === 1) merge(all, runCells({ algorithms, families, first, count, detector, delivery, timing }))
   else {
     const parts: Promise<Record<string, CellAccumulator>>[] = []
     const per = Math.ceil(count / jobs)
     for (let s = first; s < first + count; s += per)
-      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s), detector, delivery }))
+      parts.push(runWorker({ algorithms, families, first: s, count: Math.min(per, first + count - s), detector, delivery, timing }))
     for (const part of await Promise.all(parts)) merge(all, part)
   }
   const seconds = (performance.now() - t0) / 1000
@@ -163,6 +174,7 @@ export async function runCampaign(
         convergenceMean: c.passed ? Math.round(c.convergenceSum / c.passed) : 0,
         convergenceMax: Math.round(c.convergenceMax),
         inFlightMax: Math.round(c.inFlightMax * 100) / 100,
+        heldMax: Math.round(c.heldMax),
         messagesMean: Math.round(c.messagesSum / c.runs),
         failures: Object.entries(c.modes)
           .sort((a, b) => b[1].count - a[1].count)
@@ -172,6 +184,8 @@ export async function runCampaign(
   const runs = cells.reduce((s, c) => s + c.runs, 0)
   return {
     seeds: { first, count },
+    detector,
+    timing,
     runs,
     seconds: Math.round(seconds * 10) / 10,
     runsPerSecond: Math.round(runs / seconds),
@@ -192,7 +206,7 @@ export function formatCampaign(report: CampaignReport): string {
   const cell = (a: string, f: string) => report.cells.find((c) => c.algorithm === a && c.family === f)!
   const lines: string[] = []
   lines.push(
-    `${report.runs} runs (seeds ${report.seeds.first}..${report.seeds.first + report.seeds.count - 1} per cell) in ${report.seconds} s, ${report.runsPerSecond} runs/s on ${report.workers} worker(s)`,
+    `${report.runs} runs (seeds ${report.seeds.first}..${report.seeds.first + report.seeds.count - 1} per cell; ${report.timing} timing, ${report.detector} detector) in ${report.seconds} s, ${report.runsPerSecond} runs/s on ${report.workers} worker(s)`,
     "",
     "pass rate (every live process names the highest-ranked live process, one coordinator, nobody electing, and it stays so):",
     "",
@@ -202,7 +216,7 @@ export function formatCampaign(report: CampaignReport): string {
   for (const a of algorithms) lines.push(`| ${a} | ${families.map((f) => percent(cell(a, f).passed, cell(a, f).runs)).join(" | ")} |`)
   lines.push(
     "",
-    "convergence after the faults end, mean / max ms (passing runs) · election messages per run, mean · most in flight at once, over n²:",
+    `convergence once the network is quiet (the faults over and the last frame they delayed landed, up to ${Math.max(...report.cells.map((c) => c.heldMax))} ms after them), mean / max ms (passing runs) · election messages per run, mean · most in flight at once, over n²:`,
     "",
   )
   lines.push(`| algorithm | ${families.join(" | ")} |`, `|---|${families.map(() => "---|").join("")}`)

@@ -20,23 +20,28 @@ export const CAMPAIGN_FAMILIES = [
 ] as const
 export type Family = (typeof CAMPAIGN_FAMILIES)[number]
 
-/** Board timing in ms, failure detector on. */
-export const TIMING = { answerTimeout: 300, coordinatorTimeout: 600, heartbeat: 250, failureTimeout: 800 }
-/** The same timing in the core's terms (the algorithms' bounds are formulas of it). */
-export const CORE_TIMING = {
-  answerTimeout: TIMING.answerTimeout,
-  coordinatorTimeout: TIMING.coordinatorTimeout,
-  heartbeatInterval: TIMING.heartbeat,
-  failureTimeout: TIMING.failureTimeout,
-}
+/**
+ * The boards' two timings in ms, failure detector on: `wifi`, the manifest's pace for a
+ * broker (heartbeat 250 ms), and `bus`, a wired bus's fast one (heartbeat 50 ms). The fault
+ * schedules scale with the failure timeout.
+ */
+export const CAMPAIGN_TIMINGS = {
+  wifi: { answerTimeout: 300, coordinatorTimeout: 600, heartbeatInterval: 250, failureTimeout: 800 },
+  bus: { answerTimeout: 40, coordinatorTimeout: 100, heartbeatInterval: 50, failureTimeout: 250 },
+} as const
+export type TimingName = keyof typeof CAMPAIGN_TIMINGS
+export const TIMING_NAMES = Object.keys(CAMPAIGN_TIMINGS) as TimingName[]
 /** Faults happen in the first FAULT_TIMEOUTS failure timeouts ... */
 export const FAULT_TIMEOUTS = 10
-/** ... then the network is quiet for QUIET_TIMEOUTS of them ... */
+/**
+ * ... then, once the last frame they delayed has landed (sim/simulator/faults.ts
+ * `heldUntil`), the network is quiet for QUIET_TIMEOUTS of them ...
+ */
 export const QUIET_TIMEOUTS = 20
 /**
- * ... and nothing may change in the last STABLE_TIMEOUTS of those (nor after the
- * algorithm's convergence bound, where that is shorter): a user sees a cluster settled
- * within 10 failure timeouts of the last fault, whatever the algorithm.
+ * ... and nothing may change in the last STABLE_TIMEOUTS of those: a user sees a cluster
+ * settled within 10 failure timeouts of the last fault, whatever the algorithm's bound
+ * (frames the faults held may still land in that time, and must move nobody for long).
  */
 export const STABLE_TIMEOUTS = 10
 /** Election messages in flight at once, per n², past which a run counts as a storm. */
@@ -53,11 +58,14 @@ export interface Plan {
   /** The failure detector and the delivery the run was made with (its cluster line says them too). */
   detector: string
   delivery: Delivery
+  timing: TimingName
+  failureTimeout: number
   ids: number[]
   /** Scenario commands: cluster, then the fault schedule (`at T ...`) in time order. */
   cluster: string
   faults: string[]
   faultEnd: number
+  /** The end and the start of the stable part when no frame lands after faultEnd (`judged` moves both on). */
   end: number
   stableSince: number
   /** The algorithm's convergence bound for this cluster (ms after faultEnd). */
@@ -110,7 +118,15 @@ function gridsFor(n: number): string[] {
   return grids
 }
 
-export function makePlan(seed: number, algorithm: number, family: Family, detector = "fixed", delivery: Delivery = "destinations"): Plan {
+export function makePlan(
+  seed: number,
+  algorithm: number,
+  family: Family,
+  detector = "fixed",
+  delivery: Delivery = "destinations",
+  timingName: TimingName = "wifi",
+): Plan {
+  const timing = CAMPAIGN_TIMINGS[timingName]
   const d = new Draw(new Rng(streamSeed(seed, family)))
   const n = d.int(3, MAX_NODES)
   // distinct ids from 1..3n, in a random ring order
@@ -119,21 +135,21 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
   const network = d.pick(["bus", "wifi"] as const)
   const suitability = ids.map(() => (d.chance(0.5) ? 0 : d.int(0, 3)))
   const topology = d.pick(["complete", "ring", ...gridsFor(n)])
-  const ft = TIMING.failureTimeout
+  const ft = timing.failureTimeout
   const faultEnd = FAULT_TIMEOUTS * ft
-  const bound = Math.ceil(convergenceAfterFaults(descriptorOf(algorithm).electionBound(n, CORE_TIMING), CORE_TIMING))
+  const bound = Math.ceil(convergenceAfterFaults(descriptorOf(algorithm).electionBound(n, timing), timing))
   const end = faultEnd + QUIET_TIMEOUTS * ft
-  const stableSince = Math.min(end - STABLE_TIMEOUTS * ft, faultEnd + bound)
+  const stableSince = end - STABLE_TIMEOUTS * ft
   const args = [
     `algorithm=${algorithmName(algorithm)}`,
     `ids=${ids.join(",")}`,
     `network=${network}`,
     `seed=${seed}`,
-    `answer-timeout=${TIMING.answerTimeout}`,
-    `coordinator-timeout=${TIMING.coordinatorTimeout}`,
-    `heartbeat=${TIMING.heartbeat}`,
+    `answer-timeout=${timing.answerTimeout}`,
+    `coordinator-timeout=${timing.coordinatorTimeout}`,
+    `heartbeat=${timing.heartbeatInterval}`,
     `failure-timeout=${ft}`,
-    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil(end / ft)}`,
+    `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil((end + QUIET_TIMEOUTS * ft) / ft)}`,
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)
@@ -160,7 +176,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       down.add(victim)
       // the crashed coordinator may come back while the others elect (detection after F)
       if (d.chance(0.3)) {
-        at(Math.min(faultEnd, d.time(t + ft, t + ft + 2 * TIMING.coordinatorTimeout)), `recover ${victim}`)
+        at(Math.min(faultEnd, d.time(t + ft, t + ft + 2 * timing.coordinatorTimeout)), `recover ${victim}`)
         down.delete(victim)
       }
       t = d.time(t + 5 * ft, t + 6 * ft)
@@ -193,7 +209,7 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       for (const who of victims) {
         const when = d.time(t, t + ft)
         at(when, `crash ${who}`)
-        if (d.chance(0.6)) at(Math.min(faultEnd, d.time(when + ft, when + ft + 2 * TIMING.coordinatorTimeout)), `recover ${who}`)
+        if (d.chance(0.6)) at(Math.min(faultEnd, d.time(when + ft, when + ft + 2 * timing.coordinatorTimeout)), `recover ${who}`)
       }
     }
   }
@@ -204,10 +220,19 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
       const all = d.chance(1 / 3)
       const parts = [`loss=${all || d.chance(0.8) ? Math.round(d.real(all ? 0.1 : 0, 0.3) * 100) / 100 : 0}`]
       if (all || d.chance(0.5)) parts.push(`duplicate=${Math.round(d.real(0, 0.2) * 100) / 100}`)
-      if (all || d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(100, 2 * ft)}`)
-      // reordering up to 100 ms, or all at once up to a failure timeout (past T: ACKs arrive late)
-      if (all || d.chance(0.5)) parts.push(`reorder=${d.int(1, all ? ft : 100)}`)
+      if (all || d.chance(0.5)) parts.push(`spike=${Math.round(d.real(0, 0.1) * 100) / 100}`, `spike-delay=${d.int(Math.round(ft / 8), 2 * ft)}`)
+      // reordering up to an eighth of a failure timeout, or all at once up to one (past T: ACKs arrive late)
+      if (all || d.chance(0.5)) parts.push(`reorder=${d.int(1, all ? ft : Math.round(ft / 8))}`)
+      // a slow link that keeps order, up to two failure timeouts, and all delays stretched
+      // up to 8 times out of order: frames of the faults still land seconds after them
+      if (all || d.chance(0.4)) parts.push(`delay=${d.int(1, 2 * ft)}`)
+      if (all || d.chance(0.25)) parts.push(`scale=${Math.round(d.real(1, 8) * 100) / 100}`)
       at(t, `faults ${parts.join(" ")}`)
+      // for a while, one process's links reorder on top (a station far from the others)
+      if (d.chance(0.4)) {
+        const from = d.time(t, t + ft)
+        at(from, `faults on=${d.pick(ids)} reorder=${d.int(1, Math.round(1.5 * ft))}`)
+      }
       t = d.time(t + ft, t + 4 * ft)
     }
     if (d.chance(0.3)) at(d.time(start, faultEnd - ft), `crash ${Math.max(...ids)}`)
@@ -285,6 +310,8 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
     family,
     detector,
     delivery,
+    timing: timingName,
+    failureTimeout: ft,
     ids,
     cluster: `cluster ${args.join(" ")}`,
     faults: lines,
@@ -296,7 +323,17 @@ export function makePlan(seed: number, algorithm: number, family: Family, detect
   }
 }
 
-/** The plan as scenario commands, faults given (the shrinker passes a subset). */
-export function planCommands(plan: Plan, faults: string[] = plan.faults): string[] {
-  return [plan.cluster, ...faults, `run until=${plan.end}`, `check stable-since=${plan.stableSince}`, "status", "summary"]
+/** The cluster and the faults, run to their end. */
+export function faultCommands(plan: Plan, faults: string[] = plan.faults): string[] {
+  return [plan.cluster, ...faults, `run until=${plan.faultEnd}`]
+}
+
+/**
+ * The quiet phase and its verdict, from `quietAt`: the later of the faults' end and the
+ * landing of the last frame they delayed (a frame held for seconds is part of the faults).
+ */
+export function judgeCommands(plan: Plan, quietAt: number): string[] {
+  const ft = plan.failureTimeout
+  const q = Math.max(plan.faultEnd, Math.ceil(quietAt))
+  return [`run until=${q + QUIET_TIMEOUTS * ft}`, `check stable-since=${q + (QUIET_TIMEOUTS - STABLE_TIMEOUTS) * ft}`, "status", "summary"]
 }

@@ -5,7 +5,7 @@
 import type { Delivery } from "../config/input"
 import { algorithmName } from "../../src/core/algorithms"
 import { ScenarioRunner } from "../simulator/scenario"
-import { makePlan, type Family, type Plan, planCommands } from "./plan"
+import { faultCommands, judgeCommands, makePlan, type Family, type Plan, type TimingName } from "./plan"
 import { lastChangeOf } from "../../src/core/summary"
 import { TokenTally } from "./tokens"
 
@@ -13,8 +13,10 @@ export interface RunResult {
   seed: number
   pass: boolean
   violations: string[]
-  /** From the end of the faults to the last change of any live process's state, ms (0 when it settled earlier). */
+  /** From the quiet network (the faults over, their frames landed) to the last change of any live process's state, ms (0 when it settled earlier). */
   convergence: number
+  /** How long after the faults their last delayed frame landed, ms. */
+  heldAfterFaults: number
   /** Election messages (heartbeats apart) over the whole run. */
   messages: number
   /** Most election messages in flight at once. */
@@ -23,31 +25,49 @@ export interface RunResult {
   faults: number
 }
 
-function execute(plan: Plan, faults: string[], runner: ScenarioRunner): string[] {
-  const commands = planCommands(plan, faults)
-  const out: string[] = []
-  commands.forEach((command, i) => {
-    for (const line of runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`)) out.push(line)
-  })
-  return out
+/**
+ * Plays a plan: the faults, then the quiet phase from the landing of the last frame they
+ * delayed. Returns the runner, every command played (the last is the check) and the time
+ * the quiet phase began. `each` sees each command's output.
+ */
+export function playPlan(
+  plan: Plan,
+  faults: string[],
+  runner: ScenarioRunner,
+  each: (command: string, i: number, out: string[]) => void = () => {},
+  { toTheCheck = false } = {},
+) {
+  const commands = faultCommands(plan, faults)
+  let i = 0
+  const play = (command: string) => {
+    each(command, i, runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`))
+    i++
+  }
+  commands.forEach(play)
+  const quietAt = Math.max(plan.faultEnd, Math.ceil(runner.faultLayer.heldUntil))
+  // a judge stops at the check: `summary` would reset the totals it reads
+  const judge = judgeCommands(plan, quietAt).filter((c, k, all) => !toTheCheck || k <= all.findIndex((x) => x.startsWith("check ")))
+  commands.push(...judge)
+  judge.forEach(play)
+  return { commands, quietAt }
 }
 
 export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   const runner = new ScenarioRunner("campaign", { quiet: true })
-  const commands = planCommands(plan, faults)
-  const ran = commands.slice(0, commands.indexOf(`run until=${plan.end}`) + 1)
   // the election API's fencing tokens, played on every role change
   const tokens = new TokenTally()
-  ran.forEach((command, i) => {
-    runner.runCommand(command, `${describePlan(plan)} command ${i + 1}`)
+  let violations: string[] = []
+  const { quietAt } = playPlan(plan, faults, runner, (command, i) => {
     if (i === 0) tokens.watch(runner.engine!)
-  })
+    // judged at the check, before status and summary
+    if (command.startsWith("check ")) {
+      violations = [...(runner.lastCheck ?? [])]
+      tokens.judgeEnd(runner.engine!)
+    }
+  }, { toTheCheck: true })
   const engine = runner.engine!
-  runner.runCommand(`check stable-since=${plan.stableSince}`, `${describePlan(plan)} check`)
-  const violations = [...(runner.lastCheck ?? [])]
   if (engine.maxInFlight > plan.inFlightBudget)
     violations.push(`message storm: ${engine.maxInFlight} election messages in flight at once, budget ${plan.inFlightBudget}`)
-  tokens.judgeEnd(engine)
   const t = tokens.figures
   if (t.staleAccepted > 0) violations.push(`fencing: ${t.staleAccepted} orders accepted below a token accepted before`)
   if (t.endRefusedIssued > 0) violations.push(`fencing: ${t.endRefusedIssued} live followers refuse their coordinator's token at the end`)
@@ -56,7 +76,8 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
     seed: plan.seed,
     pass: violations.length === 0,
     violations,
-    convergence: Math.max(0, last - plan.faultEnd),
+    convergence: Math.max(0, last - quietAt),
+    heldAfterFaults: quietAt - plan.faultEnd,
     messages: engine.traffic.messages,
     inFlight: engine.maxInFlight,
     nodes: plan.ids.length,
@@ -64,8 +85,15 @@ export function runPlan(plan: Plan, faults: string[] = plan.faults): RunResult {
   }
 }
 
-export function runSeed(seed: number, algorithm: number, family: Family, detector = "fixed", delivery: Delivery = "destinations"): RunResult {
-  return runPlan(makePlan(seed, algorithm, family, detector, delivery))
+export function runSeed(
+  seed: number,
+  algorithm: number,
+  family: Family,
+  detector = "fixed",
+  delivery: Delivery = "destinations",
+  timing: TimingName = "wifi",
+): RunResult {
+  return runPlan(makePlan(seed, algorithm, family, detector, delivery, timing))
 }
 
 /** The failure's shape without its numbers, to group failures by mode. */
@@ -108,22 +136,28 @@ export function describePlan(plan: Plan): string {
 
 /** The flags `--replay` needs besides the seed, the algorithm and the family (none for the defaults). */
 function replayFlags(plan: Plan): string {
-  return (plan.detector !== "fixed" ? ` --failure-detector ${plan.detector}` : "") + (plan.delivery !== "destinations" ? ` --delivery ${plan.delivery}` : "")
+  return (
+    (plan.detector !== "fixed" ? ` --failure-detector ${plan.detector}` : "") +
+    (plan.delivery !== "destinations" ? ` --delivery ${plan.delivery}` : "") +
+    (plan.timing !== "wifi" ? ` --timing ${plan.timing}` : "")
+  )
 }
 
 /** The run as a scenario file that `electlab sim --scenario FILE` replays to the same verdict. */
 export function scenarioText(plan: Plan, faults: string[], violations: string[]): string {
+  const { commands, quietAt } = playPlan(plan, faults, new ScenarioRunner("written", { quiet: true }))
   const header = [
     `# ${describePlan(plan)}: written by electlab campaign --write`,
     `# replay: electlab campaign --replay ${plan.seed} --algorithm ${algorithmName(plan.algorithm)} --family ${plan.family}${replayFlags(plan)}`,
     `# fails with: ${violations.join("; ") || "(passes)"}`,
-    `# faults end at t=${plan.faultEnd}; nothing may change after t=${plan.stableSince}`,
+    `# faults end at t=${plan.faultEnd}, their last frame lands at t=${quietAt}; nothing may change after t=${quietAt + (plan.stableSince - plan.faultEnd)}`,
   ]
-  return header.join("\n") + "\n\n" + planCommands(plan, faults).join("\n") + "\n"
+  return header.join("\n") + "\n\n" + commands.join("\n") + "\n"
 }
 
 /** The schedule and the full trace (message chart) of one run. */
 export function replay(plan: Plan, faults: string[] = plan.faults): string[] {
-  const runner = new ScenarioRunner("replay")
-  return [`# ${describePlan(plan)}`, ...planCommands(plan, faults).map((c) => `> ${c}`), "", ...execute(plan, faults, runner)]
+  const out: string[] = []
+  const { commands } = playPlan(plan, faults, new ScenarioRunner("replay"), (_, __, lines) => out.push(...lines))
+  return [`# ${describePlan(plan)}`, ...commands.map((c) => `> ${c}`), "", ...out]
 }

@@ -71,6 +71,8 @@ export class FaultyNetwork implements NetworkModel, DuplicationModel {
   lostByFaults = 0
   blockedByPartition = 0
   spikes = 0
+  /** When the last frame a fault delayed lands: the network is quiet from then on, once the faults end. */
+  heldUntil = 0
 
   constructor(
     private inner: NetworkModel,
@@ -133,7 +135,12 @@ export class FaultyNetwork implements NetworkModel, DuplicationModel {
       this.blockedByPartition++
       return -1
     }
-    return this.perturb(src, dst, base, now)
+    return this.held(now, this.perturb(src, dst, base, now))
+  }
+
+  private held(now: number, delay: number): number {
+    if (delay >= 0 && now + delay > this.heldUntil) this.heldUntil = now + delay
+    return delay
   }
 
   duplicateDelay(src: number, dst: number, frame: Frame, now: number): number {
@@ -143,7 +150,7 @@ export class FaultyNetwork implements NetworkModel, DuplicationModel {
       if (f.duplicate <= 0) continue
       if (this.rng.next() >= f.duplicate) continue
       // the copy (a retransmission the link layer thought lost) trails the original
-      return this.lastBase + this.rng.next() * Math.max(this.lastBase, f.reorder)
+      return this.held(now, this.lastBase + this.rng.next() * Math.max(this.lastBase, f.reorder))
     }
     return -1
   }

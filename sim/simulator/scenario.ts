@@ -384,7 +384,7 @@ export class ScenarioRunner {
   }
 
   /** The network's fault layer (every engine built from a spec has one). */
-  private get faultLayer(): FaultyNetwork {
+  get faultLayer(): FaultyNetwork {
     return this.engine!.network as FaultyNetwork
   }
 
