@@ -39,9 +39,9 @@ export const FAULT_TIMEOUTS = 10
  */
 export const QUIET_TIMEOUTS = 20
 /**
- * ... and nothing may change in the last STABLE_TIMEOUTS of those: a user sees a cluster
- * settled within 10 failure timeouts of the last fault, whatever the algorithm's bound
- * (frames the faults held may still land in that time, and must move nobody for long).
+ * ... and nothing may change in the last STABLE_TIMEOUTS of those, nor after the
+ * algorithm's convergence bound where that comes sooner: a user sees a cluster settled
+ * within 10 failure timeouts of the quiet network, whatever the algorithm's bound.
  */
 export const STABLE_TIMEOUTS = 10
 /** Election messages in flight at once, per n², past which a run counts as a storm. */
@@ -139,7 +139,7 @@ export function makePlan(
   const faultEnd = FAULT_TIMEOUTS * ft
   const bound = Math.ceil(convergenceAfterFaults(descriptorOf(algorithm).electionBound(n, timing), timing))
   const end = faultEnd + QUIET_TIMEOUTS * ft
-  const stableSince = end - STABLE_TIMEOUTS * ft
+  const stableSince = Math.min(end - STABLE_TIMEOUTS * ft, faultEnd + bound)
   const args = [
     `algorithm=${algorithmName(algorithm)}`,
     `ids=${ids.join(",")}`,
@@ -335,5 +335,5 @@ export function faultCommands(plan: Plan, faults: string[] = plan.faults): strin
 export function judgeCommands(plan: Plan, quietAt: number): string[] {
   const ft = plan.failureTimeout
   const q = Math.max(plan.faultEnd, Math.ceil(quietAt))
-  return [`run until=${q + QUIET_TIMEOUTS * ft}`, `check stable-since=${q + (QUIET_TIMEOUTS - STABLE_TIMEOUTS) * ft}`, "status", "summary"]
+  return [`run until=${q + QUIET_TIMEOUTS * ft}`, `check stable-since=${q + plan.stableSince - plan.faultEnd}`, "status", "summary"]
 }
