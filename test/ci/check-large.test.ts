@@ -70,10 +70,10 @@ describe("echo at N = 5 (one crash, one recovery, no loss)", () => {
 
 describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
-    ["ring", 3, 29478, false],
+    ["ring", 3, 29469, false],
     ["active-list-ring", 3, 26367, false],
-    ["bid-ring", 3, 13314, false],
-    ["echo", 3, 18184, false],
+    ["bid-ring", 3, 13315, false],
+    ["echo", 3, 18132, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
     ["ring", 4, 136840, true],
@@ -100,7 +100,7 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["ring", 3, "heartbeats", 83522, true],
     ["active-list-ring", 3, "heartbeats", 63850, true],
     ["bid-ring", 3, "heartbeats", 24458, true],
-    ["echo", 3, "heartbeats", 34857, false],
+    ["echo", 3, "heartbeats", 34786, false],
     ["bully", 4, "timed", 8835, false],
     ["improved-bully", 4, "timed", 1179, false],
     ["ring", 4, "timed", 114143, false],
