@@ -80,6 +80,15 @@ describe("campaign machinery", () => {
     expect(scenarioText(wifi, wifi.faults, [])).not.toContain("--timing")
   })
 
+  test("no fault starts after the faults' end (one that did would never end)", () => {
+    for (const timing of ["wifi", "bus"] as const)
+      for (const family of CAMPAIGN_FAMILIES)
+        for (let seed = 1; seed <= 2000; seed++) {
+          const plan = makePlan(seed, Algorithm.Bully, family, "fixed", "destinations", timing)
+          for (const f of plan.faults) expect(Number(/^at ([\d.]+)/.exec(f)![1]), `${timing} ${family} ${seed}: ${f}`).toBeLessThanOrEqual(plan.faultEnd)
+        }
+  })
+
   test("the quiet phase starts once the last frame the faults delayed has landed", () => {
     // the first bus link-faults plans whose frames land well after the faults
     let found = 0

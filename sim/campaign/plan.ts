@@ -231,7 +231,9 @@ export function makePlan(
       // for a while, one process's links reorder on top (a station far from the others)
       if (d.chance(0.4)) {
         const from = d.time(t, t + ft)
-        at(from, `faults on=${d.pick(ids)} reorder=${d.int(1, Math.round(1.5 * ft))}`)
+        const fault = `faults on=${d.pick(ids)} reorder=${d.int(1, Math.round(1.5 * ft))}`
+        // not past the faults' end: `faults none` there must end it
+        if (from < faultEnd) at(from, fault)
       }
       t = d.time(t + ft, t + 4 * ft)
     }
