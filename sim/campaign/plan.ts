@@ -65,7 +65,7 @@ export interface Plan {
   cluster: string
   faults: string[]
   faultEnd: number
-  /** The end and the start of the stable part when no frame lands after faultEnd (`judged` moves both on). */
+  /** The end and the start of the stable part when no frame lands after faultEnd (`judgeCommands` moves both on). */
   end: number
   stableSince: number
   /** The algorithm's convergence bound for this cluster (ms after faultEnd). */

@@ -27,7 +27,7 @@ export interface RunResult {
 
 /**
  * Plays a plan: the faults, then the quiet phase from the landing of the last frame they
- * delayed. Returns the runner, every command played (the last is the check) and the time
+ * delayed. Returns every command played (up to the check with `toTheCheck`) and the time
  * the quiet phase began. `each` sees each command's output.
  */
 export function playPlan(
