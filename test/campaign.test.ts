@@ -11,7 +11,7 @@ import { Algorithm } from "../src/core/frame"
 import { formatCampaign, runCampaign } from "../sim/campaign/campaign"
 import { MAX_NODES } from "../src/core/limits"
 import { MAX_BOARDS } from "../src/firmware/bus-limits"
-import { CAMPAIGN_FAMILIES, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
+import { CAMPAIGN_FAMILIES, CAMPAIGN_TIMINGS, IN_FLIGHT_PER_N2, makePlan } from "../sim/campaign/plan"
 import { failureMode, playPlan, runPlan, scenarioText, shrink } from "../sim/campaign/run"
 import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 import { mediumTest, slowTest, test } from "./tiers"
@@ -95,14 +95,15 @@ describe("campaign machinery", () => {
     for (let seed = 1; found < 3; seed++) {
       const plan = makePlan(seed, Algorithm.Bully, "link-faults", "fixed", "destinations", "bus")
       const r = runPlan(plan)
-      if (r.heldAfterFaults < 2 * plan.failureTimeout) continue
+      const ft = CAMPAIGN_TIMINGS.bus.failureTimeout
+      if (r.heldAfterFaults < 2 * ft) continue
       found++
       const quietAt = plan.faultEnd + r.heldAfterFaults
       // the network layer's figure: no frame is delivered after it, one lands at it
       const runner = new ScenarioRunner("held", { quiet: true })
       const lines = playPlan(plan, plan.faults, runner).commands
       expect(lines).toContain(`check stable-since=${quietAt + plan.stableSince - plan.faultEnd}`)
-      expect(lines).toContain(`run until=${quietAt + 20 * plan.failureTimeout}`)
+      expect(lines).toContain(`run until=${quietAt + 20 * ft}`)
       expect(Math.ceil(runner.faultLayer.heldUntil)).toBe(quietAt)
       const text = scenarioText(plan, plan.faults, r.violations)
       expect(text).toContain(`their last frame lands at t=${quietAt}`)

@@ -59,7 +59,6 @@ export interface Plan {
   detector: string
   delivery: Delivery
   timing: TimingName
-  failureTimeout: number
   ids: number[]
   /** Scenario commands: cluster, then the fault schedule (`at T ...`) in time order. */
   cluster: string
@@ -313,7 +312,6 @@ export function makePlan(
     detector,
     delivery,
     timing: timingName,
-    failureTimeout: ft,
     ids,
     cluster: `cluster ${args.join(" ")}`,
     faults: lines,
@@ -335,7 +333,7 @@ export function faultCommands(plan: Plan, faults: string[] = plan.faults): strin
  * landing of the last frame they delayed (a frame held for seconds is part of the faults).
  */
 export function judgeCommands(plan: Plan, quietAt: number): string[] {
-  const ft = plan.failureTimeout
+  const ft = CAMPAIGN_TIMINGS[plan.timing].failureTimeout
   const q = Math.max(plan.faultEnd, Math.ceil(quietAt))
   return [`run until=${q + QUIET_TIMEOUTS * ft}`, `check stable-since=${q + plan.stableSince - plan.faultEnd}`, "status", "summary"]
 }
