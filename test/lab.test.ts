@@ -327,7 +327,9 @@ describe("live web view: five boards in the browser", () => {
   }, 150_000)
 
   test("a click crashes the coordinator: the page shows 4 and the election frames between", async () => {
-    await page.click('.board[data-node="5"] button.crash')
+    // held for 600 ms: the page redraws (every 250 ms at least) between press and release, as
+    // on a busy machine, and the click still lands on the button pressed
+    await page.click('.board[data-node="5"] button.crash', { delay: 600 })
     await expect.poll(() => page.getAttribute('.board[data-node="5"]', "data-role"), { timeout: 30_000 }).toBe("crashed")
     await expect.poll(() => page.textContent("#coordinator").catch((): null => null), { timeout: 30_000 }).toBe("4")
     expect(lab.coordinator()).toBe(4)

@@ -78,7 +78,7 @@ describe("live view: a failover band opens into its election by causal order", (
 
     const band = page.locator(`rect.failover[data-started="${failover.startedAt}"]`)
     expect(await page.locator("#zoom").isHidden()).toBe(true)
-    await band.click({ position: { x: 4, y: 4 } }) // its top edge, above the lanes' arrows
+    await band.click({ position: { x: 4, y: 4 }, delay: 600 }) // its top edge, above the lanes' arrows; held across redraws
     await page.waitForSelector("#zoom:not([hidden])")
 
     const recorded = framesOfFailover(live.recorded(), failover.startedAt, failover.startedAt + failover.durationMs!)
@@ -143,7 +143,7 @@ describe("live view: a failover band opens into its election by causal order", (
     const zoomHidden = () => page.locator("#zoom").isHidden()
     await page.waitForTimeout(1500)
     expect(await zoomHidden()).toBe(false)
-    await page.click("#zoom-close")
+    await page.click("#zoom-close", { delay: 600 })
     await expect.poll(zoomHidden, { timeout: 10_000 }).toBe(true)
     // the diagram's last minute: on a busy machine the last 12 s had scrolled past the band
     await page.selectOption("#window", "60000")

@@ -82,7 +82,14 @@ export function startLive(root: HTMLElement) {
   const statusEl = h("div", { class: "status", id: "status" })
   const diagramEl = h("div", { class: "diagram", id: "diagram" })
   const legendEl = h("div", { id: "legend" })
-  const zoomEl = h("section", { class: "zoom", id: "zoom", hidden: true })
+  // the heading and its button are kept across redraws, so that a click between two of them lands
+  const zoomTitle = h("span", {})
+  const zoomClose = h("button", { id: "zoom-close", onclick: () => {
+    zoom = null
+    render()
+  } }, "✕ close")
+  const zoomBody = h("div", {})
+  const zoomEl = h("section", { class: "zoom", id: "zoom", hidden: true }, h("div", { class: "zoom-head" }, zoomTitle, zoomClose), zoomBody)
   const openZoom = (f: Failover) => {
     zoom = { startedAt: f.startedAt, count: state?.failovers.length ?? 0 }
     render()
@@ -137,6 +144,25 @@ export function startLive(root: HTMLElement) {
     h("textarea", { id: "export-text", hidden: true, readonly: true, rows: 8 }),
   )
 
+  /** One element per board, kept across redraws; its buttons read the board's state when clicked. */
+  const boardViews = new Map<number, { root: HTMLElement; body: HTMLElement; crash: HTMLElement; power: HTMLElement }>()
+  const boardNow = (id: number) => state?.boards.find((b) => b.node === id)
+  const boardView = (id: number) => {
+    let view = boardViews.get(id)
+    if (view) return view
+    const body = h("div", {})
+    const crash = h("button", { class: "crash", onclick: () => {
+      const b = boardNow(id)
+      if (b) void post({ action: b.role === "crashed" ? "recover" : "crash", node: id })
+    } })
+    const power = h("button", { class: "power", onclick: () => {
+      const b = boardNow(id)
+      if (b) void post({ action: b.powered ? "kill" : "restart", node: id })
+    } })
+    view = { root: h("div", { class: "board", "data-node": id }, body, h("div", { class: "buttons" }, crash, power)), body, crash, power }
+    boardViews.set(id, view)
+    return view
+  }
   let frozenAt = 0
   const render = () => {
     if (!hello || !state) return
@@ -178,30 +204,35 @@ export function startLive(root: HTMLElement) {
           h("span", { class: "timer-left" }, `${(left / 1000).toFixed(1)} s`))
       }))
     }
-    replace(
-      boardsEl,
-      ids.map((id) => {
-        const b = byNode.get(id)
-        if (!b) return null
-        const role = b.powered ? (b.booted ? b.role : "booting") : "off"
-        return h("div", { class: `board role-${role}`, "data-node": id, "data-role": role, "data-coordinator": b.coordinator },
-          h("div", { class: "led", "data-role": b.role, "data-powered": String(b.powered && b.booted) }),
-          h("div", { class: "id" }, `board ${id}${hello!.hostNodes.includes(id) ? " (host)" : ""}`),
-          h("div", { class: "role" }, role),
-          h("div", { class: "small" }, b.powered && b.coordinator >= 0 ? `coord ${b.coordinator} · epoch ${b.epoch}` : "—"),
-          h("div", { class: "small" }, `tx ${b.tx} · rx ${b.rx}`),
-          b.heapPeak === null ? null : h("div", { class: "small heap" }, heapText(b)),
-          b.problem ? h("div", { class: "small problem" }, b.problem) : null,
-          timerBars(b, role),
-          h("div", { class: "buttons" },
-            b.powered && b.booted
-              ? h("button", { class: "crash", onclick: () => post({ action: b.role === "crashed" ? "recover" : "crash", node: id }) },
-                  b.role === "crashed" ? "recover" : "crash")
-              : null,
-            h("button", { class: "power", onclick: () => post({ action: b.powered ? "kill" : "restart", node: id }) },
-              b.powered ? "power off" : "power on")))
-      }),
-    )
+    // each board's element lives as long as the page: a click between two frames' redraws still
+    // lands on the button it pressed
+    for (const id of ids) {
+      const b = byNode.get(id)
+      const view = boardView(id)
+      if (!b) {
+        view.root.hidden = true
+        continue
+      }
+      const role = b.powered ? (b.booted ? b.role : "booting") : "off"
+      view.root.hidden = false
+      view.root.className = `board role-${role}`
+      view.root.dataset.role = role
+      view.root.dataset.coordinator = String(b.coordinator)
+      replace(view.body,
+        h("div", { class: "led", "data-role": b.role, "data-powered": String(b.powered && b.booted) }),
+        h("div", { class: "id" }, `board ${id}${hello!.hostNodes.includes(id) ? " (host)" : ""}`),
+        h("div", { class: "role" }, role),
+        h("div", { class: "small" }, b.powered && b.coordinator >= 0 ? `coord ${b.coordinator} · epoch ${b.epoch}` : "—"),
+        h("div", { class: "small" }, `tx ${b.tx} · rx ${b.rx}`),
+        b.heapPeak === null ? null : h("div", { class: "small heap" }, heapText(b)),
+        b.problem ? h("div", { class: "small problem" }, b.problem) : null,
+        timerBars(b, role))
+      view.crash.hidden = !(b.powered && b.booted)
+      view.crash.textContent = b.role === "crashed" ? "recover" : "crash"
+      view.power.textContent = b.powered ? "power off" : "power on"
+    }
+    if (boardsEl.childElementCount !== ids.length || ids.some((id, i) => boardsEl.children[i] !== boardViews.get(id)!.root))
+      boardsEl.replaceChildren(...ids.map((id) => boardViews.get(id)!.root))
     if (!paused) frozenAt = st.now
     replace(diagramEl, liveDiagram(ids, frames, st, showHeartbeats, windowMs, paused ? frozenAt : Math.max(st.now, frames.length ? frames[frames.length - 1].at : 0), openZoom))
     replace(legendEl, kindLegend(frames.filter((f) => showHeartbeats || f.kind !== "HEARTBEAT").map((f) => f.kind), "live-legend"))
@@ -213,14 +244,10 @@ export function startLive(root: HTMLElement) {
       const end = opened.durationMs === null ? st.now : opened.startedAt + opened.durationMs
       const shown = framesOfFailover(frames, opened.startedAt, end)
       const steps = causalSteps(shown, { hubDelayMs: st.hub.delayMs })
-      replace(zoomEl,
-        h("div", { class: "zoom-head" },
-          h("b", {}, `${opened.trigger} → ${opened.coordinatorAfter ?? "?"}`),
-          ` · ${opened.durationMs === null ? "still electing" : `${opened.durationMs} ms`} · ${steps.length} steps, ${shown.length} frames, in causal order`,
-          h("button", { id: "zoom-close", onclick: () => {
-            zoom = null
-            render()
-          } }, "✕ close")),
+      replace(zoomTitle,
+        h("b", {}, `${opened.trigger} → ${opened.coordinatorAfter ?? "?"}`),
+        ` · ${opened.durationMs === null ? "still electing" : `${opened.durationMs} ms`} · ${steps.length} steps, ${shown.length} frames, in causal order`)
+      replace(zoomBody,
         h("p", { class: "hint" }, "One column per send, in the order the hub saw them: an answer is always to the right of what it answers; " +
           "copies a board sent at once (a multicast) share a column. Under each column: when the hub saw it, after the trigger."),
         kindLegend(steps.map((x) => x.kind), "zoom-legend"),
@@ -291,8 +318,8 @@ function liveDiagram(ids: number[], frames: TappedFrame[], st: LiveState, heartb
     // at least 12 px wide, so that a short election is still easy to click
     const w = Math.max(12, x(end) - x(Math.max(t0, f.startedAt)))
     parts.push(s("rect", { x: x(Math.max(t0, f.startedAt)), y: 14, width: w, height: height - 40, class: "failover",
-      "data-started": f.startedAt, onclick: () => open(f) }, title))
-    parts.push(s("text", { x: Math.min(x(Math.max(t0, f.startedAt)) + 3, width - 330), y: height - 14, class: "failover-label", onclick: () => open(f) },
+      "data-started": f.startedAt, onpointerdown: () => open(f) }, title))
+    parts.push(s("text", { x: Math.min(x(Math.max(t0, f.startedAt)) + 3, width - 330), y: height - 14, class: "failover-label", onpointerdown: () => open(f) },
       `${f.trigger} → ${f.coordinatorAfter ?? "?"}: ${f.durationMs ?? "…"} ms, ${f.electionFrames} frames · click to zoom`, title.cloneNode(true)))
   }
   for (const id of ids) {
