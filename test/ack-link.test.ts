@@ -1,6 +1,6 @@
 // The acknowledged link (src/core/ack-link.ts) that the ring family and echo own.
 import { describe, expect, test } from "vitest"
-import { AckLink } from "../src/core/ack-link"
+import { AckLink, adaptWait, removeMessages } from "../src/core/ack-link"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
 import { type Action, ActionType } from "../src/core/contract"
 
@@ -31,7 +31,7 @@ describe("AckLink", () => {
     expect(link.acknowledge(4, 12)).toBe(0)
     link.rearm(1200, out)
     expect(timers(out)).toEqual(["cancel"])
-    expect(link.count()).toBe(0)
+    expect(link.dsts.length).toBe(0)
     // late: nothing waits for it
     expect(link.acknowledge(4, 12)).toBe(-1)
   })
@@ -43,8 +43,8 @@ describe("AckLink", () => {
     expect(timers(out)).toEqual(["set 3"])
     expect(link.acknowledge(2, 0)).toBe(1)
     expect(link.acknowledge(2, 0)).toBe(-1)
-    expect(link.count()).toBe(2)
-    expect([link.dstAt(0), link.dstAt(1)]).toEqual([1, 3])
+    expect(link.dsts.length).toBe(2)
+    expect([link.dsts[0], link.dsts[1]]).toEqual([1, 3])
   })
 
   test("a missing ACK: every message waiting on that destination comes back, oldest first", () => {
@@ -53,13 +53,29 @@ describe("AckLink", () => {
     link.expect(4, 1, frame(4, 1), 0, out)
     link.expect(5, 2, frame(5, 2), 10, out)
     link.expect(4, 3, frame(4, 3), 20, out)
-    const again = link.takeWaitingOn(4)
+    const again = removeMessages(link, -1, 4)
     expect(again.map((f) => f.seq)).toEqual([1, 3])
-    expect(link.count()).toBe(1)
-    expect(link.dstAt(0)).toBe(5)
+    expect(link.dsts.length).toBe(1)
+    expect(link.dsts[0]).toBe(5)
     out.length = 0
     // a deadline already reached fires as soon as the clock moves, never at once
     link.rearm(400, out)
     expect(timers(out)).toEqual(["set 0.3"])
+  })
+
+  test("the ring's wait under load: 4 times longer after a late ACK, up to 8 T; halved after a timely one or none", () => {
+    const link = new AckLink(2, 40)
+    const out: Action[] = []
+    const waits: number[] = []
+    for (const late of [true, true, false, true, true, false, false, false, false]) {
+      adaptWait(link, late)
+      waits.push(link.wait)
+    }
+    // 4 T, then 16 T would pass 8 T: it stays; from 2 T, 8 T; never below T
+    expect(waits).toEqual([160, 160, 80, 320, 320, 160, 80, 40, 40])
+    adaptWait(link, true)
+    link.expect(4, 1, frame(4, 1), 1000, out)
+    expect(timers(out)).toEqual(["set 160"])
+    expect(link.deadlines).toEqual([1160])
   })
 })

@@ -50,11 +50,11 @@ describe("shared ring mechanism (ring-base.ts)", () => {
     expect(n.receive(ack({ seq: forwarded.seq === 1 ? 2 : 1 }), 2, [])).toBe(false)
     expect(n.receive(ack({ bid: Kind.COORDINATOR }), 2, [])).toBe(false)
     expect(n.receive(ack({ initiator: 1 }), 2, [])).toBe(false)
-    expect(n.link.count()).toBe(1)
+    expect(n.link.dsts.length).toBe(1)
     const out: Action[] = []
     expect(n.receive(ack({}), 2, out)).toBe(true)
     expect(show(out)).toEqual([`cancel ${T_ACK}`])
-    expect(n.link.count()).toBe(0)
+    expect(n.link.dsts.length).toBe(0)
     // a late ACK from someone we do not wait for is ignored
     expect(n.receive(frameFrom(Algorithm.Ring, Kind.ACK, 5, 3), 3, [])).toBe(false)
   })

@@ -14,7 +14,7 @@
 //   never fills as long as each remembers fewer than half of it, which the search checks
 //   (`seenNearlyFull`: the search is then not complete).
 // - An acknowledged link's deadlines are written relative to the node's clock, one already
-//   reached as 0 (the link only ever asks whether a deadline has come).
+//   reached as 0 (the link only ever asks whether a deadline has come); its wait as it is.
 
 import type { AckLink } from "../../src/core/ack-link"
 import type { ElectionNode } from "../../src/core/node"
@@ -121,7 +121,7 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
       const f = l.frames[k]
       s += `${l.dsts[k]}:${tag - seq}+${seqName(ctx, seq)}:${f ? frameTextNamed(f, ctx) : "_"}@${Math.max(l.deadlines[k] - clock, 0)};`
     }
-    return s + "]"
+    return s + `]wait ${l.wait}`
   }
   if (key === SEEN) {
     if (r.seen.length >= SEEN_MESSAGES) return null // full: its order decides what goes next
@@ -188,6 +188,7 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
       else keyWord(TAG_NULL)
       keyNumber(Math.max(l.deadlines[k] - clock, 0))
     }
+    keyNumber(l.wait)
     return true
   }
   if (key === SEEN) {

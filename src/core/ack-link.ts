@@ -30,20 +30,14 @@ export class AckLink {
     /** The message kept for a resend (null when the owner kept none). */
     frames: Frame[]
     deadlines: number[]
+    /** How long a new message waits for its ACK: T, unless the owner adapts it (`adaptWait`). */
+    wait: number
 
     constructor(timer: number, timeout: number) {
         this.clear()
         this.timer = timer
         this.timeout = timeout
-    }
-
-    /** Messages still waiting for their ACK. */
-    count(): number {
-        return this.dsts.length
-    }
-
-    dstAt(k: number): number {
-        return this.dsts[k]
+        this.wait = timeout
     }
 
     /** A message tagged `tag` went to `dst` at `now`: wait for its ACK (keep `frame` for a resend, or null). */
@@ -51,8 +45,8 @@ export class AckLink {
         this.dsts.push(dst)
         this.tags.push(tag)
         this.frames.push(frame)
-        this.deadlines.push(now + this.timeout)
-        if (this.dsts.length === 1) setTimer(this.timer, this.timeout, out)
+        this.deadlines.push(now + this.wait)
+        if (this.dsts.length === 1) setTimer(this.timer, this.wait, out)
     }
 
     /**
@@ -69,14 +63,6 @@ export class AckLink {
                 }
             }
         return -1
-    }
-
-    /**
-     * Removes every message waiting on `dst`, oldest first, and returns their frames (a
-     * resend goes past `dst`). The timer is the caller's to rearm.
-     */
-    takeWaitingOn(dst: number): Frame[] {
-        return removeMessages(this, -1, dst)
     }
 
     /** Arms the timer for the oldest waiting message (or cancels it when none is left). */
@@ -101,6 +87,18 @@ export class AckLink {
         this.frames = []
         this.deadlines = []
     }
+}
+
+/**
+ * The ring family's wait under load (our extension): a late ACK makes the wait for the next
+ * messages 4 times longer, up to 8 T; a timely one, or a wait that ran out, halves it back
+ * towards T. On a congested bus every ACK came later than T; with a wait of T the ring
+ * passed each message past live successors, which loaded the bus more, and elections
+ * restarted until the end of the run.
+ */
+export function adaptWait(link: AckLink, late: boolean) {
+    const w = late ? link.wait * 4 : link.wait / 2
+    if (w >= link.timeout) if (w <= 8 * link.timeout) link.wait = w
 }
 
 /**

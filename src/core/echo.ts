@@ -136,7 +136,7 @@ export class EchoNode extends ElectionNode {
     protected onTimer(timer: number, now: number, out: Action[]) {
         if (timer !== TIMER_ACK || this.status !== ACTIVE) return
         // No ACK: taken as down; no reply is awaited from it.
-        for (let j = 0; j < this.link.count(); j++) this.heard[this.neighbors.indexOf(this.link.dstAt(j))] = true
+        for (let j = 0; j < this.link.dsts.length; j++) this.heard[this.neighbors.indexOf(this.link.dsts[j])] = true
         this.link.clear()
         checkDone(this, now, out)
     }
@@ -182,7 +182,7 @@ export class EchoNode extends ElectionNode {
                 checkDone(this, now, out)
             }
             // still waiting for ECHOs, but for no ACK: no timer
-            if (answered) if (this.status === ACTIVE) if (this.link.count() === 0) this.link.cancel(out)
+            if (answered) if (this.status === ACTIVE) if (this.link.dsts.length === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ACK) {
@@ -192,7 +192,7 @@ export class EchoNode extends ElectionNode {
                 startWave(this, now, out) // our wave is stale
                 return true
             }
-            if (this.link.count() === 0) this.link.cancel(out)
+            if (this.link.dsts.length === 0) this.link.cancel(out)
             return true
         }
         if (frame.kind === Kind.ECHO) {

@@ -8,7 +8,7 @@
 //
 // Portable (DeviceScript subset): plain arrays, no splice, no super calls.
 
-import { AckLink, removeMessages } from "./ack-link"
+import { AckLink, adaptWait, removeMessages } from "./ack-link"
 import { Algorithm, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { CheckHints } from "./descriptor"
@@ -85,7 +85,7 @@ export abstract class RingBaseNode extends ElectionNode {
     override forgetElection(now: number, out: Action[]) {
         for (let t = TIMER_RING_FREE; t < TIMER_CONTEST; t++) cancelTimer(t, out)
         // Our own election's messages still waiting for an ACK die with it.
-        for (let k = this.link.count() - 1; k >= 0; k--) if (this.link.frames[k].initiator === this.id) removeMessages(this.link, k, -1)
+        for (let k = this.link.dsts.length - 1; k >= 0; k--) if (this.link.frames[k].initiator === this.id) removeMessages(this.link, k, -1)
         this.link.rearm(now, out)
         this.leaveRing()
     }
@@ -219,19 +219,22 @@ function firstSight(node: RingBaseNode, frame: Frame): boolean {
 
 function onAck(node: RingBaseNode, frame: Frame, now: number, out: Action[]): boolean {
     const k = node.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
+    // late: nothing waits for it (with the failure detector on, as the boards run)
+    if (k >= 0 || node.timing.heartbeatInterval > 0) adaptWait(node.link, k < 0)
     if (k === 0) node.link.rearm(now, out)
     return k >= 0 // false when late: the sender was already given up
 }
 
 function onAckTimeout(node: RingBaseNode, now: number, out: Action[]) {
     const link = node.link
-    const due = link.count() > 0 && link.deadlines[0] <= now
-    while (link.count() > 0 && link.deadlines[0] <= now) {
+    const due = link.dsts.length > 0 && link.deadlines[0] <= now
+    while (link.dsts.length > 0 && link.deadlines[0] <= now) {
         const dead = link.dsts[0]
         node.markDown(dead, now)
+        adaptWait(link, false)
         // Everything still waiting on `dead` goes to the next successor, in order.
-        const again = link.takeWaitingOn(dead)
-        const wasEmpty = link.count() === 0
+        const again = removeMessages(link, -1, dead)
+        const wasEmpty = link.dsts.length === 0
         for (let k = 0; k < again.length; k++) {
             // the frame itself: a driver sends a copy of what it was (the firmware encodes it at
             // once, the simulator copies it), so a new destination changes nothing on its way
