@@ -560,7 +560,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
   const fourAndFive: [string, number, number][] = [
     ["bully", 101, 200],
     ["improved-bully", 49, 98],
-    ["ring", 424, 845],
+    ["ring", 416, 837],
     ["active-list-ring", 307, 623],
     ["bid-ring", 318, 514],
     ["echo", 330, 6802],
@@ -658,7 +658,7 @@ describe("the ideal model with detection at any point: every state", () => {
   test.each([
     ["bully", 10],
     ["improved-bully", 6],
-    ["ring", 18],
+    ["ring", 17],
     ["active-list-ring", 15],
   ] as [string, number][])("%s, N = 3, one crash, one loss: two coordinators after %i steps", (algorithm, length) => {
     const r = check(anyTime(algorithm, 1, 0, 1), ["unique-coordinator"])

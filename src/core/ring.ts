@@ -44,8 +44,9 @@ export class RingNode extends RingBaseNode {
         return kind === Kind.ELECTION || kind === Kind.COORDINATOR
     }
 
+    /** A result naming a process found down: nobody past it may follow a dead coordinator. */
     protected endsAt(frame: Frame, id: number): boolean {
-        return false
+        return frame.kind === Kind.COORDINATOR && frame.bid === id
     }
 
     protected onDirectFrame(frame: Frame, now: number, out: Action[]): boolean {
