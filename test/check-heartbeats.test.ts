@@ -145,9 +145,9 @@ describe("the model with heartbeats", () => {
   mediumTest.each([
     ["bully", 1465],
     ["improved-bully", 1279],
-    ["ring", 2157],
-    ["active-list-ring", 2074],
-    ["bid-ring", 1519],
+    ["ring", 2529],
+    ["active-list-ring", 2143],
+    ["bid-ring", 1631],
     ["echo", 1710],
   ] as [string, number][])("%s, N = 3, one crash, one recovery: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 0), ["unique-coordinator", "eventual-agreement", "valid-coordinator"])
@@ -185,8 +185,8 @@ describe("the model with heartbeats", () => {
   })
   mediumTest.each([
     ["improved-bully", 7982],
-    ["ring", 41985],
-    ["bid-ring", 16099],
+    ["ring", 72273],
+    ["bid-ring", 18790],
     ["echo", 19512],
   ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])

@@ -483,7 +483,7 @@ describe("the ideal model (the default: timed detection): every state", () => {
   const doneWhen: [string, number, number, boolean][] = [
     ["bully", 347, 1657, false],
     ["improved-bully", 241, 608, false],
-    ["ring", 6216, 29856, false],
+    ["ring", 5939, 28600, false],
     ["active-list-ring", 3760, 13461, false],
     ["bid-ring", 3390, 8278, false],
     ["echo", 2977, 0, true],
@@ -624,7 +624,7 @@ describe("the ideal model with detection at any point: every state", () => {
   const three: [string, number, boolean][] = [
     ["bully", 1999, false],
     ["improved-bully", 577, false],
-    ["ring", 58161, true],
+    ["ring", 54394, true],
     ["active-list-ring", 34591, false],
     ["bid-ring", 15274, false],
     ["echo", 22275, false],
@@ -710,7 +710,7 @@ describe("the ideal model with detection at any point: every state", () => {
   const fourCrashLoss: [string, number][] = [
     ["bully", 3680],
     ["improved-bully", 830],
-    ["ring", 26351],
+    ["ring", 25963],
     ["active-list-ring", 13932],
     ["bid-ring", 11901],
     ["echo", 19639],

@@ -32,7 +32,7 @@ describe("the exhaustive check at N = 4 to 6 (one crash, one recovery, one loss)
     ["echo", 4, 80118, false],
     ["bully", 5, 16137, false],
     ["improved-bully", 5, 1460, false],
-    ["ring", 5, 80467, false],
+    ["ring", 5, 78894, false],
     ["active-list-ring", 5, 58285, false],
     ["bid-ring", 5, 17788, false],
     ["bully", 6, 306087, true],
@@ -70,9 +70,9 @@ describe("echo at N = 5 (one crash, one recovery, no loss)", () => {
 
 describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
-    ["ring", 3, 29469, false],
-    ["active-list-ring", 3, 26367, false],
-    ["bid-ring", 3, 13315, false],
+    ["ring", 3, 47650, false],
+    ["active-list-ring", 3, 32934, false],
+    ["bid-ring", 3, 15545, false],
     ["echo", 3, 18132, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
