@@ -76,7 +76,7 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["echo", 3, 18132, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
-    ["ring", 4, 136875, true],
+    ["ring", 4, 251769, true],
     ["active-list-ring", 4, 70019, true],
     ["bid-ring", 4, 32064, false],
     ["echo", 4, 120058, true],
