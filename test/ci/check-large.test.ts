@@ -77,8 +77,8 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
     ["ring", 4, 251769, true],
-    ["active-list-ring", 4, 70019, true],
-    ["bid-ring", 4, 32064, false],
+    ["active-list-ring", 4, 94213, true],
+    ["bid-ring", 4, 35349, false],
     ["echo", 4, 120058, true],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
@@ -93,25 +93,25 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
 describe("the fencing tokens (one crash, one recovery, one loss)", () => {
   // N = 3 for bully and improved-bully: test/check-heartbeats.test.ts
   const cases: [string, number, Detection, number, boolean][] = [
-    ["ring", 3, "timed", 16978, false],
+    ["ring", 3, "timed", 16258, false],
     ["active-list-ring", 3, "timed", 10805, false],
     ["bid-ring", 3, "timed", 5944, false],
     ["echo", 3, "timed", 7554, false],
-    ["ring", 3, "heartbeats", 83508, true],
-    ["active-list-ring", 3, "heartbeats", 63850, true],
-    ["bid-ring", 3, "heartbeats", 24459, true],
+    ["ring", 3, "heartbeats", 150918, true],
+    ["active-list-ring", 3, "heartbeats", 80131, true],
+    ["bid-ring", 3, "heartbeats", 28324, true],
     ["echo", 3, "heartbeats", 34786, false],
     ["bully", 4, "timed", 8835, false],
     ["improved-bully", 4, "timed", 1179, false],
-    ["ring", 4, "timed", 114143, false],
+    ["ring", 4, "timed", 109893, false],
     ["active-list-ring", 4, "timed", 54988, false],
     ["bid-ring", 4, "timed", 14848, false],
     ["echo", 4, "timed", 1149546, true],
     ["bully", 4, "heartbeats", 78376, false],
     ["improved-bully", 4, "heartbeats", 28818, false],
-    ["ring", 4, "heartbeats", 593494, true],
-    ["active-list-ring", 4, "heartbeats", 220100, true],
-    ["bid-ring", 4, "heartbeats", 66247, true],
+    ["ring", 4, "heartbeats", 1304993, true],
+    ["active-list-ring", 4, "heartbeats", 321280, true],
+    ["bid-ring", 4, "heartbeats", 72717, true],
     ["echo", 4, "heartbeats", 988637, true],
   ]
   for (const [algorithm, nodes, detection, states, slow] of cases)
