@@ -6,12 +6,13 @@
 // reply is awaited from it).
 //
 // - Each waiting message has a destination, a tag (what an ACK must name to acknowledge
-//   it; 0 when any ACK from that destination will do) and a deadline, now + T.
+//   it; 0 when any ACK from that destination will do) and a deadline, now + the wait (T;
+//   the ring family lengthens it under load: `adaptWait`).
 // - One timer for the whole link, armed for the oldest waiting message: set when the first
 //   one is added; the owner moves it (`rearm`) or stops it (`cancel`) as its rules say
 //   (the ring re-arms when the oldest is acknowledged; echo stops it when none is left).
 // - An ACK acknowledges the oldest waiting message from its sender with its tag; a late
-//   ACK (nothing waits for it) is the owner's to count.
+//   ACK (nothing waits for it any more) is the owner's to count.
 //
 // Portable (DeviceScript subset): parallel plain arrays, no splice.
 

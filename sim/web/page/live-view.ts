@@ -144,7 +144,10 @@ export function startLive(root: HTMLElement) {
     h("textarea", { id: "export-text", hidden: true, readonly: true, rows: 8 }),
   )
 
-  /** One element per board, kept across redraws; its buttons read the board's state when clicked. */
+  /**
+   * One element per board, updated in place: a click pressed before a redraw and released
+   * after it still lands on its button, which reads the board's state when clicked.
+   */
   const boardViews = new Map<number, { root: HTMLElement; body: HTMLElement; crash: HTMLElement; power: HTMLElement }>()
   const boardNow = (id: number) => state?.boards.find((b) => b.node === id)
   const boardView = (id: number) => {
@@ -204,8 +207,6 @@ export function startLive(root: HTMLElement) {
           h("span", { class: "timer-left" }, `${(left / 1000).toFixed(1)} s`))
       }))
     }
-    // each board's element lives as long as the page: a click between two frames' redraws still
-    // lands on the button it pressed
     for (const id of ids) {
       const b = byNode.get(id)
       const view = boardView(id)
