@@ -68,14 +68,29 @@ describe("AckLink", () => {
     const out: Action[] = []
     const waits: number[] = []
     for (const late of [true, true, false, true, true, false, false, false, false]) {
-      adaptWait(link, late)
+      adaptWait(link, late, 0)
       waits.push(link.wait)
     }
     // 4 T, then 16 T would pass 8 T: it stays; from 2 T, 8 T; never below T
     expect(waits).toEqual([160, 160, 80, 320, 320, 160, 80, 40, 40])
-    adaptWait(link, true)
+    adaptWait(link, true, 900)
     link.expect(4, 1, frame(4, 1), 1000, out)
     expect(timers(out)).toEqual(["set 160"])
     expect(link.deadlines).toEqual([1160])
+  })
+
+  test("a grown wait falls back to T once no late ACK has come for 8 T", () => {
+    const link = new AckLink(2, 40)
+    const out: Action[] = []
+    adaptWait(link, true, 1000)
+    adaptWait(link, false, 1010)
+    adaptWait(link, true, 1020) // 8 T from here: 1340
+    expect(link.wait).toBe(320)
+    link.expect(4, 1, frame(4, 1), 1339, out)
+    expect(link.deadlines).toEqual([1339 + 320])
+    link.clear()
+    link.expect(4, 2, frame(4, 2), 1340, out)
+    expect(link.deadlines).toEqual([1340 + 40])
+    expect(link.wait).toBe(40)
   })
 })

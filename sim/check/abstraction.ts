@@ -14,7 +14,9 @@
 //   never fills as long as each remembers fewer than half of it, which the search checks
 //   (`seenNearlyFull`: the search is then not complete).
 // - An acknowledged link's deadlines are written relative to the node's clock, one already
-//   reached as 0 (the link only ever asks whether a deadline has come); its wait as it is.
+//   reached as 0 (the link only ever asks whether a deadline has come); its wait as it is,
+//   and the time left until a grown wait falls back to T the same way (0 for a wait of T,
+//   which that time never changes).
 
 import type { AckLink } from "../../src/core/ack-link"
 import type { ElectionNode } from "../../src/core/node"
@@ -121,7 +123,7 @@ export function ringFieldText(node: ElectionNode, key: string, clock: number, ct
       const f = l.frames[k]
       s += `${l.dsts[k]}:${tag - seq}+${seqName(ctx, seq)}:${f ? frameTextNamed(f, ctx) : "_"}@${Math.max(l.deadlines[k] - clock, 0)};`
     }
-    return s + `]wait ${l.wait}`
+    return s + `]wait ${l.wait} until ${grownWaitLeft(l, clock)}`
   }
   if (key === SEEN) {
     if (r.seen.length >= SEEN_MESSAGES) return null // full: its order decides what goes next
@@ -169,6 +171,10 @@ export function keyFrame(f: Frame, ctx: TextContext | null) {
 }
 
 /** ringFieldText's words: true when the field is one this module writes (else the caller writes it plainly). */
+function grownWaitLeft(l: AckLink, clock: number): number {
+  return l.wait > l.timeout ? Math.max(l.waitUntil - clock, 0) : 0
+}
+
 export function keyRingField(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): boolean {
   const r = ringFields(node)
   if (!r || !ctx) return false
@@ -189,6 +195,7 @@ export function keyRingField(node: ElectionNode, key: string, clock: number, ctx
       keyNumber(Math.max(l.deadlines[k] - clock, 0))
     }
     keyNumber(l.wait)
+    keyNumber(grownWaitLeft(l, clock))
     return true
   }
   if (key === SEEN) {

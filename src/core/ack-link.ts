@@ -33,12 +33,15 @@ export class AckLink {
     deadlines: number[]
     /** How long a new message waits for its ACK: T, unless the owner adapts it (`adaptWait`). */
     wait: number
+    /** When a grown wait falls back to T: 8 T after the last late ACK. */
+    waitUntil: number
 
     constructor(timer: number, timeout: number) {
         this.clear()
         this.timer = timer
         this.timeout = timeout
         this.wait = timeout
+        this.waitUntil = 0
     }
 
     /** A message tagged `tag` went to `dst` at `now`: wait for its ACK (keep `frame` for a resend, or null). */
@@ -46,6 +49,7 @@ export class AckLink {
         this.dsts.push(dst)
         this.tags.push(tag)
         this.frames.push(frame)
+        if (now >= this.waitUntil) this.wait = this.timeout
         this.deadlines.push(now + this.wait)
         if (this.dsts.length === 1) setTimer(this.timer, this.wait, out)
     }
@@ -97,7 +101,8 @@ export class AckLink {
  * passed each message past live successors, which loaded the bus more, and elections
  * restarted until the end of the run.
  */
-export function adaptWait(link: AckLink, late: boolean) {
+export function adaptWait(link: AckLink, late: boolean, now: number) {
+    if (late) link.waitUntil = now + 8 * link.timeout
     const w = late ? link.wait * 4 : link.wait / 2
     if (w >= link.timeout) if (w <= 8 * link.timeout) link.wait = w
 }

@@ -220,7 +220,7 @@ function firstSight(node: RingBaseNode, frame: Frame): boolean {
 function onAck(node: RingBaseNode, frame: Frame, now: number, out: Action[]): boolean {
     const k = node.link.acknowledge(frame.src, ackTag(frame.bid, frame.initiator, frame.seq))
     // late: nothing waits for it (with the failure detector on, as the boards run)
-    if (k >= 0 || node.timing.heartbeatInterval > 0) adaptWait(node.link, k < 0)
+    if (k >= 0 || node.timing.heartbeatInterval > 0) adaptWait(node.link, k < 0, now)
     if (k === 0) node.link.rearm(now, out)
     return k >= 0 // false when late: the sender was already given up
 }
@@ -231,7 +231,7 @@ function onAckTimeout(node: RingBaseNode, now: number, out: Action[]) {
     while (link.dsts.length > 0 && link.deadlines[0] <= now) {
         const dead = link.dsts[0]
         node.markDown(dead, now)
-        adaptWait(link, false)
+        adaptWait(link, false, now)
         // Everything still waiting on `dead` goes to the next successor, in order.
         const again = removeMessages(link, -1, dead)
         const wasEmpty = link.dsts.length === 0
