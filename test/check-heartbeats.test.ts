@@ -145,9 +145,9 @@ describe("the model with heartbeats", () => {
   mediumTest.each([
     ["bully", 1465],
     ["improved-bully", 1279],
-    ["ring", 2529],
-    ["active-list-ring", 2143],
-    ["bid-ring", 1631],
+    ["ring", 2619],
+    ["active-list-ring", 2151],
+    ["bid-ring", 1717],
     ["echo", 1710],
   ] as [string, number][])("%s, N = 3, one crash, one recovery: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 0), ["unique-coordinator", "eventual-agreement", "valid-coordinator"])
@@ -166,8 +166,8 @@ describe("the model with heartbeats", () => {
 
   test.each([
     ["improved-bully", 726],
-    ["ring", 929],
-    ["bid-ring", 923],
+    ["ring", 939],
+    ["bid-ring", 941],
     ["echo", 899],
   ] as [string, number][])("%s, N = 3, one crash, one loss: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 0, 1), ["unique-coordinator"])
@@ -185,8 +185,8 @@ describe("the model with heartbeats", () => {
   })
   mediumTest.each([
     ["improved-bully", 7982],
-    ["ring", 72273],
-    ["bid-ring", 18790],
+    ["ring", 73265],
+    ["bid-ring", 19460],
     ["echo", 19512],
   ] as [string, number][])("%s, N = 3, one crash, one recovery, one loss: never two coordinators (%i states)", (algorithm, states) => {
     const r = check(heartbeats(algorithm, 1, 1, 1), ["unique-coordinator"])

@@ -40,6 +40,11 @@ export class ActiveListRingNode extends RingBaseNode {
         this.resetRing()
     }
 
+    /** An election and its result each go round once: 2R, and T' to spare (bid-ring's is its own). */
+    override electionBound(): number {
+        return ringElectionBound(this.ringOrder.length, this.timing)
+    }
+
     /** This process's active list (a copy). */
     activeList(): number[] {
         return this.active.slice(0)

@@ -13,7 +13,7 @@ import { Algorithm, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, TIMER_ALGORITHM, TIMER_CONTEST } from "./contract"
 import { CheckHints } from "./descriptor"
 import { ElectionNode } from "./node"
-import { ringElectionBound, ringRoundTrip } from "./bounds"
+import { ringRoundTrip } from "./bounds"
 import { send } from "./node-state"
 
 /** Ring messages remembered to drop their copies. */
@@ -124,11 +124,6 @@ export abstract class RingBaseNode extends ElectionNode {
     /** R, a notice's worst-case round trip: every hop in 1, or in T + 1 past a dead successor. */
     roundTrip(): number {
         return ringRoundTrip(this.ringOrder.length, this.timing)
-    }
-
-    /** An election and its result each go round once: 2R, and T' to spare. */
-    override electionBound(): number {
-        return ringElectionBound(this.ringOrder.length, this.timing)
     }
 
     markDown(id: number, now: number) {

@@ -35,6 +35,11 @@ export class RingNode extends RingBaseNode {
         super(Algorithm.Ring, config)
     }
 
+    /** An election and its result each go round once: 2R, and T' to spare (bid-ring's is its own). */
+    override electionBound(): number {
+        return ringElectionBound(this.ringOrder.length, this.timing)
+    }
+
     protected resetRing() {
         this.electing = false
         this.acceptedEpoch = -1
