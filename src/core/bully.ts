@@ -39,6 +39,11 @@ export class BullyNode extends ElectionNode {
         super(Algorithm.Bully, config)
     }
 
+    /** ELECTION, T for OKs, T' for COORDINATOR, and once more after a restart. */
+    electionBound(): number {
+        return bullyElectionBound(this.ids.length, this.timing)
+    }
+
     protected resetAlgorithm() {
         this.phase = IDLE
     }

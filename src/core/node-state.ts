@@ -10,7 +10,6 @@
 
 import { FailureDetector, makeFailureDetector } from "./failure-detector"
 import { Algorithm, BROADCAST, Frame, Kind, makeFrame, MAX_SEQ } from "./frame"
-import { bullyElectionBound } from "./bounds"
 import { epochAfter, Jitter } from "./portable"
 import { Action, ActionType, cancelTimer, indexOfSorted, NO_NODE, NodeConfig, Role, sortedIds, TIMER_ALGORITHM, TIMER_CONTEST, Timing } from "./contract"
 
@@ -142,9 +141,7 @@ export abstract class NodeState {
      * How long an election may last before the deadline restarts it: longer than this
      * algorithm's fault-free election, so that it never fires in the seeds' examples.
      */
-    electionBound(): number {
-        return bullyElectionBound(this.ids.length, this.timing)
-    }
+    abstract electionBound(): number
 
     /** How this process ranks as a candidate: the higher wins. Process number unless an algorithm bids. */
     rank(): number {
