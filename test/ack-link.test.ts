@@ -3,6 +3,8 @@ import { describe, expect, test } from "vitest"
 import { AckLink, adaptWait, removeMessages } from "../src/core/ack-link"
 import { Algorithm, Kind, makeFrame } from "../src/core/frame"
 import { type Action, ActionType } from "../src/core/contract"
+import { createNode } from "../src/core/algorithms"
+import type { RingBaseNode } from "../src/core/ring-base"
 
 const frame = (dst: number, seq: number) => {
   const f = makeFrame(Kind.ELECTION, Algorithm.Ring, 1, 1, 9, dst)
@@ -14,7 +16,7 @@ const timers = (out: Action[]) =>
 
 describe("AckLink", () => {
   test("the first waiting message arms the timer; the last ACK cancels it", () => {
-    const link = new AckLink(2, 300)
+    const link = new AckLink(2, 300, 0)
     const out: Action[] = []
     link.expect(4, 11, frame(4, 11), 1000, out)
     link.expect(4, 12, frame(4, 12), 1100, out)
@@ -37,7 +39,7 @@ describe("AckLink", () => {
   })
 
   test("messages sent together (echo's multicast): one timer; tag 0 takes any ACK from a destination", () => {
-    const link = new AckLink(2, 3)
+    const link = new AckLink(2, 3, 0)
     const out: Action[] = []
     for (const dst of [1, 2, 3]) link.expect(dst, 0, null, 10, out)
     expect(timers(out)).toEqual(["set 3"])
@@ -48,7 +50,7 @@ describe("AckLink", () => {
   })
 
   test("a missing ACK: every message waiting on that destination comes back, oldest first", () => {
-    const link = new AckLink(2, 300)
+    const link = new AckLink(2, 300, 0)
     const out: Action[] = []
     link.expect(4, 1, frame(4, 1), 0, out)
     link.expect(5, 2, frame(5, 2), 10, out)
@@ -63,15 +65,15 @@ describe("AckLink", () => {
     expect(timers(out)).toEqual(["set 0.3"])
   })
 
-  test("the ring's wait under load: 4 times longer after a late ACK, up to 8 T; halved after a timely one or none", () => {
-    const link = new AckLink(2, 40)
+  test("the ring's wait under load: 4 times longer after a late ACK, up to its longest (here 8 T); halved after a timely one or none", () => {
+    const link = new AckLink(2, 40, 320)
     const out: Action[] = []
     const waits: number[] = []
     for (const late of [true, true, false, true, true, false, false, false, false]) {
       adaptWait(link, late, 0)
       waits.push(link.wait)
     }
-    // 4 T, then 16 T would pass 8 T: it stays; from 2 T, 8 T; never below T
+    // 4 T, then 16 T would pass the longest: it stays; from 2 T, 8 T; never below T
     expect(waits).toEqual([160, 160, 80, 320, 320, 160, 80, 40, 40])
     adaptWait(link, true, 900)
     link.expect(4, 1, frame(4, 1), 1000, out)
@@ -80,7 +82,7 @@ describe("AckLink", () => {
   })
 
   test("a grown wait falls back to T once no late ACK has come for 8 T", () => {
-    const link = new AckLink(2, 40)
+    const link = new AckLink(2, 40, 320)
     const out: Action[] = []
     adaptWait(link, true, 1000)
     adaptWait(link, false, 1010)
@@ -92,5 +94,24 @@ describe("AckLink", () => {
     link.expect(4, 2, frame(4, 2), 1340, out)
     expect(link.deadlines).toEqual([1340 + 40])
     expect(link.wait).toBe(40)
+  })
+
+  test("the ring family's longest wait is 3 F: 16 T at the bus timing (T 40, F 250), 8 T at WiFi's (T 300, F 800)", () => {
+    const cases: [number, number, number[]][] = [
+      [40, 250, [160, 640, 320, 320, 320]],
+      [300, 800, [1200, 1200, 600, 2400, 2400]],
+    ]
+    for (const [T, F, expected] of cases) {
+      const timing = { answerTimeout: T, coordinatorTimeout: 2 * T, heartbeatInterval: F / 4, failureTimeout: F }
+      for (const algorithm of [Algorithm.Ring, Algorithm.ActiveListRing, Algorithm.BidRing]) {
+        const link = (createNode(algorithm, { id: 1, ids: [1, 2, 3], group: 1, timing }) as RingBaseNode).link
+        const waits: number[] = []
+        for (const late of [true, true, false, true, true]) {
+          adaptWait(link, late, 0)
+          waits.push(link.wait)
+        }
+        expect(waits, `${algorithm}, T ${T}`).toEqual(expected)
+      }
+    }
   })
 })

@@ -24,6 +24,8 @@ export class AckLink {
     readonly timer: number
     /** T: how long an ACK may take. */
     readonly timeout: number
+    /** The longest a grown wait may be (`adaptWait`; 0: it never grows). */
+    readonly longest: number
     // public for the exhaustive check, which writes them into a state's key, and for the
     // owner, which reads them (accessor methods would cost every image bytes)
     dsts: number[]
@@ -36,10 +38,11 @@ export class AckLink {
     /** When a grown wait falls back to T: 8 T after the last late ACK. */
     waitUntil: number
 
-    constructor(timer: number, timeout: number) {
+    constructor(timer: number, timeout: number, longest: number) {
         this.clear()
         this.timer = timer
         this.timeout = timeout
+        this.longest = longest
         this.wait = timeout
         this.waitUntil = 0
     }
@@ -96,15 +99,17 @@ export class AckLink {
 
 /**
  * The ring family's wait under load (our extension): a late ACK makes the wait for the next
- * messages 4 times longer, up to 8 T; a timely one, or a wait that ran out, halves it back
- * towards T. On a congested bus every ACK came later than T; with a wait of T the ring
- * passed each message past live successors, which loaded the bus more, and elections
- * restarted until the end of the run.
+ * messages 4 times longer, up to `longest` (the ring's: 3 F); a timely one, or a wait that
+ * ran out, halves it back towards T, and 8 T after the last late ACK it is T again. On a
+ * congested bus every ACK came later than T; with a wait of T the ring passed each message
+ * past live successors, which loaded the bus more, and elections restarted until the end
+ * of the run. A wait still grown after the faults met a dead successor and slowed the
+ * election that followed them.
  */
 export function adaptWait(link: AckLink, late: boolean, now: number) {
     if (late) link.waitUntil = now + 8 * link.timeout
     const w = late ? link.wait * 4 : link.wait / 2
-    if (w >= link.timeout) if (w <= 8 * link.timeout) link.wait = w
+    if (w >= link.timeout) if (w <= link.longest) link.wait = w
 }
 
 /**

@@ -123,8 +123,14 @@ export class BidRingNode extends RingBaseNode {
         if (timer === TIMER_REINITIATE) {
             if (this.initiating) {
                 if (this.waitingFor === this.id) {
-                    sendNotice(this, now, out)
-                    setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+                    // (our extension) leading or following by now (a handover, a result
+                    // that missed us): no notice. A coordinator's own notice died at its
+                    // followers as old news, and it sent it again every R, each time taking
+                    // its successor out of following it (campaign seed bid-ring mixed 86).
+                    if (this.role === Role.Electing) {
+                        sendNotice(this, now, out)
+                        setTimer(TIMER_REINITIATE, this.roundTrip(), out)
+                    } else this.initiating = false
                 }
             }
         } else if (timer === TIMER_RESULT) {

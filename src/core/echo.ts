@@ -63,7 +63,7 @@ export class EchoNode extends ElectionNode {
                     nb.push(config.neighbors[i])
             this.neighbors = nb
         } else this.neighbors = othersIds(this)
-        this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout)
+        this.link = new AckLink(TIMER_ACK, config.timing.answerTimeout, 0)
         this.resetAlgorithm()
     }
 

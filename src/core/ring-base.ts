@@ -48,7 +48,7 @@ export abstract class RingBaseNode extends ElectionNode {
     constructor(algorithm: Algorithm, config: NodeConfig) {
         super(algorithm, config)
         this.ringPos = this.ringOrder.indexOf(this.id)
-        this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout)
+        this.link = new AckLink(TIMER_RING_ACK, config.timing.answerTimeout, 3 * config.timing.failureTimeout)
         // A rebooted board must not reuse the seqs its peers remember: start anywhere.
         this.lastSeq = this.jitter.below(MAX_SEQ)
         clearRing(this)
