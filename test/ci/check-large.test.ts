@@ -70,15 +70,15 @@ describe("echo at N = 5 (one crash, one recovery, no loss)", () => {
 
 describe("with the nodes' own heartbeats, failure detector and handover (one crash, one recovery, one loss)", () => {
   const cases: [string, number, number, boolean][] = [
-    ["ring", 3, 47650, false],
-    ["active-list-ring", 3, 32934, false],
-    ["bid-ring", 3, 15545, false],
+    ["ring", 3, 49326, false],
+    ["active-list-ring", 3, 33729, false],
+    ["bid-ring", 3, 16133, false],
     ["echo", 3, 18132, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
     ["ring", 4, 251769, true],
     ["active-list-ring", 4, 94213, true],
-    ["bid-ring", 4, 35349, false],
+    ["bid-ring", 4, 36558, false],
     ["echo", 4, 120058, true],
   ]
   for (const [algorithm, nodes, states, slow] of cases)
@@ -97,9 +97,9 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["active-list-ring", 3, "timed", 10805, false],
     ["bid-ring", 3, "timed", 5944, false],
     ["echo", 3, "timed", 7554, false],
-    ["ring", 3, "heartbeats", 150918, true],
-    ["active-list-ring", 3, "heartbeats", 80131, true],
-    ["bid-ring", 3, "heartbeats", 28324, true],
+    ["ring", 3, "heartbeats", 153276, true],
+    ["active-list-ring", 3, "heartbeats", 80701, true],
+    ["bid-ring", 3, "heartbeats", 29220, true],
     ["echo", 3, "heartbeats", 34786, false],
     ["bully", 4, "timed", 8835, false],
     ["improved-bully", 4, "timed", 1179, false],
