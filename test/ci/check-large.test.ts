@@ -76,8 +76,8 @@ describe("with the nodes' own heartbeats, failure detector and handover (one cra
     ["echo", 3, 18132, false],
     ["bully", 4, 28610, false],
     ["improved-bully", 4, 16109, false],
-    ["ring", 4, 251769, true],
-    ["active-list-ring", 4, 94213, true],
+    ["ring", 4, 353764, true],
+    ["active-list-ring", 4, 108230, true],
     ["bid-ring", 4, 36558, false],
     ["echo", 4, 120058, true],
   ]
@@ -109,9 +109,9 @@ describe("the fencing tokens (one crash, one recovery, one loss)", () => {
     ["echo", 4, "timed", 1149546, true],
     ["bully", 4, "heartbeats", 78376, false],
     ["improved-bully", 4, "heartbeats", 28818, false],
-    ["ring", 4, "heartbeats", 1304993, true],
-    ["active-list-ring", 4, "heartbeats", 321280, true],
-    ["bid-ring", 4, "heartbeats", 72717, true],
+    ["ring", 4, "heartbeats", 2060880, true],
+    ["active-list-ring", 4, "heartbeats", 379261, true],
+    ["bid-ring", 4, "heartbeats", 74637, true],
     ["echo", 4, "heartbeats", 988637, true],
   ]
   for (const [algorithm, nodes, detection, states, slow] of cases)
