@@ -170,11 +170,12 @@ export function keyFrame(f: Frame, ctx: TextContext | null) {
   for (let i = 0; i < f.list.length; i++) keyNumber(f.list[i])
 }
 
-/** ringFieldText's words: true when the field is one this module writes (else the caller writes it plainly). */
+/** The time left until a grown wait falls back to T (0 for a wait of T). */
 function grownWaitLeft(l: AckLink, clock: number): number {
   return l.wait > l.timeout ? Math.max(l.waitUntil - clock, 0) : 0
 }
 
+/** ringFieldText's words: true when the field is one this module writes (else the caller writes it plainly). */
 export function keyRingField(node: ElectionNode, key: string, clock: number, ctx: TextContext | null): boolean {
   const r = ringFields(node)
   if (!r || !ctx) return false
