@@ -19,7 +19,7 @@ const p = (id: number, role: Role, coordinator: number, extra: Partial<ProcessVi
 const F = Role.Follower
 const C = Role.Coordinator
 const E = Role.Electing
-const noFacts = { errors: [] as string[], oversize: 0, messages: 0, messageBudget: 0, stalled: "" }
+const noFacts = { errors: [] as string[], oversize: 0, messages: 0, messageBudget: 0, maxInFlight: 0, inFlightBudget: 0, stalled: "" }
 
 describe("checker: the cluster property", () => {
   test("a settled cluster passes", () => {
@@ -72,14 +72,17 @@ describe("checker: trace invariants", () => {
   test("exceptions, oversize frames, storms and a stalled clock", () => {
     expect(checkTrace(noFacts)).toEqual([])
     expect(
-      checkTrace({ errors: ["node 2 threw at t=5: boom"], oversize: 3, messages: 101, messageBudget: 100, stalled: "x" }),
+      checkTrace({ errors: ["node 2 threw at t=5: boom"], oversize: 3, messages: 101, messageBudget: 100, maxInFlight: 33, inFlightBudget: 32, stalled: "x" }),
     ).toEqual([
       "node 2 threw at t=5: boom",
       "3 messages exceed the 236-byte frame (lists past 107 ids)",
       "message storm: 101 messages, budget 100",
+      "message storm: 33 election messages in flight at once, budget 32",
       "simulated time stalls: x",
     ])
-    expect(checkTrace({ ...noFacts, messages: 100, messageBudget: 100 })).toEqual([])
+    expect(checkTrace({ ...noFacts, messages: 100, messageBudget: 100, maxInFlight: 32, inFlightBudget: 32 })).toEqual([])
+    // no budget: any number in flight
+    expect(checkTrace({ ...noFacts, maxInFlight: 5000 })).toEqual([])
   })
 
   test("checkRun lists trace violations first", () => {

@@ -151,6 +151,7 @@ export function makePlan(
     `heartbeat=${timing.heartbeatInterval}`,
     `failure-timeout=${ft}`,
     `message-budget=${MESSAGES_PER_PROCESS_AND_TIMEOUT * n * Math.ceil((end + QUIET_TIMEOUTS * ft) / ft)}`,
+    `in-flight-budget=${IN_FLIGHT_PER_N2 * n * n}`,
     `instant-events=${INSTANT_EVENTS}`,
   ]
   if (detector !== "fixed") args.push(`failure-detector=${detector}`)

@@ -281,6 +281,15 @@ export const CLUSTER_OPTIONS: ClusterOption<unknown>[] = [
     parse: (text, where) => parseInteger(text, where, 1, 1e12),
     apply: (spec, budget) => (spec.messageBudget = budget),
   }),
+  option({
+    key: "in-flight-budget",
+    flag: "--in-flight-budget",
+    arg: "n",
+    help: "more election messages than this in flight at once is a storm (a violation)",
+    uses: ["scenario"],
+    parse: (text, where) => parseInteger(text, where, 1, 1e12),
+    apply: (spec, budget) => (spec.inFlightBudget = budget),
+  }),
   option<boolean>({
     key: "delivery",
     flag: "--delivery",

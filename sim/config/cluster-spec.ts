@@ -21,6 +21,8 @@ export interface ClusterSpec {
   suitability?: number[]
   /** More election messages than this is a storm (0: no budget). */
   messageBudget: number
+  /** More election messages in flight at once than this is a storm (0: no budget). */
+  inFlightBudget: number
   /** More events than this at one instant stops the run (0: the engine's default). */
   instantEvents: number
   /** A broadcast frame reaches every process, not only those it was sent for (the bus, a broker). */
@@ -37,6 +39,7 @@ export function defaultSpec(): ClusterSpec {
     timing: idealTiming(),
     loss: 0,
     messageBudget: 0,
+    inFlightBudget: 0,
     instantEvents: 0,
   }
 }

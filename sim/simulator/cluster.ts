@@ -21,6 +21,7 @@ export function buildEngine(spec: ClusterSpec): Engine {
   const engine = new Engine(options, createCluster(options))
   engine.duplication = engine.network as FaultyNetwork
   engine.messageBudget = spec.messageBudget
+  engine.inFlightBudget = spec.inFlightBudget
   if (spec.instantEvents > 0) engine.maxEventsPerInstant = spec.instantEvents
   engine.start()
   return engine

@@ -20,7 +20,8 @@
 //   freeze 5 for=300                         5 is up but neither hears nor sends; its timers fire when it thaws
 //   storm for=500 crashes=4 down=100         random crashes, each recovered within `down` (seeded)
 //   check stable-since=900                   the checker's verdict now, and nothing changed since 900
-//                                            (cluster keys message-budget=N and instant-events=N bound storms and spins;
+//                                            (cluster keys message-budget=N, in-flight-budget=N and instant-events=N
+//                                             bound storms and spins;
 //                                             delivery=shared: a broadcast reaches every process, as on the boards)
 //   settle                                   run until nothing is pending
 //   run until=100 | run for=50               run for a while (needed with heartbeats on)

@@ -56,6 +56,9 @@ export interface TraceFacts {
     messages: number
     /** Most election messages allowed; 0: no budget. */
     messageBudget: number
+    /** Most election messages in flight at once, and the most allowed (0: no budget). */
+    maxInFlight: number
+    inFlightBudget: number
     /** Empty while simulated time advances; else what stalled it. */
     stalled: string
 }
@@ -133,6 +136,8 @@ export function checkTrace(facts: TraceFacts): string[] {
         )
     if (facts.messageBudget > 0 && facts.messages > facts.messageBudget)
         violations.push("message storm: " + facts.messages + " messages, budget " + facts.messageBudget)
+    if (facts.inFlightBudget > 0 && facts.maxInFlight > facts.inFlightBudget)
+        violations.push("message storm: " + facts.maxInFlight + " election messages in flight at once, budget " + facts.inFlightBudget)
     if (facts.stalled !== "") violations.push("simulated time stalls: " + facts.stalled)
     return violations
 }

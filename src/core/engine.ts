@@ -100,6 +100,8 @@ export class Engine {
     duplication: DuplicationModel = null
     /** Most election messages a summary tolerates before it reports a storm; 0: no budget. */
     messageBudget = 0
+    /** Most election messages in flight at once a summary tolerates; 0: no budget. */
+    inFlightBudget = 0
     /** Events at one instant after which the clock counts as stalled (runUntil stops). */
     maxEventsPerInstant = DEFAULT_MAX_EVENTS_PER_INSTANT
     /** Empty while simulated time advances; else what stalled it. Once set, no event runs. */

@@ -43,6 +43,8 @@ export function summarize(engine: Engine): Summary {
         oversize: traffic.oversize,
         messages: traffic.messages,
         messageBudget: engine.messageBudget,
+        maxInFlight: engine.maxInFlight,
+        inFlightBudget: engine.inFlightBudget,
         stalled: engine.stalled,
     })
     return {
