@@ -25,7 +25,7 @@ function options(algorithm: string, nodes: number): SearchOptions {
 const dir = () => mkdtempSync(join(tmpdir(), "electlab-resume-"))
 
 /** Echo at N = 3 with a crash, a recovery and a loss, searched without a stop (test/check.test.ts). */
-const ECHO_3 = 2977
+const ECHO_3 = 2409
 
 test("a search stopped by its state limit and resumed ends with the states of one never stopped", () => {
   const file = join(dir(), "echo.ckpt")
@@ -129,7 +129,7 @@ mediumTest("two threads stopped, checkpointed with both paths and resumed: the s
 })
 
 /** Echo at N = 4, as above (docs/algorithms.md): a search long enough to be stopped halfway. */
-const ECHO_4 = 80118
+const ECHO_4 = 29994
 const bin = join(import.meta.dirname, "..", "bin", "electlab.js")
 
 mediumTest("Ctrl-C stops `electlab check` with a checkpoint (exit 130); --resume ends at the uninterrupted states", async () => {

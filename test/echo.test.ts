@@ -26,8 +26,9 @@ function node(id: number, neighbors: number[], ids = range(1, 6)) {
   return n
 }
 
-function wave(kind: Kind, src: number, dst: number, initiator: number, epoch = 1, bid = 0) {
-  return frameFrom(E, kind, src, dst, { initiator, epoch, bid })
+/** A frame of wave (epoch, initiator); an ACK answers, by default, an ELECTION of that epoch. */
+function wave(kind: Kind, src: number, dst: number, initiator: number, epoch = 1, bid = 0, seq = kind === Kind.ACK ? epoch : 0) {
+  return frameFrom(E, kind, src, dst, { initiator, epoch, bid, seq })
 }
 
 type Graph = number[][]
@@ -89,9 +90,10 @@ describe("echo rules", () => {
     const n = node(2, [1])
     const out: Action[] = []
     n.receive(wave(Kind.ELECTION, 1, 2, 1), 1, out)
-    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid])).toEqual([
-      ["ACK", "1", 0],
-      ["ECHO", "1", 2],
+    // the ACK says the wave goes on here, and which ELECTION it answers (its epoch)
+    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.bid, a.frame.seq])).toEqual([
+      ["ACK", "1", 1, 1],
+      ["ECHO", "1", 2, 0],
     ])
   })
 
@@ -121,6 +123,43 @@ describe("echo rules", () => {
     const again: Action[] = []
     n.receive(wave(Kind.ELECTION, 1, 2, 1, 1, 1), 3, again)
     expect(sends(again)).toEqual(["send ACK 1"])
+  })
+
+  test("an ACK from a newer wave under way draws the process into it, its sender the parent", () => {
+    const n = node(2, [1, 3, 4])
+    n.suspect(0, []) // wave 2 of epoch 1
+    const out: Action[] = []
+    // 3 answers our ELECTION from the wave of 4, epoch 1, which goes on: its ELECTION to us is
+    // on its way or lost, and starting a newer wave would make every process flood again
+    expect(n.receive(wave(Kind.ACK, 3, 2, 4, 1, 1), 1, out)).toBe(true)
+    expect([n.currentWave(), n.treeParent(), n.epoch]).toEqual([4, 3, 1])
+    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.initiator, a.frame.bid])).toEqual([
+      ["ACK", "3", 4, 1],
+      ["ELECTION", "1,4", 4, 3],
+    ])
+  })
+
+  test("an ACK from a newer wave that is over: a wave newer still", () => {
+    const n = node(2, [1, 3, 4])
+    n.suspect(0, [])
+    const out: Action[] = []
+    expect(n.receive(wave(Kind.ACK, 3, 2, 4, 1, 0), 1, out)).toBe(true)
+    expect(n.currentWave()).toBe(2)
+    expect(sendActions(out).map((a) => [Kind[a.frame.kind], a.to.join(","), a.frame.epoch, a.frame.initiator])).toEqual([
+      ["ELECTION", "1,3,4", 2, 2],
+    ])
+  })
+
+  test("a late ACK to the ELECTION of an older wave answers none of a newer one", () => {
+    const n = node(2, [1, 3, 4])
+    n.suspect(0, []) // ELECTION of epoch 1 to 1, 3 and 4
+    n.receive(wave(Kind.ELECTION, 1, 2, 5, 2), 1, []) // joins 5's wave of epoch 2: ELECTION to 3 and 4
+    expect(n.link.dsts).toEqual([3, 4])
+    // 3, now in 5's wave too, answers our first ELECTION: we still wait for its answer to the second
+    expect(n.receive(wave(Kind.ACK, 3, 2, 5, 2, 1, 1), 2, [])).toBe(false)
+    expect(n.link.dsts).toEqual([3, 4])
+    expect(n.receive(wave(Kind.ACK, 3, 2, 5, 2, 1, 2), 2, [])).toBe(true)
+    expect(n.link.dsts).toEqual([4])
   })
 
   test("the ELECTION of a child, which a shared medium brings to its parent too, is not for it", () => {

@@ -6,11 +6,12 @@
 // its parent it sends ECHO with its subtree's best id to the parent (ECHOED). The
 // initiator, having heard from all, sends COORDINATOR down the tree; a process that
 // knows the result is DONE. An ELECTION is acknowledged at once (ACK, naming the
-// receiver's wave), unless the receiver's own ELECTION of the same wave went the other
-// way, which answers it; a neighbour that does not answer within T is taken as down. A
-// wave is (epoch, initiator): a higher wave is joined, a lower one acknowledged and
-// ignored. Frames: the wave in `epoch` and `initiator`, the best id or the winner in
-// `bid` (in an ELECTION: the sender's parent).
+// receiver's wave and whether it is under way), unless the receiver's own ELECTION of the
+// same wave went the other way, which answers it; a neighbour that does not answer within
+// T is taken as down. A wave is (epoch, initiator): a higher wave is joined, a lower one
+// acknowledged and ignored. Frames: the wave in `epoch` and `initiator`, the best id or
+// the winner in `bid` (in an ELECTION: the sender's parent; in an ACK: WAVE_UNDER_WAY or
+// 0), and in an ACK's `seq` the epoch of the ELECTION it answers (16 bits).
 //
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`echo`" and, for a wave stalled by a crash, "Converging under faults".
@@ -21,7 +22,7 @@ import { Algorithm, BROADCAST, Frame, Kind } from "./frame"
 import { Action, ActionType, NO_NODE, NodeConfig, Role, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
 import { echoElectionBound } from "./bounds"
-import { epochAfter, nextEpoch } from "./portable"
+import { epochAfter, mod, nextEpoch } from "./portable"
 import { frameFrom, isMember, oldNews, othersIds } from "./node-state"
 
 const TIMER_ACK = TIMER_ALGORITHM
@@ -33,6 +34,8 @@ const ACTIVE = 1
 const ECHOED = 2
 /** The wave's result is known. */
 const DONE = 3
+/** An ACK's `bid`: its sender's wave (the one it names) is still under way. */
+const WAVE_UNDER_WAY = 1
 
 export class EchoNode extends ElectionNode {
     /** Graph neighbours. */
@@ -161,7 +164,7 @@ export class EchoNode extends ElectionNode {
                 const i = frame.initiator
                 if (oldNews(this, i !== this.coordinator || frame.src === i ? i : -1)) {
                     if (this.role === Role.Coordinator) {
-                        answerInWave(this, frame, Kind.ACK, out)
+                        answerInWave(this, frame, Kind.ACK, out).seq = waveTag(frame.epoch)
                         answerInWave(this, frame, Kind.ECHO, out)
                     }
                     return true
@@ -171,12 +174,12 @@ export class EchoNode extends ElectionNode {
             }
             if (cmp < 0 || frame.src === this.parent) {
                 // a lower wave's (its sender learns of ours), or our parent's again
-                sendWaveFrame(this, Kind.ACK, [frame.src], 0, out)
+                sendWaveFrame(this, Kind.ACK, [frame.src], this.status === DONE ? 0 : WAVE_UNDER_WAY, out).seq = waveTag(frame.epoch)
                 return true
             }
             // The neighbour's own ELECTION of our wave: it is not our child, and it has
             // answered. It crossed ours to it, which answers it in turn (no ACK either way).
-            const answered = this.link.acknowledge(frame.src, 0) >= 0
+            const answered = this.link.acknowledge(frame.src, waveTag(frame.epoch)) >= 0
             if (this.status === ACTIVE) {
                 this.heard[k] = true
                 checkDone(this, now, out)
@@ -186,10 +189,13 @@ export class EchoNode extends ElectionNode {
             return true
         }
         if (frame.kind === Kind.ACK) {
-            // any ACK from a neighbour we wait for (it names its own wave, not ours)
-            if (this.link.acknowledge(frame.src, 0) < 0) return false
+            // the answer to our ELECTION of the epoch in its seq (it names its own wave, not ours)
+            if (this.link.acknowledge(frame.src, frame.seq) < 0) return false
             if (cmp > 0 && this.status === ACTIVE) {
-                startWave(this, now, out) // our wave is stale
+                // our wave is stale: join the sender's while it goes on (its ELECTION to us is
+                // on its way or lost), else start a newer one
+                if (frame.bid === WAVE_UNDER_WAY) join(this, frame, k, now, out)
+                else startWave(this, now, out)
                 return true
             }
             if (this.link.dsts.length === 0) this.link.cancel(out)
@@ -235,12 +241,13 @@ function answerLeftWave(node: EchoNode, frame: Frame, now: number, out: Action[]
 }
 
 /** A frame of `frame`'s wave back to its sender, naming our coordinator (ourselves) the best. */
-function answerInWave(node: EchoNode, frame: Frame, kind: Kind, out: Action[]) {
+function answerInWave(node: EchoNode, frame: Frame, kind: Kind, out: Action[]): Frame {
     const f = frameFrom(node, kind, frame.src)
     f.epoch = frame.epoch
     f.initiator = frame.initiator
     f.bid = node.coordinator
     out.push({ type: ActionType.Send, to: [frame.src], frame: f })
+    return f
 }
 
 function startWave(node: EchoNode, now: number, out: Action[]) {
@@ -256,7 +263,7 @@ function join(node: EchoNode, frame: Frame, k: number, now: number, out: Action[
     node.waveEpoch = frame.epoch
     node.waveInitiator = frame.initiator
     node.parent = frame.src
-    sendWaveFrame(node, Kind.ACK, [frame.src], 0, out)
+    sendWaveFrame(node, Kind.ACK, [frame.src], WAVE_UNDER_WAY, out).seq = waveTag(frame.epoch)
     enterWave(node, now, out)
 }
 
@@ -275,7 +282,7 @@ function enterWave(node: EchoNode, now: number, out: Action[]) {
         // the initiator names itself: no other process takes the frame for its child's
         sendWaveFrame(node, Kind.ELECTION, to, node.parent === NO_NODE ? node.id : node.parent, out)
         // the first one arms the link's timer (T)
-        for (let j = 0; j < to.length; j++) node.link.expect(to[j], 0, null, now, out)
+        for (let j = 0; j < to.length; j++) node.link.expect(to[j], waveTag(node.waveEpoch), null, now, out)
     } else node.link.cancel(out)
     checkDone(node, now, out)
 }
@@ -305,12 +312,21 @@ function finish(node: EchoNode, winner: number, now: number, out: Action[]) {
 }
 
 /** A frame of the current wave: epoch and initiator name the wave. */
-function sendWaveFrame(node: EchoNode, kind: Kind, to: number[], bid: number, out: Action[]) {
+function sendWaveFrame(node: EchoNode, kind: Kind, to: number[], bid: number, out: Action[]): Frame {
     const f = frameFrom(node, kind, to.length === 1 ? to[0] : BROADCAST)
     f.epoch = node.waveEpoch
     f.initiator = node.waveInitiator
     f.bid = bid
     out.push({ type: ActionType.Send, to: to, frame: f })
+    return f
+}
+
+/**
+ * What an ACK names of the ELECTION it answers, and what the link waits for: that wave's
+ * epoch, to 16 bits. A late ACK to an older ELECTION then answers no newer one.
+ */
+function waveTag(epoch: number): number {
+    return mod(epoch, 65536)
 }
 
 /** Sign of (epoch, initiator) against the current wave: epoch first, then initiator. */
