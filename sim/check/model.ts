@@ -28,7 +28,7 @@
 // handover a recovered or contesting process uses to take the role (handover.ts). Heartbeats
 // are messages like any other: they may be lost, and they interleave with the election.
 
-import { createCluster, descriptorOf } from "../../src/core/algorithms"
+import { createCluster, descriptorOf, labelsOf } from "../../src/core/algorithms"
 import { AckLink } from "../../src/core/ack-link"
 import { defaultTiming, idealTiming } from "../../src/core/timing"
 import { firstSeqs, frameTextNamed, keyedSeq, keyFrame, keyRingField, ringFieldText, type TextContext, textContext } from "./abstraction"
@@ -1033,7 +1033,7 @@ export function describeEvent(s: State, e: Event): string {
       return `${verb} ${kindLabel(m.frame)} ${m.frame.src}->${id(m.dst)}`
     }
     case EventType.Fire:
-      return `timer '${timerName(descriptorOf(s.nodes[e.a].algorithm)!.timerLabels, e.b)}' of ${id(e.a)} fires`
+      return `timer '${timerName(labelsOf(s.nodes[e.a].algorithm).timers, e.b)}' of ${id(e.a)} fires`
     case EventType.Crash:
       return `crash ${id(e.a)}`
     case EventType.Recover:

@@ -12,7 +12,7 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`active-list-ring`", "The ring family" and, for the epochs, "Converging under faults".
 
-import { AlgorithmDescriptor, CheckHints } from "./descriptor"
+import { AlgorithmDescriptor, AlgorithmLabels, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, ActionType, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
@@ -272,8 +272,6 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
     name: "active-list-ring",
     electionBound: ringElectionBound,
     create: (config: NodeConfig) => new ActiveListRingNode(config),
-    frameLabels: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
-    timerLabels: ["no ACK within T", "own elect not back within R + T'"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
@@ -283,6 +281,14 @@ export const activeListRingDescriptor: AlgorithmDescriptor = {
 /** The exhaustive check's hints (descriptor.ts): the ring's. */
 export function activeListRingCheckHints(): CheckHints {
     return ringBaseCheckHints()
+}
+
+/** How charts and traces name active-list-ring's frames and timers (descriptor.ts). No board calls this. */
+export function activeListRingLabels(): AlgorithmLabels {
+    return {
+        frames: ["ELECTION elect({initiator})", "INQUIRY from {initiator}", "COORDINATOR {bid} epoch={epoch}"],
+        timers: ["no ACK within T", "own elect not back within R + T'"],
+    }
 }
 
 /**

@@ -2,17 +2,17 @@
 // own module (state machine and descriptor) and one line here, two when it gives the
 // exhaustive check hints (checkHintsOf).
 
-import { activeListRingCheckHints, activeListRingDescriptor, activeListRingHeapBudget } from "./active-list-ring"
-import { bidRingCheckHints, bidRingDescriptor, bidRingHeapBudget } from "./bid-ring"
-import { bullyDescriptor, bullyHeapBudget } from "./bully"
+import { activeListRingCheckHints, activeListRingDescriptor, activeListRingHeapBudget, activeListRingLabels } from "./active-list-ring"
+import { bidRingCheckHints, bidRingDescriptor, bidRingHeapBudget, bidRingLabels } from "./bid-ring"
+import { bullyDescriptor, bullyHeapBudget, bullyLabels } from "./bully"
 import { ClusterOptions, NodeConfig, sortedIds } from "./contract"
-import { AlgorithmDescriptor, CheckHints, Cluster } from "./descriptor"
-import { echoCheckHints, echoDescriptor, echoHeapBudget } from "./echo"
+import { AlgorithmDescriptor, AlgorithmLabels, CheckHints, Cluster } from "./descriptor"
+import { echoCheckHints, echoDescriptor, echoHeapBudget, echoLabels } from "./echo"
 import { Algorithm, Frame } from "./frame"
-import { improvedBullyCheckHints, improvedBullyDescriptor, improvedBullyHeapBudget } from "./improved-bully"
+import { improvedBullyCheckHints, improvedBullyDescriptor, improvedBullyHeapBudget, improvedBullyLabels } from "./improved-bully"
 import { ElectionNode } from "./node"
 import { mod } from "./portable"
-import { ringCheckHints, ringDescriptor, ringHeapBudget } from "./ring"
+import { ringCheckHints, ringDescriptor, ringHeapBudget, ringLabels } from "./ring"
 
 export const ALGORITHMS: AlgorithmDescriptor[] = [
     bullyDescriptor,
@@ -35,6 +35,17 @@ export function checkHintsOf(algorithm: number): CheckHints {
     if (algorithm === Algorithm.BidRing) return bidRingCheckHints()
     if (algorithm === Algorithm.Echo) return echoCheckHints()
     return {}
+}
+
+/** How charts and traces name the frames and timers of wire algorithm number `algorithm`, from its module. No board calls this. */
+export function labelsOf(algorithm: number): AlgorithmLabels {
+    if (algorithm === Algorithm.ImprovedBully) return improvedBullyLabels()
+    if (algorithm === Algorithm.Ring) return ringLabels()
+    if (algorithm === Algorithm.ActiveListRing) return activeListRingLabels()
+    if (algorithm === Algorithm.BidRing) return bidRingLabels()
+    if (algorithm === Algorithm.Echo) return echoLabels()
+    if (algorithm === Algorithm.Bully) return bullyLabels()
+    return { frames: [], timers: [] }
 }
 
 /** Most heap a board running wire algorithm number `algorithm` may hold at 12 boards (bytes), from its module. No board calls this. */
@@ -85,7 +96,7 @@ export function createCluster(options: ClusterOptions): Cluster {
         })
         nodes.push(node)
     }
-    return { descriptor: descriptor, nodes: nodes }
+    return { descriptor: descriptor, nodes: nodes, timerLabels: labelsOf(options.algorithm).timers }
 }
 
 /** The CLI and manifest name of wire algorithm number `algorithm` ("algorithmN" when unknown). */

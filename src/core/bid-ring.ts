@@ -14,7 +14,7 @@
 // Why, the choices the seed leaves open, and the message counts: docs/algorithms.md,
 // "`bid-ring`" and "The ring family".
 
-import { AlgorithmDescriptor, CheckHints } from "./descriptor"
+import { AlgorithmDescriptor, AlgorithmLabels, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NO_NODE, NodeConfig, Role, setTimer } from "./contract"
 import { bidRingElectionBound } from "./bounds"
@@ -285,8 +285,6 @@ export const bidRingDescriptor: AlgorithmDescriptor = {
     name: "bid-ring",
     electionBound: bidRingElectionBound,
     create: (config: NodeConfig) => new BidRingNode(config),
-    frameLabels: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
-    timerLabels: ["no ACK within T", "notice not back within R", "no result within 2R"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: true,
@@ -300,6 +298,14 @@ export function bidRingCheckHints(): CheckHints {
     // after it: the timer's deadline in the state says as much
     hints.skipped = (n: BidRingNode) => [n.ringPos, n.suitability, n.bid, n.waitingSince]
     return hints
+}
+
+/** How charts and traces name bid-ring's frames and timers (descriptor.ts). No board calls this. */
+export function bidRingLabels(): AlgorithmLabels {
+    return {
+        frames: ["ELECTION initiator={initiator} bid={bid:rank}", "COORDINATOR {bid:rank} initiator={initiator} epoch={epoch}"],
+        timers: ["no ACK within T", "notice not back within R", "no result within 2R"],
+    }
 }
 
 /**

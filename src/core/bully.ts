@@ -11,7 +11,7 @@
 // "`bully`"; the fencing, deadline and contest rules every node shares (node-state.ts,
 // deadline.ts, liveness.ts): same page, "Converging under faults".
 
-import { AlgorithmDescriptor } from "./descriptor"
+import { AlgorithmDescriptor, AlgorithmLabels } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, setTimer, TIMER_ALGORITHM } from "./contract"
 import { ElectionNode } from "./node"
@@ -139,12 +139,18 @@ export const bullyDescriptor: AlgorithmDescriptor = {
     name: "bully",
     electionBound: bullyElectionBound,
     create: (config: NodeConfig) => new BullyNode(config),
-    frameLabels: ["COORDINATOR epoch={epoch}"],
-    timerLabels: ["no OK within T", "no COORDINATOR within T'", "news of a coordinator gone"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,
     needsFifoLinks: false,
+}
+
+/** How charts and traces name bully's frames and timers (descriptor.ts). No board calls this. */
+export function bullyLabels(): AlgorithmLabels {
+    return {
+        frames: ["COORDINATOR epoch={epoch}"],
+        timers: ["no OK within T", "no COORDINATOR within T'", "news of a coordinator gone"],
+    }
 }
 
 /**

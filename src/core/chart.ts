@@ -2,7 +2,7 @@
 // stable so golden files can diff them. Portable, so the DeviceScript VM prints the very
 // lines the golden files expect (test/vm/golden-1.vm.ts, golden-2.vm.ts).
 
-import { descriptorOf } from "./algorithms"
+import { labelsOf } from "./algorithms"
 import { Summary } from "./summary"
 import { Frame, kindName } from "./frame"
 import { mod } from "./portable"
@@ -90,10 +90,9 @@ export function formatStatus(node: ElectionNode): string {
     return node.id + " " + roleName(node.role) + ", coordinator " + who + ", epoch " + node.epoch
 }
 
-/** A frame as its algorithm's chart shows it (the descriptor's frameLabels). */
+/** A frame as its algorithm's chart shows it (its module's labels). */
 export function describeFrame(frame: Frame): string {
-    const d = descriptorOf(frame.algorithm)
-    return describeWith(d ? d.frameLabels : [], frame)
+    return describeWith(labelsOf(frame.algorithm).frames, frame)
 }
 
 /**

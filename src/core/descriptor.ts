@@ -42,19 +42,25 @@ export interface CheckHints {
     seqs?(n: ElectionNode): [number, AckLink, number[]]
 }
 
+/**
+ * How charts and traces name an algorithm's frames and timers, from a function of its module
+ * that the registry's labelsOf calls: no board calls it, so no board image holds the labels.
+ */
+export interface AlgorithmLabels {
+    /**
+     * A template per kind whose payload says more than its name, starting with that name
+     * (describeFrame fills it in).
+     */
+    frames: string[]
+    /** Its own timers' names, from TIMER_ALGORITHM on. */
+    timers: string[]
+}
+
 export interface AlgorithmDescriptor {
     algorithm: Algorithm
     /** The CLI and manifest name (the only place it is written; algorithmName reads it). */
     name: string
     create: (config: NodeConfig) => ElectionNode
-    /**
-     * How a message chart shows its frames: a template per kind whose payload says more than
-     * its name, starting with that name (describeFrame fills it in). Templates, not functions:
-     * the boards carry every descriptor, and their code area is nearly full.
-     */
-    frameLabels: string[]
-    /** What traces call its own timers, from TIMER_ALGORITHM on (data, as frameLabels). */
-    timerLabels: string[]
     /** Messages travel in the order of the ids as given (the ring). */
     usesRingOrder: boolean
     /** Runs on a graph (`neighbors`); the others assume every process reaches every other. */
@@ -71,8 +77,9 @@ export interface AlgorithmDescriptor {
     electionBound: (n: number, timing: Timing) => number
 }
 
-/** A cluster's nodes, one per process by ascending id, and the descriptor of the algorithm they run. */
+/** A cluster's nodes, one per process by ascending id, the descriptor of the algorithm they run, and its names for its timers (labelsOf). */
 export interface Cluster {
     descriptor: AlgorithmDescriptor
     nodes: ElectionNode[]
+    timerLabels: string[]
 }

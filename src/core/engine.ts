@@ -125,7 +125,7 @@ export class Engine {
         this.options = options
         this.ids = sortedIds(options.ids)
         this.network = options.network
-        this.timerLabels = cluster.descriptor.timerLabels
+        this.timerLabels = cluster.timerLabels
         const nodes = cluster.nodes
         for (let i = 0; i < this.ids.length; i++) {
             if (!nodes[i] || nodes[i].id !== this.ids[i]) throw new Error("no node for process " + this.ids[i])

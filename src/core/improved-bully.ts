@@ -12,7 +12,7 @@
 // Why, the choices the paper leaves open, and the message counts: docs/algorithms.md,
 // "`improved-bully`" and "Seed 004's example".
 
-import { AlgorithmDescriptor, CheckHints } from "./descriptor"
+import { AlgorithmDescriptor, AlgorithmLabels, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind, MAX_LIST_LENGTH } from "./frame"
 import {
     Action,
@@ -320,8 +320,6 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
     name: "improved-bully",
     electionBound: improvedBullyElectionBound,
     create: (config: NodeConfig) => new ImprovedBullyNode(config),
-    frameLabels: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
-    timerLabels: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T", "news of a coordinator gone"],
     usesRingOrder: false,
     usesGraph: false,
     usesSuitability: false,
@@ -331,6 +329,14 @@ export const improvedBullyDescriptor: AlgorithmDescriptor = {
 /** The exhaustive check's hints (descriptor.ts): the win's time is only compared with a later event's. */
 export function improvedBullyCheckHints(): CheckHints {
     return { instants: (n: ImprovedBullyNode) => [n.wonAt] }
+}
+
+/** How charts and traces name improved-bully's frames and timers (descriptor.ts). No board calls this. */
+export function improvedBullyLabels(): AlgorithmLabels {
+    return {
+        frames: ["COORDINATOR epoch={epoch}", "TABLE coordinator={initiator:known} crashed={list:none}"],
+        timers: ["no OK within T", "no COORDINATOR within T'", "no TABLE within T", "news of a coordinator gone"],
+    }
 }
 
 /**

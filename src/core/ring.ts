@@ -12,7 +12,7 @@
 // Why, the choices the seeds leave open, and the message counts: docs/algorithms.md,
 // "`ring`" and "The ring family".
 
-import { AlgorithmDescriptor, CheckHints } from "./descriptor"
+import { AlgorithmDescriptor, AlgorithmLabels, CheckHints } from "./descriptor"
 import { Algorithm, Frame, Kind } from "./frame"
 import { Action, cancelTimer, NodeConfig, Role, setTimer } from "./contract"
 import { ringElectionBound } from "./bounds"
@@ -192,8 +192,6 @@ export const ringDescriptor: AlgorithmDescriptor = {
     name: "ring",
     electionBound: ringElectionBound,
     create: (config: NodeConfig) => new RingNode(config),
-    frameLabels: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
-    timerLabels: ["no ACK within T", "no result within R + T'"],
     usesRingOrder: true,
     usesGraph: false,
     usesSuitability: false,
@@ -203,6 +201,14 @@ export const ringDescriptor: AlgorithmDescriptor = {
 /** The exhaustive check's hints (descriptor.ts): the ring's. */
 export function ringCheckHints(): CheckHints {
     return ringBaseCheckHints()
+}
+
+/** How charts and traces name ring's frames and timers (descriptor.ts). No board calls this. */
+export function ringLabels(): AlgorithmLabels {
+    return {
+        frames: ["ELECTION [{list}]", "COORDINATOR {bid} members [{list}] epoch={epoch}"],
+        timers: ["no ACK within T", "no result within R + T'"],
+    }
 }
 
 /**

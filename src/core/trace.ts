@@ -5,7 +5,7 @@ import { Role, TIMER_ALGORITHM, TIMER_CONTEST, TIMER_DEADLINE, TIMER_HANDOVER, T
 import { Frame } from "./frame"
 import { mod } from "./portable"
 
-/** What a trace calls timer `timer` of a node whose algorithm labels its own timers `labels` (its descriptor's timerLabels). */
+/** What a trace calls timer `timer` of a node whose algorithm labels its own timers `labels` (labelsOf's timers). */
 export function timerName(labels: string[], timer: number): string {
     if (timer === TIMER_HANDOVER) return "no RESIGN within T"
     if (timer === TIMER_HEARTBEAT) return "heartbeat"

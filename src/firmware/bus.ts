@@ -82,6 +82,33 @@ const EVENT_BROADCAST = 0x81
 /** The transports started on this board (one; a test may start more): who owns a role. */
 const transports: BusTransport[] = []
 
+/** The servers' packet handler of @devicescript/server, once `start` put answerOnce before it. */
+let answerServerPacket: (pkt: ds.Packet) => Promise<void> = null
+/** The register read being answered now (service index * 65536 + command), or 0. */
+let answering = 0
+
+/**
+ * A register's report goes to the whole bus and answers every reader waiting for it, and a
+ * reader asks again after 20, 40, 80 ms... while none came. A board that restarted among 11
+ * peers was read by all of them at once, and each read held a fiber and its packet while the
+ * runtime let one packet out per 20 ms: the repeats piled up to 68 (6 KB of the heap). A read
+ * of the register being answered is dropped: that answer serves it.
+ */
+async function answerOnce(pkt: ds.Packet) {
+    let read = 0
+    if (pkt.isRegGet) read = pkt.serviceIndex * 65536 + pkt.serviceCommand
+    if (read) {
+        if (read === answering) return
+        answering = read
+    }
+    try {
+        await answerServerPacket(pkt)
+    } finally {
+        // (a read of another register since then took the slot: harmless, one answer more)
+        if (read) answering = 0
+    }
+}
+
 /** The runtime calls it on every packet of an election role, and on its binding changes. */
 async function onRolePacket(this: ds.ElectlabElection, pkt: ds.Packet) {
     for (let i = 0; i < transports.length; i++) await transports[i].rolePacket(this, pkt)
@@ -110,6 +137,10 @@ export class BusTransport implements FrameTransport {
      */
     start(transport: number) {
         startServer(this.server)
+        if (!answerServerPacket) {
+            answerServerPacket = (ds as any)._onServerPacket
+            ;(ds as any)._onServerPacket = answerOnce
+        }
         if (transport !== TRANSPORT_BUS) return
         for (let i = 0; i < MAX_BOARDS; i++) {
             this.peers.push(new ds.ElectlabElection())

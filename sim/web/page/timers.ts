@@ -3,7 +3,7 @@
 // from the frames the tap saw and the lab's timing; the tooltip says from what.
 // Pure: the page draws the bars, the tests check the figures.
 
-import { descriptorNamed } from "../../../src/core/algorithms"
+import { labelsOf, parseAlgorithm } from "../../../src/core/algorithms"
 import type { CausalFrame } from "./causal"
 
 export interface PendingTimer {
@@ -27,13 +27,13 @@ export interface BoardView {
   coordinator: number
 }
 
-/** The timers the page derives T and T' from, as an algorithm's descriptor names them. */
+/** The timers the page derives T and T' from, as an algorithm's module names them (labelsOf). */
 const WAIT_FOR_OK = "no OK within T"
 const WAIT_FOR_COORDINATOR = "no COORDINATOR within T'"
 
 /** Whether `algorithm`'s own timers are T (for an OK) and T' (for a COORDINATOR): the bully family's. */
 function waitsForOkThenCoordinator(algorithm: string): boolean {
-  const labels = descriptorNamed(algorithm)?.timerLabels ?? []
+  const labels = labelsOf(parseAlgorithm(algorithm)).timers
   return labels.includes(WAIT_FOR_OK) && labels.includes(WAIT_FOR_COORDINATOR)
 }
 
