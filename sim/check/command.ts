@@ -10,7 +10,7 @@ import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODE
 import { counterexampleScenario } from "./replay"
 import { defaultMemory, defaultThreads } from "./parallel"
 import { FULL_AT } from "./key"
-import { defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, type SearchResult } from "./search"
+import { BREADTH_FIRST_MAX_STATES, defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, searchesDepthFirst, type SearchResult } from "./search"
 import { searchInterruptibly } from "./search-host"
 import { INTERRUPTED } from "./explore"
 
@@ -26,7 +26,7 @@ export interface CheckFlags {
   property?: string
   maxDepth: string
   maxEpoch: string
-  maxStates: string
+  maxStates?: string
   all?: boolean
   breadthFirst?: boolean
   threads?: string
@@ -66,7 +66,7 @@ export function registerCheckCommand(program: Command) {
     .option("--property <list>", `${PROPERTIES.join(", ")} (default: what the algorithm promises under the timing model)`)
     .option("--max-depth <n>", "most steps on a path", "200")
     .option("--max-epoch <n>", "states past this epoch are not expanded", "12")
-    .option("--max-states <n>", "stop after this many states (memory: about 11 to 21 bytes each, depth first)", "10000000")
+    .option("--max-states <n>", `stop after this many states (default: depth first none, the key table's memory ends it; breadth first, which keeps whole states, ${BREADTH_FIRST_MAX_STATES.toLocaleString("en-US")})`)
     .option("--memory <GiB>", `most memory the key table may take (default: half the machine's, ${(defaultMemory() / 2 ** 30).toFixed(1)} here); past it the table fills up to ${FULL_AT * 100} %, then the search stops`)
     .option("--max-seconds <s>", "depth first: stop after this many seconds (over every run of a resumed search), leaving a checkpoint")
     .option("--checkpoint <file>", "depth first: where the checkpoint goes (default .electlab/check/ALGORITHM-nN.ckpt)")
@@ -142,11 +142,12 @@ async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
   const options = defaultOptions(config, properties)
   options.maxDepth = parseInteger(flags.maxDepth, "--max-depth", 1, 1e6)
   options.maxEpoch = parseInteger(flags.maxEpoch, "--max-epoch", 1, 1e6)
-  options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e9)
   options.all = !!flags.all
   options.reduce = flags.reduction !== false
   options.instants = !flags.stepByStep
   if (flags.breadthFirst) options.order = "breadth"
+  if (flags.maxStates !== undefined) options.maxStates = parseInteger(flags.maxStates, "--max-states", 1, 1e12)
+  else if (searchesDepthFirst(options)) options.maxStates = Number.MAX_SAFE_INTEGER
   if (flags.threads !== undefined) options.threads = parseInteger(flags.threads, "--threads", 1, 64)
   if (flags.memory !== undefined) options.memory = parseGiB(flags.memory, "--memory")
   if (flags.maxSeconds !== undefined) options.maxSeconds = parseInteger(flags.maxSeconds, "--max-seconds", 1, 1e9)

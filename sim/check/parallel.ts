@@ -10,6 +10,11 @@
 // segments past their marks (or caps them, at the memory budget) and posts the buffers to
 // every helper, and they go on.
 //
+// A thread whose search runs dry takes a share of another's: an idle helper is handed the
+// main thread's current path at the main thread's next progress tick, and a main thread
+// done with its own part takes the helpers' paths (as for a checkpoint). Each explores the
+// path it takes in its own order, so the two go through what is left from both ends.
+//
 // A checkpoint needs every thread at a point where each state it put in the table is either
 // expanded or on its stack (the top of its exploration loop): the main thread bumps PARK,
 // each helper posts its path at its next loop top and waits, and once the checkpoint is
@@ -38,6 +43,7 @@ const NOT_STARTED = 0
 const RUNNING = 1
 const PAUSED = 2 // waiting for the bigger table; inserts nothing until it has it
 const DONE = 3
+const IDLE = 4 // its search ran dry: waits for a path to share (WORK), or QUIT
 
 const stateSlot = (i: number) => HELPERS + SLOTS * i
 const parkedSlot = (i: number) => HELPERS + SLOTS * i + 1
@@ -234,7 +240,7 @@ export class MainVisited implements Visited {
       for (;;) {
         if (Atomics.load(c, GROWING) !== 0) this.grow()
         const st = Atomics.load(c, stateSlot(i))
-        if (st === NOT_STARTED || st === DONE || Atomics.load(c, parkedSlot(i)) === r) break
+        if (st === NOT_STARTED || st === DONE || st === IDLE || Atomics.load(c, parkedSlot(i)) === r) break
         Atomics.wait(c, parkedSlot(i), Atomics.load(c, parkedSlot(i)), 5)
       }
     }
@@ -262,6 +268,33 @@ export class MainVisited implements Visited {
     if (!c) return
     Atomics.store(c, RELEASE, Atomics.load(c, PARK))
     Atomics.notify(c, RELEASE)
+  }
+
+  /** Whether a helper is searching (not idle, done or yet to begin). */
+  helpersBusy(): boolean {
+    const c = this.control
+    if (!c) return false
+    for (let i = 0; i < this.helpers.length; i++) {
+      const st = Atomics.load(c, stateSlot(i))
+      if (st === RUNNING || st === PAUSED) return true
+    }
+    return false
+  }
+
+  /** Hands `path` (the main thread's, at its loop top) to each idle helper. */
+  feedIdle(path: () => Event[]) {
+    const c = this.control
+    if (!c) return
+    let events: Event[] | null = null
+    for (let i = 0; i < this.helpers.length; i++) {
+      if (Atomics.load(c, stateSlot(i)) !== IDLE) continue
+      events ??= path()
+      if (events.length === 0) return
+      // RUNNING before the path is posted: a checkpoint waits for it to park
+      if (Atomics.compareExchange(c, stateSlot(i), IDLE, RUNNING) !== IDLE) continue
+      this.helpers[i].port.postMessage({ work: events })
+      Atomics.notify(c, stateSlot(i))
+    }
   }
 
   /** How far the helpers got by their paths' places: [forward, last first] (0 to 1). */
@@ -336,10 +369,7 @@ export function joinSearch(data: HelperData): SharedVisited | null {
         const known = self.current
         while (Atomics.load(c, GENERATION) === known) Atomics.wait(c, GENERATION, known, 100)
       }
-      for (let m = receiveMessageOnPort(data.port); m; m = receiveMessageOnPort(data.port)) {
-        const next = m.message as { segments: SharedArrayBuffer[]; generation: number }
-        self.replace(next.segments, next.generation)
-      }
+      takeSegments(data, self)
       Atomics.store(c, slot, RUNNING)
       if (Atomics.load(c, GROWING) === 0 && Atomics.load(c, GENERATION) === self.current) return
     }
@@ -347,6 +377,43 @@ export function joinSearch(data: HelperData): SharedVisited | null {
   const visited = new SharedVisited(c, new FingerprintTable(data.segments, data.counts), data.generation, pause)
   pause(visited)
   return visited
+}
+
+/** The newest segments posted to a helper, and the path to share if one came (IDLE). */
+function takeSegments(data: HelperData, self: SharedVisited): Event[] | null {
+  let work: Event[] | null = null
+  for (let m = receiveMessageOnPort(data.port); m; m = receiveMessageOnPort(data.port)) {
+    const next = m.message as { segments?: SharedArrayBuffer[]; generation?: number; work?: Event[] }
+    if (next.work) work = next.work
+    else self.replace(next.segments!, next.generation!)
+  }
+  return work
+}
+
+/**
+ * A helper whose search ran dry: idle until the main thread hands it a path (returned), or
+ * is done, or every thread stops (null). The table's new segments are taken meanwhile.
+ */
+export function awaitWork(data: HelperData, self: SharedVisited): Event[] | null {
+  const c = new Int32Array(data.control)
+  const slot = stateSlot(data.index - 1)
+  Atomics.store(c, slot, IDLE)
+  Atomics.notify(c, slot)
+  for (;;) {
+    if (Atomics.load(c, QUIT) !== 0 || Atomics.load(c, STOP) !== 0) {
+      // the main thread may have handed a path just now: it is done with it either way
+      Atomics.store(c, slot, RUNNING)
+      return null
+    }
+    if (Atomics.load(c, slot) === RUNNING) {
+      const work = takeSegments(data, self)
+      if (work) return work
+      Atomics.wait(c, QUIT, 0, 1)
+      continue
+    }
+    takeSegments(data, self)
+    Atomics.wait(c, slot, IDLE, 50)
+  }
 }
 
 /**

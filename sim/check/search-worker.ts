@@ -1,12 +1,14 @@
 // A helper thread of the search (parallel.ts): rebuilds the main thread's path, then explores
-// depth first on the shared table, taking each state's successors last first.
+// depth first on the shared table, taking each state's successors last first; when that runs
+// dry, it does the same with the path the main thread shares next.
 
 import { workerData } from "node:worker_threads"
 import { inexactTexts, setFrameDescriber } from "./model"
 import { inexactRuns } from "./instant"
 import { describeFrame } from "../../src/core/chart"
-import { explore, pathEvents, pathShare, replayPath, stopsSearch } from "./explore"
-import { type HelperData, heapUsed, helperIdle, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
+import { explore, type PathStep, pathEvents, pathShare, replayPath, stopsSearch } from "./explore"
+import type { Event } from "./model"
+import { awaitWork, type HelperData, heapUsed, helperIdle, joinSearch, leaveSearch, stopAllFrom, stoppedFor } from "./parallel"
 
 setFrameDescriber(describeFrame)
 
@@ -22,16 +24,16 @@ try {
   if (!visited) leaveSearch(data, { pending: [], transitions: 0, depth: 0, limits: [], violated: false, inexact: 0, heapPeak })
   else {
     const limits = new Set<string>()
-    const stack = replayPath(data.options, data.path, limits, data.index % 2 === 1)
+    const reverse = data.index % 2 === 1
     let sampled = 0
     let loops = 0
     const stopped = stoppedFor(data)
     // the seen-buffer check's count so far, for a checkpoint taken before explore returns
     const inexactBase = inexactTexts + inexactRuns
     const idle = helperIdle(data)
-    const result = explore(data.options, visited, stack, {
-      reverse: data.index % 2 === 1,
-      stopped: (path) => {
+    const hooks = {
+      reverse,
+      stopped: (path: PathStep[]) => {
         if ((++loops & 255) === 0)
           idle(
             () => (path.length > 0 ? pathEvents(path) : null),
@@ -43,13 +45,25 @@ try {
       visited: () => {
         if (++sampled % 10_000 === 0) sample()
       },
-    })
-    for (const l of limits) result.limits.add(l)
-    if (result.violated || [...result.limits].some(stopsSearch)) stopAllFrom(data)
+    }
+    const total = { transitions: 0, depth: 0, violated: false, inexact: 0 }
+    let stack: PathStep[] = []
+    // the path handed over, then each one shared with it when its own search runs dry
+    for (let path: Event[] | null = data.path; path; path = awaitWork(data, visited)) {
+      stack = replayPath(data.options, path, limits, reverse)
+      const result = explore(data.options, visited, stack, hooks)
+      total.transitions += result.transitions
+      total.depth = Math.max(total.depth, result.depth)
+      total.inexact += result.inexact
+      for (const l of result.limits) limits.add(l)
+      if (result.violated) total.violated = true
+      if (result.violated || [...limits].some(stopsSearch)) stopAllFrom(data)
+      if (result.violated || stopped()) break
+    }
     sample()
     // stopped by a limit: the path still open goes into the checkpoint
-    const pending = !result.violated && stack.length > 0 ? [pathEvents(stack)] : []
-    leaveSearch(data, { ...result, pending, limits: [...result.limits], heapPeak })
+    const pending = !total.violated && stack.length > 0 ? [pathEvents(stack)] : []
+    leaveSearch(data, { ...total, pending, limits: [...limits], heapPeak })
   }
 } catch (e) {
   stopAllFrom(data)

@@ -198,11 +198,14 @@ export interface SearchResult {
   violations: Violation[]
 }
 
+/** The default state limit of a breadth-first search, which keeps whole states (not only keys). */
+export const BREADTH_FIRST_MAX_STATES = 10_000_000
+
 /** The default depth limit (breadth first's layers). */
 export const DEFAULT_MAX_DEPTH = 200
 
 export function defaultOptions(config: ModelConfig, properties: Property[]): SearchOptions {
-  return { ...config, properties, maxDepth: DEFAULT_MAX_DEPTH, maxEpoch: 12, maxStates: 10_000_000, continuationSteps: 2000 }
+  return { ...config, properties, maxDepth: DEFAULT_MAX_DEPTH, maxEpoch: 12, maxStates: BREADTH_FIRST_MAX_STATES, continuationSteps: 2000 }
 }
 
 /**
@@ -216,21 +219,27 @@ export function defaultOptions(config: ModelConfig, properties: Property[]): Sea
 export function search(options: SearchOptions): SearchResult {
   // the fencing tokens are kept beside the nodes only when judged (they are state)
   if (options.properties.includes("fenced") && !options.tokens) options = { ...options, tokens: "issued" }
-  // depth first only where it is known to match: the ideal model with timed detection or
-  // heartbeats (with any-time detection and in the other models the tests found it wander
-  // or differ)
-  const depthFirstFits = options.timing === "ideal" && detectionOf(options) !== "any"
-  if (options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH) {
+  if (!searchesDepthFirst(options)) {
     if (options.checkpoint?.resume) throw new Error("only a depth-first search goes on from a checkpoint")
     return breadthFirst({ ...options, checkpoint: undefined })
   }
   const started = performance.now()
   const result = depthFirst(options)
   if (result) return result
-  const again = breadthFirst(options)
+  // the shortest trace, breadth first: whole states kept, within its own limit
+  const again = breadthFirst({ ...options, maxStates: Math.min(options.maxStates, BREADTH_FIRST_MAX_STATES) })
   again.seconds = Math.round(performance.now() - started) / 1000
   again.statesPerSecond = Math.round(again.states / Math.max(again.seconds, 1e-3))
   return again
+}
+
+/** Whether `search` goes depth first (else breadth first from the start). */
+export function searchesDepthFirst(options: SearchOptions): boolean {
+  // depth first only where it is known to match: the ideal model with timed detection or
+  // heartbeats (with any-time detection and in the other models the tests found it wander
+  // or differ)
+  const depthFirstFits = options.timing === "ideal" && detectionOf(options) !== "any"
+  return !(options.order === "breadth" || (options.order !== "depth" && !depthFirstFits) || options.maxDepth < DEFAULT_MAX_DEPTH)
 }
 
 /** States the main thread visits alone before it starts helper threads (small searches never do). */
@@ -303,6 +312,8 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   const tick = (own: PathStep[]) => {
     const t = clock()
     if (ckpt && t >= nextCheckpoint) checkpointNow(own)
+    // a helper whose search ran dry takes a share of this thread's
+    if (own.length > 0) visited.feedIdle(() => pathEvents(own))
     if (progress) {
       const [forward, backward] = visited.helperShares()
       progress.tick(visited.size(), own.length, Math.max(depth, own.length), t, visited.table.bytes(), Math.min(1, Math.max(pathShare(own), forward) + backward))
@@ -328,18 +339,27 @@ function depthFirst(options: SearchOptions): SearchResult | null {
   }
   let violated = false
   let stoppedEarly = false
-  while (pending.length > 0) {
-    stack = replayPath(options, pending.shift()!, limits, false)
-    const own = explore(options, visited, stack, hooks)
-    transitions += own.transitions
-    inexact += own.inexact
-    if (own.depth > depth) depth = own.depth
-    for (const l of own.limits) limits.add(l)
-    if (own.violated) violated = true
-    if (own.violated || [...limits].some(stopsSearch) || visited.stopped()) {
-      stoppedEarly = true
-      break
+  for (;;) {
+    while (pending.length > 0) {
+      stack = replayPath(options, pending.shift()!, limits, false)
+      const own = explore(options, visited, stack, hooks)
+      transitions += own.transitions
+      inexact += own.inexact
+      if (own.depth > depth) depth = own.depth
+      for (const l of own.limits) limits.add(l)
+      if (own.violated) violated = true
+      if (own.violated || [...limits].some(stopsSearch) || visited.stopped()) {
+        stoppedEarly = true
+        break
+      }
     }
+    // its own part done: a share of each busy helper's (their paths, taken as for a checkpoint)
+    if (stoppedEarly || !visited.helpersBusy()) break
+    const shared = visited.gather()
+    visited.release()
+    pending.push(...shared.paths)
+    // (a helper at the end of its path has none to share: it is about to run dry)
+    if (pending.length === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
   }
   if (stoppedEarly) visited.stopAll()
   const results = visited.finish(() => {
