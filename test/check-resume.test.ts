@@ -9,7 +9,7 @@ import { expect } from "vitest"
 import { parseAlgorithm } from "../src/core/algorithms"
 import type { ModelConfig } from "../sim/check/model"
 import { defaultOptions, type Progress, promisedProperties, search, type SearchOptions } from "../sim/check/search"
-import { progressLine } from "../sim/check/command"
+import { checkSearchOptions, type CheckFlags, progressLine } from "../sim/check/command"
 import { INTERRUPTED, MEMORY_LIMIT } from "../sim/check/explore"
 import { SEGMENTS } from "../sim/check/key"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
@@ -126,6 +126,18 @@ mediumTest("two threads stopped, checkpointed with both paths and resumed: the s
   expect(first).toMatchObject({ complete: false, states: 15000 })
   const last = two({ ...options("ring", 4), checkpoint: { file, every: 0, resume: true } })
   expect(last).toMatchObject({ complete: true, states: whole.states, resumedFrom: 15000, violations: [] })
+})
+
+test("`electlab check` sets no state limit depth first (the key table's memory ends it), 10,000,000 breadth first, or the one given", () => {
+  const flags: CheckFlags = { algorithm: "echo", nodes: "5", timing: "ideal", crashes: "1", recoveries: "1", losses: "1", duplicates: "0", maxDepth: "200", maxEpoch: "12", checkpointEvery: "600", progress: "0" }
+  const limit = (more: Partial<CheckFlags>) => checkSearchOptions({ ...flags, ...more }).options.maxStates
+  expect(limit({})).toBe(Number.MAX_SAFE_INTEGER)
+  expect(limit({ breadthFirst: true })).toBe(10_000_000)
+  // depth first does not fit these: breadth first from the start
+  expect(limit({ timing: "bounded" })).toBe(10_000_000)
+  expect(limit({ maxDepth: "50" })).toBe(10_000_000)
+  expect(limit({ maxStates: "2000000000" })).toBe(2_000_000_000)
+  expect(() => limit({ maxStates: "0" })).toThrow(/--max-states/)
 })
 
 /** Echo at N = 4, as above (docs/algorithms.md): a search long enough to be stopped halfway. */

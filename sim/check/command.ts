@@ -10,7 +10,7 @@ import { DETECT_DELAY, type Detection, DETECTIONS, type ModelConfig, TIMING_MODE
 import { counterexampleScenario } from "./replay"
 import { defaultMemory, defaultThreads } from "./parallel"
 import { FULL_AT } from "./key"
-import { BREADTH_FIRST_MAX_STATES, defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, searchesDepthFirst, type SearchResult } from "./search"
+import { BREADTH_FIRST_MAX_STATES, defaultOptions, PARALLEL_AFTER, type Progress, PROPERTIES, type Property, promisedProperties, searchesDepthFirst, type SearchOptions, type SearchResult } from "./search"
 import { searchInterruptibly } from "./search-host"
 import { INTERRUPTED } from "./explore"
 
@@ -125,7 +125,8 @@ export async function runCheckCommand(flags: CheckFlags): Promise<number> {
   return code
 }
 
-async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
+/** The search `flags` ask for (one algorithm), and its model; the progress printer not yet set. */
+export function checkSearchOptions(flags: CheckFlags): { config: ModelConfig; options: SearchOptions } {
   const config: ModelConfig = {
     algorithm: parseAlgorithmName(flags.algorithm, "--algorithm"),
     nodes: parseInteger(flags.nodes, "--nodes", 2, 6),
@@ -155,6 +156,11 @@ async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
   options.checkpoint = { file: checkpointFile, every: parseInteger(flags.checkpointEvery, "--checkpoint-every", 1, 1e9), resume: !!flags.resume }
   if (flags.resume && !existsSync(checkpointFile)) throw new InputError(`no checkpoint at ${checkpointFile}`, "--resume")
   options.progressEvery = parseInteger(flags.progress, "--progress", 0, 1e6)
+  return { config, options }
+}
+
+async function checkOne(flags: CheckFlags, jsons: unknown[]): Promise<number> {
+  const { config, options } = checkSearchOptions(flags)
   if (options.progressEvery > 0) options.progress = (p) => process.stderr.write(progressLine(algorithmName(config.algorithm), p) + "\n")
   const result = await searchInterruptibly(options)
   const written: string[] = []
