@@ -2,6 +2,7 @@
 // local bus, over the Jacdac bus and over MQTT. Slow (VM boots take seconds): `npm run
 // test:ci`; `npm test`'s two failovers are test/lab-failover.test.ts.
 import { spawnSync } from "node:child_process"
+import { createRequire } from "node:module"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Algorithm } from "../src/core/frame"
 import { Role } from "../src/core/contract"
 import { LabMember, vmCommand } from "../sim/lab/board-vm"
+import { ELECTLAB_SERVICE_CLASS } from "../sim/lab/bus-control"
+// a type-only import by path (jacdac-ts's "exports" hide its typings), erased at run time
+import type * as JD from "../node_modules/jacdac-ts/dist/types/src/jacdac"
 import { Lab, sleep } from "../sim/lab/lab"
 import { parseLabScript } from "../sim/lab/script"
 import type { Page } from "playwright-core"
@@ -223,6 +227,39 @@ describe("a duplicate node id on the bus, and boot nonces", () => {
     expect([...lab.boards.values()].map((b) => [b.node, b.registerRole, b.nonce])).toEqual(logged)
     for (const b of lab.boards.values()) expect(b.framesSent + b.framesReceived).toBeGreaterThan(b.tx + b.rx)
   }, 150_000)
+
+  // A report goes to the whole bus, and every reader waiting for that register takes it; a
+  // reader asks again every 20, 40, 80 ms... while none came. A board answers one read of a
+  // register at a time: 20 reads at once, past the runtime's burst of 5 packets (one per 20
+  // ms after it), get a few reports, not 20 fibers each holding its packet for a turn.
+  test("20 reads of one register at once: the board answers the one it is answering for all", async () => {
+    const jacdac = createRequire(import.meta.url)("jacdac-ts") as typeof JD
+    const bus = new jacdac.JDBus([jacdac.createNodeSocketTransport(lab.hub.port)], { client: true, disableRoleManager: true })
+    bus.minLoggerPriority = jacdac.LoggerPriority.Silent
+    try {
+      await bus.connect()
+      let service: JD.JDService | undefined
+      const t0 = Date.now()
+      while (!service) {
+        if (Date.now() - t0 > 20_000) throw new Error("no ElectLab Election service announced on the bus in 20 s")
+        await sleep(200)
+        service = bus.devices({ serviceClass: ELECTLAB_SERVICE_CLASS })[0]?.services({ serviceClass: ELECTLAB_SERVICE_CLASS })[0]
+      }
+      const READ_BOOT_NONCE = jacdac.CMD_GET_REG | 0x181
+      let reports = 0
+      service.on(jacdac.REPORT_RECEIVE, (pkt: JD.Packet) => {
+        if (pkt.serviceCommand === READ_BOOT_NONCE) reports++
+      })
+      await Promise.all(Array.from({ length: 20 }, () => service!.sendPacketAsync(jacdac.Packet.onlyHeader(READ_BOOT_NONCE))))
+      // were each read answered, the 20 reports would all have left within 400 ms
+      await sleep(1500)
+      expect(reports).toBeGreaterThanOrEqual(1)
+      expect(reports, "reports of the 20 reads").toBeLessThanOrEqual(10)
+    } finally {
+      await bus.disconnect()
+      bus.stop()
+    }
+  }, 60_000)
 
   // With a key a duplicate id is a hint checked by a sealed challenge. Each board's first
   // check may go unproven (the other had not started, or could not yet route its proof to
