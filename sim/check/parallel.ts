@@ -43,7 +43,7 @@ const NOT_STARTED = 0
 const RUNNING = 1
 const PAUSED = 2 // waiting for the bigger table; inserts nothing until it has it
 const DONE = 3
-const IDLE = 4 // its search ran dry: waits for a path to share (WORK), or QUIT
+const IDLE = 4 // its search ran dry: waits for the main thread to share a path, or for QUIT
 
 const stateSlot = (i: number) => HELPERS + SLOTS * i
 const parkedSlot = (i: number) => HELPERS + SLOTS * i + 1
