@@ -156,20 +156,12 @@ describe("a leave's check over a real broker (MQTT 5)", () => {
     const hint = after.find((l) => l.includes("left=3 check=challenge"))
     const wait = Number(/wait=(\d+)/.exec(hint ?? "")?.[1])
     const verdict = after.find((l) => l.includes("peer=3 verdict="))!
-    const seen = `node 1 after the leave:\n${after.join("\n")}\nnode 3, last lines:\n${logs.get(3)!.slice(-20).join("\n")}`
-    // the broker did not end the check: it ran its whole wait
-    expect(after.some((l) => l.includes("unreachable=3")), seen).toBe(false)
-    expect(at(verdict) - at(hint), seen).toBeGreaterThanOrEqual(wait - 1)
-    if (verdict.includes("verdict=alive")) {
-      expect(one.driver.coordinator(), seen).toBe(3)
-    } else {
-      // A proof later than a wait cut to a few measured round trips (a busy host): node 3 was
-      // taken as gone, and is back with its next frame. Only such a wait may miss the proof.
-      const lateness = late.describe()
-      expect(wait, `the proof missed the whole answer timeout; ${lateness}\n${seen}`).toBeLessThan(timing.answerTimeout)
-      await until("node 3 back with its next frame", () => one.driver.coordinator() === 3, 30_000)
-      console.warn(`the proof came after a wait of ${wait} ms, a few measured round trips; ${lateness}`)
-    }
+    const seen = `node 1 after the leave:\n${after.join("\n")}\nnode 3, last lines:\n${logs.get(3)!.slice(-20).join("\n")}\n${late.describe()}`
     await late.stop()
+    expect(after.some((l) => l.includes("unreachable=3")), seen).toBe(false)
+    // the broker did not end the check: it ran its whole wait, and the proof came within it
+    expect(at(verdict) - at(hint), seen).toBeGreaterThanOrEqual(wait - 1)
+    expect(verdict, seen).toContain("verdict=alive")
+    expect(one.driver.coordinator(), seen).toBe(3)
   }, 30_000)
 })
