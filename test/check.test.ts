@@ -17,8 +17,16 @@ import {
   applyEvent,
   cloneNode,
   cloneState,
+  ContinuationMemo,
+  continueIdeal,
+  finishIdealInstant,
   hasDueStep,
+  idealContinuationApplies,
+  idle,
   nextContinuationMessage,
+  nextInstant,
+  processViews,
+  sortMessages,
   DETECT_DELAY,
   detectionOf,
   enabledEvents,
@@ -33,7 +41,9 @@ import {
 import { counterexampleScenario, solveTimes } from "../sim/check/replay"
 import { parseDelays } from "../sim/simulator/script"
 import { defaultOptions, type Property, promisedProperties, search, type SearchResult } from "../sim/check/search"
-import { expand, judge } from "../sim/check/explore"
+import { expand, HEARTBEAT_ROUNDS, judge } from "../sim/check/explore"
+import { continuationInstant, idealContinuationAgrees } from "../sim/check/instant"
+import { checkCluster } from "../src/core/checker"
 import { FingerprintTable, FULL_AT, GROW_AT, omissionOdds, SEGMENTS } from "../sim/check/key"
 import { parseScenario, ScenarioRunner } from "../sim/simulator/scenario"
 // this file spans the tiers: `test` is the fast tier's (test/tiers.ts)
@@ -865,6 +875,60 @@ describe("the search on several threads, and what it leaves unjudged", () => {
       expect(compared, algorithm).toBeGreaterThan(100)
     }
   })
+
+  // idealContinuationAgrees takes each instant from the runs the search keeps and stops at an
+  // instant end it remembers; continueIdeal takes every step, remembering nothing
+  const rememberedVerdictCases: [string, number, number, number, number, typeof test][] = [
+    ["echo", 1, 1, 1, 3, test],
+    ["bully", 1, 1, 1, 4, mediumTest],
+    ["ring", 1, 1, 0, 3, mediumTest],
+  ]
+  for (const [algorithm, crashes, recoveries, losses, nodes, tierTestOf] of rememberedVerdictCases)
+    tierTestOf(`${algorithm}, N = ${nodes}: the continuation composed from the nodes' runs, with its verdicts remembered, judges every state as the one taken step by step`, () => {
+      const c = config(algorithm, "ideal", crashes, recoveries, losses, nodes)
+      for (const maxSteps of [2000, 12]) {
+        const memo = new ContinuationMemo(16)
+        const rules = { config: c, roles: false }
+        const key = new Uint32Array(2)
+        let judged = 0
+        let failing = 0
+        let composed = 0
+        const options = { ...defaultOptions(c, ["valid-coordinator"]), order: "depth" as const }
+        options.visit = (s) => {
+          expect(idealContinuationApplies(s, c)).toBe(true)
+          const exact = stateKey(s, "ideal", key)
+          const remembered = idealContinuationAgrees(s, maxSteps, HEARTBEAT_ROUNDS, rules, memo, exact ? key : null)
+          const t = cloneState(s)
+          const steps = continueIdeal(t, maxSteps, HEARTBEAT_ROUNDS)
+          const agrees = steps >= 0 && checkCluster(processViews(t)).violations.length === 0
+          expect(remembered, `${algorithm}: ${stateText(s, "ideal")}`).toBe(agrees)
+          judged++
+          if (!agrees) failing++
+          // an instant composed from the runs ends where its steps taken one by one end
+          if (!hasDueStep(s) && !idle(s)) {
+            const a = cloneState(s)
+            const next = nextInstant(a)
+            for (let i = 0; i < a.clocks.length; i++) a.clocks[i] = next
+            const b = cloneState(a)
+            const end = continuationInstant(a, rules)
+            const taken = finishIdealInstant(b)
+            if (end) {
+              sortMessages(b, "ideal")
+              expect(stateText(end.state, "ideal")).toBe(stateText(b, "ideal"))
+              expect(end.steps).toBe(taken)
+              composed++
+            }
+          }
+        }
+        search(options)
+        expect(judged, algorithm).toBeGreaterThan(200)
+        expect(composed, algorithm).toBeGreaterThan(50)
+        // the short limit fails some states and not others: both paths of the memo are taken
+        if (maxSteps === 12) expect(failing, algorithm).toBeGreaterThan(0)
+        if (maxSteps === 12) expect(failing, algorithm).toBeLessThan(judged)
+        expect(memo.hits, algorithm).toBeGreaterThan(0)
+      }
+    })
 
   test("a continuation that cannot settle is still found when most states leave it to a successor", () => {
     const c = config("echo", "ideal", 1, 1, 1)

@@ -8,11 +8,14 @@
 import { checkCluster } from "../../src/core/checker"
 import { indexOfSorted, NO_NODE, Role } from "../../src/core/contract"
 import { fencedOut } from "./fence"
-import { expandInstant, type InstantExpansion, inexactRuns, instantApplies, type InstantRules } from "./instant"
+import { expandInstant, idealContinuationAgrees, type InstantExpansion, inexactRuns, instantApplies, type InstantRules } from "./instant"
 import {
   applyEvent,
   cloneState,
+  ContinuationMemo,
   continueFaultFree,
+  continueIdeal,
+  idealContinuationApplies,
   hasDueStep,
   type Event,
   enabledEvents,
@@ -58,13 +61,15 @@ export interface ExploreOptions extends ModelConfig {
  * The first broken clause of `property` in state `s`, or "". `full` false: only what the
  * state itself shows (the caller judges its fault-free continuation through a successor).
  */
-export function judge(s: State, property: Property, options: ExploreOptions, full = true): string {
+export function judge(s: State, property: Property, options: ExploreOptions, full = true, key: Uint32Array | null = null): string {
   if (property === "fenced") {
     if (!s.fence) throw new Error("the fenced property needs the model's tokens (ModelConfig.tokens)")
     if (s.fence.broken) return s.fence.broken
     if (!full) return ""
     const c = cloneState(s)
-    // a continuation that does not settle is eventual agreement's to report
+    // every message before any timer, in every model: the schedule that finds a follower
+    // fenced off its coordinator with raw tokens; one that does not settle is eventual
+    // agreement's to report
     if (continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal") < 0 || checkCluster(processViews(c)).violations.length > 0) return ""
     const out = c.fence!.broken || fencedOut(c.fence!, c.nodes)
     return out ? `after the fault-free continuation: ${out}` : ""
@@ -77,8 +82,10 @@ export function judge(s: State, property: Property, options: ExploreOptions, ful
     if (s.errors.length > 0) return s.errors[0]
     return checkCluster(processViews(s)).violations.find((x) => x.includes("follows non-member")) ?? ""
   }
+  const ideal = idealContinuationApplies(s, options)
+  if (ideal && idealContinuationAgrees(s, options.continuationSteps, HEARTBEAT_ROUNDS, continuationRules(options), memoFor(options), key)) return ""
   const c = cloneState(s)
-  const steps = continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal")
+  const steps = ideal ? continueIdeal(c, options.continuationSteps, HEARTBEAT_ROUNDS) : continueFaultFree(c, options.continuationSteps, HEARTBEAT_ROUNDS, options.timing === "ideal")
   if (steps < 0) return `the fault-free continuation finds no ${s.nodes[0].timing.heartbeatInterval > 0 ? "settled" : "quiet"} state in ${options.continuationSteps} steps`
   const verdict = checkCluster(processViews(c))
   if (verdict.violations.length === 0) return ""
@@ -172,10 +179,10 @@ export interface ExploreResult {
 }
 
 /** `full` false: eventual agreement and the continuation's part of fenced are judged through a successor. */
-export function violatesAny(s: State, options: ExploreOptions, full = true): boolean {
+export function violatesAny(s: State, options: ExploreOptions, full = true, key: Uint32Array | null = null): boolean {
   for (const p of options.properties) {
     if (!full && p === "eventual-agreement") continue
-    if (judge(s, p, options, full) !== "") return true
+    if (judge(s, p, options, full, key) !== "") return true
   }
   return false
 }
@@ -220,6 +227,30 @@ export function expand(s: State, via: Event | null, options: ExploreOptions, lim
   }
   return { s, tried, waiting, stepper, visible: false, next: 0, via, instant: null, judgedOnly }
 }
+
+/** Each options' continuation memo (one per thread: each has its own module). */
+const memos = new WeakMap<ExploreOptions, ContinuationMemo>()
+export function memoFor(options: ExploreOptions): ContinuationMemo {
+  let m = memos.get(options)
+  if (!m) {
+    m = new ContinuationMemo(21)
+    memos.set(options, m)
+  }
+  return m
+}
+
+/** The rules the fault-free continuation's instants are composed by: no step is visible (the search's own where they are the same, so that they share its runs). */
+function continuationRules(options: ExploreOptions): InstantRules {
+  const r = instantRules(options)
+  if (!r.roles) return r
+  let c = continuationRulesOf.get(options)
+  if (!c) {
+    c = { config: options, roles: false }
+    continuationRulesOf.set(options, c)
+  }
+  return c
+}
+const continuationRulesOf = new WeakMap<ExploreOptions, InstantRules>()
 
 /** The rules of the instant taken node by node for these options (one object per options: instant.ts keeps runs by it). */
 const rulesOf = new WeakMap<ExploreOptions, InstantRules>()
@@ -341,7 +372,7 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
       }
     }
     transitions++
-    stateKey(t, options.timing, key)
+    const exact = stateKey(t, options.timing, key)
     if (visited.size() >= options.maxStates) {
       limits.add(`state limit ${options.maxStates}`)
       break
@@ -358,7 +389,7 @@ export function explore(options: ExploreOptions, visited: Visited, stack: PathSt
     // the continuation first finishes the instant: a state with a step due has the verdict
     // of the end it comes to, which the search visits (the reduction keeps every end)
     const full = !ideal || !hasDueStep(t)
-    if (violatesAny(t, options, full)) {
+    if (violatesAny(t, options, full, exact ? key : null)) {
       violated = true
       break
     }

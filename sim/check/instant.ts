@@ -31,9 +31,22 @@ import type { ElectionNode } from "../../src/core/node"
 import { stepBefore, stepProblems } from "../../src/core/self-check"
 import { seenNearlyFull } from "./abstraction"
 import { keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
+import { checkCluster } from "../../src/core/checker"
 import {
   cloneFrame,
   cloneNode,
+  cloneState,
+  CONTINUATION_FAILS,
+  type ContinuationMemo,
+  continueFaultFree,
+  finishIdealInstant,
+  idle,
+  inexactTexts,
+  nextInstant,
+  processViews,
+  setInexactTexts,
+  sortMessages,
+  stateKey,
   DELAY_BOUND,
   detectionDue,
   detectionOf,
@@ -122,13 +135,18 @@ const word2 = new Uint32Array(2)
 /** Node runs already worked out, by what they read (runsKey); two generations, the older dropped when the newer fills. */
 interface RunsEntry {
   runs: NodeRun[] | null
+  /** The fault-free continuation's run: deliveries in link order, then timers due (model.ts, finishIdealInstant); null with no runs. */
+  canonical: NodeRun | null
   /** States on the way with a ring buffer half full. */
   inexact: number
 }
 const RUNS_KEPT = 50_000
-let newer = new Map<string, RunsEntry>()
-let older = new Map<string, RunsEntry>()
-let cachedFor: InstantRules | null = null
+interface RunsCache {
+  newer: Map<string, RunsEntry>
+  older: Map<string, RunsEntry>
+}
+/** One cache per rules (the search's and the continuation's may differ). */
+const runsCaches = new WeakMap<InstantRules, RunsCache>()
 
 /**
  * What node i's runs from s depend on, as a key: the node (exactly, at the clock), its
@@ -170,37 +188,42 @@ function runsKey(s: State, i: number, due: Message[]): string {
  * what they read: a node whose key equals another's has its future, as everywhere in the search.
  */
 export function nodeRuns(s: State, i: number, rules: InstantRules): NodeRun[] | null {
-  if (!cachedFor || cachedFor.config !== rules.config || cachedFor.roles !== rules.roles) {
-    newer = new Map()
-    older = new Map()
-    cachedFor = rules
+  const entry = runsEntry(s, i, rules)
+  return entry ? entry.runs : null
+}
+
+/** Node i's runs from s, from the cache or worked out. */
+function runsEntry(s: State, i: number, rules: InstantRules): RunsEntry | null {
+  let cache = runsCaches.get(rules)
+  if (!cache) {
+    cache = { newer: new Map(), older: new Map() }
+    runsCaches.set(rules, cache)
   }
   const due = dueTo(s, i)
   if (due.length > 30) return null
   const key = runsKey(s, i, due)
-  let entry = newer.get(key)
+  let entry = cache.newer.get(key)
   if (!entry) {
-    entry = older.get(key)
+    entry = cache.older.get(key)
     if (!entry) {
       const before = inexactRuns
-      const runs = workOutRuns(s, i, rules, due)
-      entry = { runs, inexact: inexactRuns - before }
+      const worked = workOutRuns(s, i, rules, due)
+      entry = { runs: worked ? worked.runs : null, canonical: worked ? worked.canonical : null, inexact: inexactRuns - before }
     } else inexactRuns += entry.inexact
-    if (newer.size >= RUNS_KEPT) {
-      older = newer
-      newer = new Map()
+    if (cache.newer.size >= RUNS_KEPT) {
+      cache.older = cache.newer
+      cache.newer = new Map()
     }
-    newer.set(key, entry)
+    cache.newer.set(key, entry)
   } else inexactRuns += entry.inexact
-  return entry.runs
+  return entry
 }
 
-function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): NodeRun[] | null {
-  const c = rules.config
-  const now = s.clocks[i]
-  const timed = detectionOf(c) === "timed"
-  if (s.nextUid > nextRunUid) nextRunUid = s.nextUid
-  const start: Local = {
+type StepFn = (l: Local, r: RunStep, act: ((n: ElectionNode, out: Action[]) => void) | null, take: number) => Local | null
+
+/** Node i's part of s's instant before any step of it. */
+function startOf(s: State, i: number, due: Message[]): Local {
+  return {
     node: s.nodes[i],
     owned: false,
     deadlines: s.deadlines.slice(i * MAX_TIMERS, (i + 1) * MAX_TIMERS),
@@ -212,13 +235,15 @@ function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): 
     absent: s.absentSince[i],
     steps: [],
   }
-  const seen = new StateSet(64)
-  const runs: NodeRun[] = []
-  const stack: Local[] = [start]
-  const crashedAt = (k: number, l: Local) => (k === i ? l.node.crashed : s.nodes[k].crashed)
+}
 
-  // one step from l (a copy), or null when it is visible or errs
-  const step = (l: Local, r: RunStep, act: ((n: ElectionNode, out: Action[]) => void) | null, take: number): Local | null => {
+/** One step of node i's part of s's instant from l (a copy), or null when it is visible or errs. */
+function stepperFor(s: State, i: number, rules: InstantRules): StepFn {
+  const now = s.clocks[i]
+  const timed = detectionOf(rules.config) === "timed"
+  if (s.nextUid > nextRunUid) nextRunUid = s.nextUid
+  const crashedAt = (k: number, l: Local) => (k === i ? l.node.crashed : s.nodes[k].crashed)
+  return (l, r, act, take) => {
     const next: Local = { ...l, deadlines: l.deadlines, sent: l.sent, steps: [...l.steps, r] }
     if (take >= 0) next.rest = l.rest & ~(1 << take)
     if (act) {
@@ -266,12 +291,22 @@ function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): 
     }
     return next
   }
+}
+
+function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): { runs: NodeRun[]; canonical: NodeRun | null } | null {
+  const c = rules.config
+  const now = s.clocks[i]
+  const start = startOf(s, i, due)
+  const step = stepperFor(s, i, rules)
+  const seen = new StateSet(64)
+  const runs: NodeRun[] = []
+  const stack: Local[] = [start]
 
   while (stack.length > 0) {
     const l = stack.pop()!
     const timers = timerDue(l.deadlines, now)
     if (l.rest === 0 && !timers) {
-      if (l.steps.length > 0) runs.push(finish(l))
+      if (l.steps.length > 0) runs.push(finishRun(l))
       continue
     }
     const succ: Local[] = []
@@ -329,13 +364,41 @@ function workOutRuns(s: State, i: number, rules: InstantRules, due: Message[]): 
       if (seen.add(word2[0], word2[1])) stack.push(next)
     }
   }
-  return runs
+  return { runs, canonical: canonicalRun(i, start, due, now, step) }
+}
 
-  function finish(l: Local): NodeRun {
-    let firstUid = Infinity
-    for (const m of l.sent) if (m.uid < firstUid) firstUid = m.uid
-    return { node: l.node, deadlines: l.deadlines, sent: l.sent, firstUid, crashes: l.crashes, recoveries: l.recoveries, losses: l.losses, absentSince: l.absent, steps: l.steps }
+/**
+ * The fault-free continuation's run of a node (finishIdealInstant's order): each delivery at
+ * the head of the lowest link, then the timers due, the earliest and lowest first; null
+ * when a step is visible or errs, or when the node has nothing due.
+ */
+function canonicalRun(i: number, start: Local, due: Message[], now: number, step: StepFn): NodeRun | null {
+  let l = start
+  for (;;) {
+    let next: Local | null
+    if (l.rest !== 0) {
+      const k = 31 - Math.clz32(l.rest & -l.rest)
+      const m = due[k]
+      const r: RunStep = { type: EventType.Deliver, node: i, src: m.frame.src, ord: 0, timer: 0 }
+      next = l.node.crashed ? step(l, r, null, k) : step(l, r, (n, out) => n.receive(cloneFrame(m.frame), now, out), k)
+    } else if (timerDue(l.deadlines, now)) {
+      let t = -1
+      for (let k = 0; k < MAX_TIMERS; k++) if (l.deadlines[k] >= 0 && (t < 0 || l.deadlines[k] < l.deadlines[t])) t = k
+      const cleared = l.deadlines.slice(0)
+      cleared[t] = -1
+      const timer = t
+      next = step({ ...l, deadlines: cleared }, { type: EventType.Fire, node: i, src: 0, ord: 0, timer }, (n, out) => n.timer(timer, now, out), -1)
+    } else break
+    if (!next) return null
+    l = next
   }
+  return l.steps.length > 0 ? finishRun(l) : null
+}
+
+function finishRun(l: Local): NodeRun {
+  let firstUid = Infinity
+  for (const m of l.sent) if (m.uid < firstUid) firstUid = m.uid
+  return { node: l.node, deadlines: l.deadlines, sent: l.sent, firstUid, crashes: l.crashes, recoveries: l.recoveries, losses: l.losses, absentSince: l.absent, steps: l.steps }
 }
 
 /** True when the step from a to b left the node, its timers and its sends as they were (a delivery it ignored or dropped). */
@@ -525,4 +588,95 @@ export function expandInstant(s: State, rules: InstantRules, reverse: boolean): 
   if (singles) return new InstantExpansion(s, fixed, -1, [], timed, reverse)
   if (best < 0) return null
   return new InstantExpansion(s, fixed, best, bestRuns, timed, reverse)
+}
+
+/**
+ * The instant s begins (s at an instant end, time moved on), as the fault-free continuation
+ * takes it (finishIdealInstant's order), composed from each node's runs: the state at its
+ * end and the steps taken, or null where the instant is not taken node by node.
+ */
+export function continuationInstant(s: State, rules: InstantRules): { state: State; steps: number } | null {
+  if (!instantApplies(s, rules)) return null
+  const now = s.clocks[0]
+  const pick: (NodeRun | null)[] = s.nodes.map((): NodeRun | null => null)
+  let steps = 0
+  for (let i = 0; i < s.nodes.length; i++) {
+    let due = false
+    for (const m of s.messages) if (m.dst === i && m.sent + DELAY_BOUND <= now) due = true
+    for (let t = 0; t < MAX_TIMERS && !due; t++) if (s.deadlines[i * MAX_TIMERS + t] >= 0 && s.deadlines[i * MAX_TIMERS + t] <= now) due = true
+    if (!due) continue
+    const entry = runsEntry(s, i, rules)
+    if (!entry || !entry.canonical) return null
+    pick[i] = entry.canonical
+    steps += entry.canonical.steps.length
+  }
+  return { state: compose(s, pick, s.crashes, s.recoveries, s.losses, detectionOf(rules.config) === "timed").state, steps }
+}
+
+const memoKey = new Uint32Array(2)
+/** A continuation past its step limit: says nothing of a later end's own limit. */
+const TOO_LONG = -2
+
+/**
+ * Ideal model, timed detection (idealContinuationApplies): does the fault-free continuation
+ * from s, the ideal network's steps instant by instant, come to a quiet state where the
+ * cluster agrees within `maxSteps`? From the first idle state on it goes on as
+ * continueFaultFree does (a follower of a process that does not lead notices, heartbeat
+ * rounds). An instant is composed from the nodes' runs where it can be (continuationInstant).
+ * `key`: s's exact key, when known. Each instant end it passes is remembered with its
+ * verdict; a remembered one ends it. s is left as it was. Same verdict as continueIdeal.
+ */
+export function idealContinuationAgrees(s: State, maxSteps: number, heartbeatRounds: number, rules: InstantRules, memo: ContinuationMemo, key: Uint32Array | null): boolean {
+  const path: number[] = []
+  if (key) {
+    const v = memo.get(key[0], key[1])
+    // as continueFaultFree counts: a quiet state after maxSteps steps comes too late
+    if (v >= 0) return v !== CONTINUATION_FAILS && v < maxSteps
+  }
+  const inexactTextsBefore = inexactTexts
+  const inexactRunsBefore = inexactRuns
+  if (key) path.push(key[0], key[1], 0)
+  let c = cloneState(s)
+  let steps = finishIdealInstant(c)
+  if (steps > 0) sortMessages(c, "ideal")
+  let total = -1
+  let first = true
+  for (;;) {
+    if (steps > maxSteps) {
+      total = TOO_LONG
+      break
+    }
+    if (idle(c)) {
+      const more = continueFaultFree(c, maxSteps - steps, heartbeatRounds)
+      total = more < 0 ? TOO_LONG : checkCluster(processViews(c)).violations.length > 0 ? CONTINUATION_FAILS : steps + more
+      break
+    }
+    // at the start c is s, already looked up, unless s was within its instant
+    if (!(first && key && steps === 0) && stateKey(c, "ideal", memoKey)) {
+      const v = memo.get(memoKey[0], memoKey[1])
+      if (v >= 0) {
+        total = v === CONTINUATION_FAILS ? v : steps + v
+        break
+      }
+      path.push(memoKey[0], memoKey[1], steps)
+    }
+    const next = nextInstant(c)
+    for (let i = 0; i < c.clocks.length; i++) c.clocks[i] = next
+    // all the runs, not the continuation's alone: those of s's next instant serve the search
+    // when it takes that instant (keeping the continuation's alone apart measured no faster)
+    const end = continuationInstant(c, rules)
+    first = false
+    if (end) {
+      c = end.state
+      steps += end.steps
+    } else {
+      steps += finishIdealInstant(c)
+      sortMessages(c, "ideal")
+    }
+  }
+  // the search counts inexact keys and runs of the states it visits, not of the continuation's
+  setInexactTexts(inexactTextsBefore)
+  inexactRuns = inexactRunsBefore
+  if (total !== TOO_LONG) for (let p = 0; p < path.length; p += 3) memo.set(path[p], path[p + 1], total === CONTINUATION_FAILS ? total : total - path[p + 2])
+  return total !== CONTINUATION_FAILS && total !== TOO_LONG && total < maxSteps
 }

@@ -532,6 +532,10 @@ export function sortMessages(s: State, timing: TimingModel) {
 
 /** States whose text left out remembered seqs while a buffer was half full (abstraction.ts). */
 export let inexactTexts = 0
+/** Puts the count back (what a continuation keyed is not the search's). */
+export function setInexactTexts(n: number) {
+  inexactTexts = n
+}
 
 /** The canonical text of a state: equal texts, equal futures. */
 export function stateText(s: State, timing: TimingModel): string {
@@ -878,7 +882,7 @@ function updateAbsence(s: State) {
 }
 
 /** Bounded model: the next instant something is due, or -1 when nothing is pending. */
-function nextInstant(s: State): number {
+export function nextInstant(s: State): number {
   let next = -1
   for (let i = 0; i < s.nodes.length; i++) {
     const d = earliestDeadline(s, i)
@@ -1192,43 +1196,15 @@ export function hasDueStep(s: State): boolean {
 }
 
 /**
- * Ideal model: the rest of the instant, in place, as the ideal network takes it: every
- * delivery due now (nextContinuationMessage's order), then every timer due now (lowest
- * node, lowest timer first); what they send is due at the next instant. Returns the steps
- * taken. A state's continuation passes the end of its instant this way, so every state
- * within an instant has the verdict of the end it comes to.
- */
-function finishInstant(s: State): number {
-  let steps = 0
-  for (;;) {
-    const m = nextContinuationMessage(s)
-    if (m >= 0 && s.messages[m].sent + DELAY_BOUND <= s.clocks[0]) {
-      const msg = removeMessage(s, m)
-      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
-    } else {
-      let slot = -1
-      for (let k = 0; k < s.deadlines.length && slot < 0; k++) if (s.deadlines[k] >= 0 && s.deadlines[k] <= s.clocks[0]) slot = k
-      if (slot < 0) return steps
-      const i = Math.floor(slot / MAX_TIMERS)
-      const t = slot - i * MAX_TIMERS
-      s.deadlines[slot] = -1
-      invoke(s, i, (n, now, out) => n.timer(t, now, out), null)
-    }
-    if (s.fence) settleTokens(s.fence, s.nodes)
-    steps++
-  }
-}
-
-/**
  * The fault-free continuation, in place: in the ideal model (`ideal`) the rest of the
- * instant first (finishInstant), then every message delivered (nextContinuationMessage's
+ * instant first (finishIdealInstant, detectors aside), then every message delivered (nextContinuationMessage's
  * order) before any timer fires, timers in time order on one clock, and a follower of an
  * absent coordinator noticing it; when all is quiet but the property does not hold, up to
  * `heartbeatRounds` rounds of heartbeats. Returns the steps taken, or -1 when no quiet
  * state came within `maxSteps`.
  */
 export function continueFaultFree(s: State, maxSteps: number, heartbeatRounds: number, ideal = false): number {
-  const first = ideal ? finishInstant(s) : 0
+  const first = ideal ? finishIdealInstant(s, false) : 0
   if (s.nodes[0].timing.heartbeatInterval > 0) return continueWithHeartbeats(s, maxSteps, first)
   for (let step = first; step < maxSteps; step++) {
     if (continuationStepTaken(s)) continue
@@ -1322,4 +1298,117 @@ export function sendHeartbeats(s: State) {
     for (let j = 0; j < s.nodes.length; j++)
       if (j !== i) s.messages.push({ dst: j, frame: f, sent: s.clocks[i], uid: s.nextUid++ })
   }
+}
+
+// ---- the continuation as the ideal network takes it, with its verdicts remembered ----
+
+/** What a remembered continuation came to: a value below is the steps it took to agree. */
+export const CONTINUATION_FAILS = 0x7fffffff
+
+/**
+ * Verdicts of fault-free continuations by the keys of the instant ends they passed: for
+ * each, the steps from there to an agreeing quiet state, or CONTINUATION_FAILS. A lossy
+ * table of fixed size (a newer entry takes an older one's slot): a continuation that
+ * meets a remembered end stops there with its verdict.
+ */
+export class ContinuationMemo {
+  private readonly lo: Int32Array
+  private readonly hi: Int32Array
+  /** The value plus one (0: empty). */
+  private readonly val: Int32Array
+  private readonly mask: number
+  hits = 0
+  lookups = 0
+  constructor(bits: number) {
+    this.lo = new Int32Array(1 << bits)
+    this.hi = new Int32Array(1 << bits)
+    this.val = new Int32Array(1 << bits)
+    this.mask = (1 << bits) - 1
+  }
+  /** The remembered value, or -1. */
+  get(lo: number, hi: number): number {
+    this.lookups++
+    const k = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.mask
+    if (this.val[k] === 0 || this.lo[k] !== (lo | 0) || this.hi[k] !== (hi | 0)) return -1
+    this.hits++
+    const v = this.val[k]
+    return v === CONTINUATION_FAILS ? v : v - 1
+  }
+  set(lo: number, hi: number, value: number) {
+    const k = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.mask
+    this.lo[k] = lo
+    this.hi[k] = hi
+    this.val[k] = value === CONTINUATION_FAILS ? CONTINUATION_FAILS : value + 1
+  }
+}
+
+/** The ideal model with timed detection (no heartbeats): where the continuation takes the ideal network's steps. */
+export function idealContinuationApplies(s: State, config: ModelConfig): boolean {
+  return config.timing === "ideal" && detectionOf(config) === "timed" && s.nodes[0].timing.heartbeatInterval === 0
+}
+
+/**
+ * Ideal model: the rest of the instant, in place, as the ideal network takes it: every
+ * delivery due now (nextContinuationMessage's order), then every timer due now (the lowest
+ * node's earliest, the lowest of those, as instant.ts's runs), then, with timed detection
+ * (`timed`), every detector that times out; what they send is due at the next instant.
+ * Returns the steps taken. A state's continuation passes the end of its instant this way,
+ * so every state within an instant has the verdict of the end it comes to.
+ */
+export function finishIdealInstant(s: State, timed = true): number {
+  let steps = 0
+  for (;;) {
+    const m = nextContinuationMessage(s)
+    if (m >= 0 && s.messages[m].sent + DELAY_BOUND <= s.clocks[0]) {
+      const msg = removeMessage(s, m)
+      if (!s.nodes[msg.dst].crashed) invoke(s, msg.dst, (n, now, out) => n.receive(cloneFrame(msg.frame), now, out), null)
+    } else {
+      let slot = -1
+      for (let i = 0; i < s.nodes.length && slot < 0; i++)
+        for (let k = i * MAX_TIMERS; k < (i + 1) * MAX_TIMERS; k++) {
+          const d = s.deadlines[k]
+          if (d >= 0 && (slot >= 0 ? d < s.deadlines[slot] : d <= s.clocks[0])) slot = k
+        }
+      if (slot >= 0) {
+        const i = Math.floor(slot / MAX_TIMERS)
+        const t = slot - i * MAX_TIMERS
+        s.deadlines[slot] = -1
+        invoke(s, i, (n, now, out) => n.timer(t, now, out), null)
+      } else {
+        let i = 0
+        while (timed && i < s.nodes.length && !detectionDue(s, i)) i++
+        if (!timed || i === s.nodes.length) return steps
+        s.absentSince[i] = -1
+        invoke(s, i, (n, now, out) => n.suspect(now, out), null)
+      }
+    }
+    if (timed) updateAbsence(s)
+    if (s.fence) settleTokens(s.fence, s.nodes)
+    steps++
+  }
+}
+
+/** Ideal model: nothing in flight, no timer set, no detector running. */
+export function idle(s: State): boolean {
+  if (s.messages.length > 0) return false
+  for (const d of s.deadlines) if (d >= 0) return false
+  for (const a of s.absentSince) if (a >= 0) return false
+  return true
+}
+
+/**
+ * The continuation idealContinuationAgrees judges, in place, to its end: returns the steps
+ * taken, or -1 when no quiet state came within `maxSteps`.
+ */
+export function continueIdeal(c: State, maxSteps: number, heartbeatRounds: number): number {
+  let steps = finishIdealInstant(c)
+  while (!idle(c)) {
+    if (steps > maxSteps) return -1
+    const next = nextInstant(c)
+    for (let i = 0; i < c.clocks.length; i++) c.clocks[i] = next
+    steps += finishIdealInstant(c)
+  }
+  if (steps > maxSteps) return -1
+  const more = continueFaultFree(c, maxSteps - steps, heartbeatRounds)
+  return more < 0 ? -1 : steps + more
 }
