@@ -30,7 +30,7 @@ import { type Action, ActionType, indexOfSorted, MAX_TIMERS, NO_NODE, Role } fro
 import type { ElectionNode } from "../../src/core/node"
 import { stepBefore, stepProblems } from "../../src/core/self-check"
 import { seenNearlyFull } from "./abstraction"
-import { keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
+import { KeyMap, keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
 import { checkCluster } from "../../src/core/checker"
 import {
   cloneFrame,
@@ -142,8 +142,8 @@ interface RunsEntry {
 }
 const RUNS_KEPT = 50_000
 interface RunsCache {
-  newer: Map<string, RunsEntry>
-  older: Map<string, RunsEntry>
+  newer: KeyMap<RunsEntry>
+  older: KeyMap<RunsEntry>
 }
 /** One cache per rules (the search's and the continuation's may differ). */
 const runsCaches = new WeakMap<InstantRules, RunsCache>()
@@ -153,7 +153,7 @@ const runsCaches = new WeakMap<InstantRules, RunsCache>()
  * timers, the messages due to it, the faults left, since when it follows an absent
  * coordinator, and who is crashed (whether a coordinator it may follow is absent).
  */
-function runsKey(s: State, i: number, due: Message[]): string {
+function runsKey(s: State, i: number, due: Message[]) {
   const now = s.clocks[i]
   exactNodeKey(s.nodes[i], now, word2)
   const n0 = word2[0]
@@ -179,7 +179,6 @@ function runsKey(s: State, i: number, due: Message[]): string {
   keyWord(due.length)
   for (const w of dueWords) keyWord(w)
   keyEnd(word2)
-  return `${word2[0]}:${word2[1]}`
 }
 
 /**
@@ -196,15 +195,17 @@ export function nodeRuns(s: State, i: number, rules: InstantRules): NodeRun[] | 
 function runsEntry(s: State, i: number, rules: InstantRules): RunsEntry | null {
   let cache = runsCaches.get(rules)
   if (!cache) {
-    cache = { newer: new Map(), older: new Map() }
+    cache = { newer: new KeyMap(2 * RUNS_KEPT), older: new KeyMap(2 * RUNS_KEPT) }
     runsCaches.set(rules, cache)
   }
   const due = dueTo(s, i)
   if (due.length > 30) return null
-  const key = runsKey(s, i, due)
-  let entry = cache.newer.get(key)
+  runsKey(s, i, due)
+  const lo = word2[0]
+  const hi = word2[1]
+  let entry = cache.newer.get(lo, hi)
   if (!entry) {
-    entry = cache.older.get(key)
+    entry = cache.older.get(lo, hi)
     if (!entry) {
       const before = inexactRuns
       const worked = workOutRuns(s, i, rules, due)
@@ -212,9 +213,9 @@ function runsEntry(s: State, i: number, rules: InstantRules): RunsEntry | null {
     } else inexactRuns += entry.inexact
     if (cache.newer.size >= RUNS_KEPT) {
       cache.older = cache.newer
-      cache.newer = new Map()
+      cache.newer = new KeyMap(2 * RUNS_KEPT)
     }
-    cache.newer.set(key, entry)
+    cache.newer.set(lo, hi, entry)
   } else inexactRuns += entry.inexact
   return entry
 }
@@ -599,12 +600,12 @@ export function continuationInstant(s: State, rules: InstantRules): { state: Sta
   if (!instantApplies(s, rules)) return null
   const now = s.clocks[0]
   const pick: (NodeRun | null)[] = s.nodes.map((): NodeRun | null => null)
+  let due = 0
+  for (const m of s.messages) if (m.sent + DELAY_BOUND <= now) due |= 1 << m.dst
+  for (let k = 0; k < s.deadlines.length; k++) if (s.deadlines[k] >= 0 && s.deadlines[k] <= now) due |= 1 << Math.floor(k / MAX_TIMERS)
   let steps = 0
   for (let i = 0; i < s.nodes.length; i++) {
-    let due = false
-    for (const m of s.messages) if (m.dst === i && m.sent + DELAY_BOUND <= now) due = true
-    for (let t = 0; t < MAX_TIMERS && !due; t++) if (s.deadlines[i * MAX_TIMERS + t] >= 0 && s.deadlines[i * MAX_TIMERS + t] <= now) due = true
-    if (!due) continue
+    if (!(due & (1 << i))) continue
     const entry = runsEntry(s, i, rules)
     if (!entry || !entry.canonical) return null
     pick[i] = entry.canonical
