@@ -30,7 +30,7 @@ import { type Action, ActionType, indexOfSorted, MAX_TIMERS, NO_NODE, Role } fro
 import type { ElectionNode } from "../../src/core/node"
 import { stepBefore, stepProblems } from "../../src/core/self-check"
 import { seenNearlyFull } from "./abstraction"
-import { KeyMap, keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
+import { keyEnd, keyNumber, keyStart, keyWord, StateSet } from "./key"
 import { checkCluster } from "../../src/core/checker"
 import {
   cloneFrame,
@@ -142,8 +142,8 @@ interface RunsEntry {
 }
 const RUNS_KEPT = 50_000
 interface RunsCache {
-  newer: KeyMap<RunsEntry>
-  older: KeyMap<RunsEntry>
+  newer: Map<string, RunsEntry>
+  older: Map<string, RunsEntry>
 }
 /** One cache per rules (the search's and the continuation's may differ). */
 const runsCaches = new WeakMap<InstantRules, RunsCache>()
@@ -153,7 +153,7 @@ const runsCaches = new WeakMap<InstantRules, RunsCache>()
  * timers, the messages due to it, the faults left, since when it follows an absent
  * coordinator, and who is crashed (whether a coordinator it may follow is absent).
  */
-function runsKey(s: State, i: number, due: Message[]) {
+function runsKey(s: State, i: number, due: Message[]): string {
   const now = s.clocks[i]
   exactNodeKey(s.nodes[i], now, word2)
   const n0 = word2[0]
@@ -179,6 +179,7 @@ function runsKey(s: State, i: number, due: Message[]) {
   keyWord(due.length)
   for (const w of dueWords) keyWord(w)
   keyEnd(word2)
+  return `${word2[0]}:${word2[1]}`
 }
 
 /**
@@ -195,17 +196,15 @@ export function nodeRuns(s: State, i: number, rules: InstantRules): NodeRun[] | 
 function runsEntry(s: State, i: number, rules: InstantRules): RunsEntry | null {
   let cache = runsCaches.get(rules)
   if (!cache) {
-    cache = { newer: new KeyMap(2 * RUNS_KEPT), older: new KeyMap(2 * RUNS_KEPT) }
+    cache = { newer: new Map(), older: new Map() }
     runsCaches.set(rules, cache)
   }
   const due = dueTo(s, i)
   if (due.length > 30) return null
-  runsKey(s, i, due)
-  const lo = word2[0]
-  const hi = word2[1]
-  let entry = cache.newer.get(lo, hi)
+  const key = runsKey(s, i, due)
+  let entry = cache.newer.get(key)
   if (!entry) {
-    entry = cache.older.get(lo, hi)
+    entry = cache.older.get(key)
     if (!entry) {
       const before = inexactRuns
       const worked = workOutRuns(s, i, rules, due)
@@ -213,9 +212,9 @@ function runsEntry(s: State, i: number, rules: InstantRules): RunsEntry | null {
     } else inexactRuns += entry.inexact
     if (cache.newer.size >= RUNS_KEPT) {
       cache.older = cache.newer
-      cache.newer = new KeyMap(2 * RUNS_KEPT)
+      cache.newer = new Map()
     }
-    cache.newer.set(lo, hi, entry)
+    cache.newer.set(key, entry)
   } else inexactRuns += entry.inexact
   return entry
 }

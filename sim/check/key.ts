@@ -76,57 +76,6 @@ export function keyEnd(out: Uint32Array) {
 }
 
 /**
- * A map from 64-bit keys to values: open addressing, of a fixed capacity (the caller keeps
- * it at most half full). Key (0, 0) is taken as (0, 1), as StateSet takes it.
- */
-export class KeyMap<V> {
-  private readonly slots: Uint32Array
-  private readonly values: (V | undefined)[]
-  private readonly mask: number
-  size = 0
-
-  constructor(capacity: number) {
-    let c = 1 << 4
-    while (c < capacity) c <<= 1
-    this.slots = new Uint32Array(2 * c)
-    this.values = new Array<V | undefined>(c)
-    this.mask = c - 1
-  }
-
-  get(lo: number, hi: number): V | undefined {
-    if (lo === 0 && hi === 0) hi = 1
-    const s = this.slots
-    for (let i = lo & this.mask; ; i = (i + 1) & this.mask) {
-      const a = s[2 * i]
-      const b = s[2 * i + 1]
-      if (a === 0 && b === 0) return undefined
-      if (a === lo >>> 0 && b === hi >>> 0) return this.values[i]
-    }
-  }
-
-  set(lo: number, hi: number, value: V) {
-    if (lo === 0 && hi === 0) hi = 1
-    const s = this.slots
-    let i = lo & this.mask
-    for (;;) {
-      const a = s[2 * i]
-      const b = s[2 * i + 1]
-      if (a === 0 && b === 0) break
-      if (a === lo >>> 0 && b === hi >>> 0) {
-        this.values[i] = value
-        return
-      }
-      i = (i + 1) & this.mask
-    }
-    if (2 * (this.size + 1) > this.mask + 1) throw new Error("KeyMap: more than half full")
-    s[2 * i] = lo
-    s[2 * i + 1] = hi
-    this.values[i] = value
-    this.size++
-  }
-}
-
-/**
  * A small set of 64-bit keys (an instant's runs): open addressing with linear probing over
  * one Uint32Array (two words a slot, 0/0 empty), grown at half full.
  */

@@ -1317,8 +1317,8 @@ export class ContinuationMemo {
   /** The value plus one (0: empty). */
   private readonly val: Int32Array
   private readonly mask: number
+  /** Lookups that found a verdict. */
   hits = 0
-  lookups = 0
   constructor(bits: number) {
     this.lo = new Int32Array(1 << bits)
     this.hi = new Int32Array(1 << bits)
@@ -1327,7 +1327,6 @@ export class ContinuationMemo {
   }
   /** The remembered value, or -1. */
   get(lo: number, hi: number): number {
-    this.lookups++
     const k = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.mask
     if (this.val[k] === 0 || this.lo[k] !== (lo | 0) || this.hi[k] !== (hi | 0)) return -1
     this.hits++
